@@ -1,0 +1,239 @@
+import SentryCore
+
+/// Detection parameters with the defaults of OpenCV's `detectMultiScale`
+/// as sentry uses it (SPEC §1.2).
+public struct CascadeParameters: Sendable, Equatable {
+    /// How much the window grows from one scale to the next (> 1).
+    public var scaleFactor: Double
+    /// A face needs more than this many overlapping raw detections.
+    public var minNeighbors: Int
+    /// The smallest face, in pixels (both sides).
+    public var minSize: Int
+    /// The largest face, in pixels; `nil` for the frame size.
+    public var maxSize: Int?
+
+    public init(scaleFactor: Double = 1.1, minNeighbors: Int = 3, minSize: Int = 30, maxSize: Int? = nil) {
+        self.scaleFactor = scaleFactor
+        self.minNeighbors = minNeighbors
+        self.minSize = minSize
+        self.maxSize = maxSize
+    }
+}
+
+/// Finds faces with a Haar cascade the way OpenCV's `detectMultiScale` does:
+/// the frame is shrunk once per scale (bilinear, bit-exact with OpenCV), the
+/// cascade's window slides over each shrunken frame (step 2 pixels below
+/// scale 2, else 1; one more step after a first-stage rejection), and the
+/// raw hits are grouped with `groupRectangles`.
+public final class CascadeDetector: FaceDetector {
+    public let cascade: HaarCascade
+    public let parameters: CascadeParameters
+
+    private let stages: [(threshold: Float, treeCount: Int)]
+    private let isStumpCascade: Bool
+    // Flattened trees: every node's feature, threshold and children; leaves.
+    private let nodeFeature: [Int32]
+    private let nodeThreshold: [Float]
+    private let nodeLeft: [Int32]
+    private let nodeRight: [Int32]
+    private let treeNodeStart: [Int32]
+    private let treeLeafStart: [Int32]
+    private let leaves: [Float]
+    // Feature rectangles as corner offsets for the current scale's tables.
+    private var featureOffsets: [Int32]
+    private let featureWeights: [Float]
+    private let featureTilted: [Bool]
+    // Scratch space reused across frames.
+    private var scaled: [UInt8] = []
+    private var tables = IntegralImages()
+
+    public init(cascade: HaarCascade, parameters: CascadeParameters = CascadeParameters()) {
+        self.cascade = cascade
+        self.parameters = parameters
+        stages = cascade.stages.map { ($0.threshold, $0.trees.count) }
+        let trees = cascade.stages.flatMap(\.trees)
+        isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 }
+        var nodeStart: [Int32] = [], leafStart: [Int32] = []
+        var nodeCount: Int32 = 0, leafCount: Int32 = 0
+        for tree in trees {
+            nodeStart.append(nodeCount)
+            leafStart.append(leafCount)
+            nodeCount += Int32(tree.nodes.count)
+            leafCount += Int32(tree.leaves.count)
+        }
+        let nodes = trees.flatMap(\.nodes)
+        nodeFeature = nodes.map { Int32($0.featureIndex) }
+        nodeThreshold = nodes.map(\.threshold)
+        nodeLeft = nodes.map { Int32($0.left) }
+        nodeRight = nodes.map { Int32($0.right) }
+        treeNodeStart = nodeStart
+        treeLeafStart = leafStart
+        leaves = trees.flatMap(\.leaves)
+        featureOffsets = [Int32](repeating: 0, count: cascade.features.count * 12)
+        featureWeights = cascade.features.flatMap { f in (0..<3).map { $0 < f.rects.count ? f.rects[$0].weight : 0 } }
+        featureTilted = cascade.features.map(\.tilted)
+    }
+
+    /// The scales OpenCV tries for an image of this size: window sizes from
+    /// the cascade's own up to the image, skipping those outside min/max size.
+    public func scales(width: Int, height: Int) -> [Float] {
+        let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
+        let maxWidth = parameters.maxSize ?? width, maxHeight = parameters.maxSize ?? height
+        var scales: [Float] = []
+        var factor = 1.0
+        while true {
+            let w = Int((Double(windowWidth) * factor).rounded(.toNearestOrEven))
+            let h = Int((Double(windowHeight) * factor).rounded(.toNearestOrEven))
+            if w > width || h > height { break }
+            let scale = Float(factor)
+            factor *= parameters.scaleFactor
+            let sw = Int((Float(windowWidth) * scale).rounded(.toNearestOrEven))
+            let sh = Int((Float(windowHeight) * scale).rounded(.toNearestOrEven))
+            if sw > maxWidth || sh > maxHeight { break }
+            if sw < parameters.minSize || sh < parameters.minSize { continue }
+            scales.append(scale)
+        }
+        return scales
+    }
+
+    public func detectFaces(in image: GrayImage) -> [Box] {
+        RectangleGrouping.group(rawDetections(in: image), minNeighbors: parameters.minNeighbors)
+    }
+
+    /// Every window the cascade accepts, before grouping.
+    public func rawDetections(in image: GrayImage) -> [Box] {
+        guard image.width >= cascade.windowWidth, image.height >= cascade.windowHeight else { return [] }
+        var hits: [Box] = []
+        for scale in scales(width: image.width, height: image.height) {
+            let width = Int((Float(image.width) / scale).rounded(.toNearestOrEven))
+            let height = Int((Float(image.height) / scale).rounded(.toNearestOrEven))
+            if scaled.count < width * height { scaled = [UInt8](repeating: 0, count: width * height) }
+            image.pixels.withUnsafeBufferPointer { source in
+                scaled.withUnsafeMutableBufferPointer { destination in
+                    LinearResize.resize(source, width: image.width, height: image.height, into: destination, width: width, height: height)
+                }
+            }
+            scaled.withUnsafeBufferPointer { tables.compute($0, width: width, height: height, withTilted: cascade.hasTiltedFeatures) }
+            prepareFeatureOffsets()
+            scan(scale: scale, into: &hits)
+        }
+        return hits
+    }
+
+    /// Corner offsets of every feature rectangle relative to a window's origin.
+    private func prepareFeatureOffsets() {
+        let stride = tables.stride, tiltedStride = tables.tiltedStride
+        for (index, feature) in cascade.features.enumerated() {
+            for (r, rect) in feature.rects.enumerated() {
+                let corners: [(x: Int, y: Int)]
+                let rowStride: Int
+                if feature.tilted {
+                    rowStride = tiltedStride
+                    corners = [(rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
+                               (rect.x + rect.width, rect.y + rect.width),
+                               (rect.x + rect.width - rect.height, rect.y + rect.width + rect.height)]
+                } else {
+                    rowStride = stride
+                    corners = [(rect.x, rect.y), (rect.x + rect.width, rect.y),
+                               (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
+                }
+                for (c, corner) in corners.enumerated() {
+                    featureOffsets[index * 12 + r * 4 + c] = Int32(corner.y * rowStride + corner.x)
+                }
+            }
+        }
+    }
+
+    private func scan(scale: Float, into hits: inout [Box]) {
+        let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
+        let step = scale >= 2 ? 1 : 2
+        let columns = tables.width + 1 - windowWidth, rows = tables.height + 1 - windowHeight
+        guard columns > 0, rows > 0 else { return }
+        let boxWidth = Int((Float(windowWidth) * scale).rounded(.toNearestOrEven))
+        let boxHeight = Int((Float(windowHeight) * scale).rounded(.toNearestOrEven))
+        let stride = tables.stride, tiltedStride = tables.tiltedStride, padding = tables.tiltedPadding
+        // The variance window: the cascade window less a one-pixel border.
+        let normArea = Double((windowWidth - 2) * (windowHeight - 2))
+        let n0 = stride + 1, n1 = stride + windowWidth - 1
+        let n2 = (windowHeight - 1) * stride + 1, n3 = (windowHeight - 1) * stride + windowWidth - 1
+        let isStumps = isStumpCascade
+        tables.sums.withUnsafeBufferPointer { sum in
+        tables.squares.withUnsafeBufferPointer { square in
+        tables.tilted.withUnsafeBufferPointer { tilted in
+        featureOffsets.withUnsafeBufferPointer { offsets in
+        featureWeights.withUnsafeBufferPointer { weights in
+        featureTilted.withUnsafeBufferPointer { isTilted in
+        nodeFeature.withUnsafeBufferPointer { nodeFeature in
+        nodeThreshold.withUnsafeBufferPointer { nodeThreshold in
+        nodeLeft.withUnsafeBufferPointer { nodeLeft in
+        nodeRight.withUnsafeBufferPointer { nodeRight in
+        treeNodeStart.withUnsafeBufferPointer { treeNodeStart in
+        treeLeafStart.withUnsafeBufferPointer { treeLeafStart in
+        leaves.withUnsafeBufferPointer { leaves in
+            /// A feature's response at the window whose tables start at `base`/`tiltedBase`.
+            @inline(__always) func feature(_ index: Int, _ base: Int, _ tiltedBase: Int) -> Float {
+                let o = index * 12
+                let table = isTilted[index] ? tilted : sum
+                let b = isTilted[index] ? tiltedBase : base
+                @inline(__always) func rect(_ r: Int) -> Float {
+                    let p = o + r * 4
+                    return Float(table[b + Int(offsets[p])] &- table[b + Int(offsets[p + 1])]
+                        &- table[b + Int(offsets[p + 2])] &+ table[b + Int(offsets[p + 3])])
+                }
+                var value = weights[index * 3] * rect(0) + weights[index * 3 + 1] * rect(1)
+                if weights[index * 3 + 2] != 0 { value += weights[index * 3 + 2] * rect(2) }
+                return value
+            }
+            var y = 0
+            while y < rows {
+                var x = 0
+                while x < columns {
+                    let base = y * stride + x
+                    let tiltedBase = y * tiltedStride + x + padding
+                    // OpenCV's setWindow: reject flat windows, else normalise by the deviation.
+                    let windowSum = sum[base + n0] &- sum[base + n1] &- sum[base + n2] &+ sum[base + n3]
+                    let windowSquares = square[base + n0] &- square[base + n1] &- square[base + n2] &+ square[base + n3]
+                    var result = -1
+                    let spread = normArea * Double(windowSquares) - Double(windowSum) * Double(windowSum)
+                    if spread > 0 {
+                        let normalizer = Float(1 / spread.squareRoot())
+                        if normArea * Double(normalizer) < 0.1 {
+                            result = 1
+                            var tree = 0
+                            for (stage, (threshold, treeCount)) in stages.enumerated() {
+                                var total = 0.0
+                                for t in tree ..< tree + treeCount {
+                                    let nodeBase = Int(treeNodeStart[t])
+                                    if isStumps {
+                                        let value = feature(Int(nodeFeature[nodeBase]), base, tiltedBase) * normalizer
+                                        total += Double(value < nodeThreshold[nodeBase] ? leaves[Int(treeLeafStart[t])] : leaves[Int(treeLeafStart[t]) + 1])
+                                    } else {
+                                        var node: Int32 = 0
+                                        repeat {
+                                            let n = nodeBase + Int(node)
+                                            let value = feature(Int(nodeFeature[n]), base, tiltedBase) * normalizer
+                                            node = value < nodeThreshold[n] ? nodeLeft[n] : nodeRight[n]
+                                        } while node > 0
+                                        total += Double(leaves[Int(treeLeafStart[t]) - Int(node)])
+                                    }
+                                }
+                                tree += treeCount
+                                if total < Double(threshold) {
+                                    result = -stage
+                                    break
+                                }
+                            }
+                        }
+                    }
+                    if result > 0 {
+                        hits.append(Box(x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                                        y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
+                                        width: boxWidth, height: boxHeight))
+                    }
+                    x += result == 0 ? 2 * step : step
+                }
+                y += step
+            }
+        }}}}}}}}}}}}}
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// A boosted Haar cascade read from an OpenCV `FileStorage` XML file (the
+/// format of `/usr/share/opencv4/haarcascades/*.xml`).
+///
+/// The cascade is a list of stages; each stage sums the leaf values of its
+/// decision trees (stumps are trees of one node) and rejects the window when
+/// the sum falls below the stage threshold.
+public struct HaarCascade: Sendable {
+    /// One rectangle of a Haar feature, in window pixels, with its weight.
+    public struct WeightedRect: Sendable, Equatable {
+        public var x, y, width, height: Int
+        public var weight: Float
+    }
+
+    /// A Haar feature: two or three weighted rectangles, upright or rotated 45°.
+    public struct Feature: Sendable {
+        public var rects: [WeightedRect]
+        public var tilted: Bool
+    }
+
+    /// A decision tree node: compare a feature to `threshold`, go `left` if
+    /// below; a child `> 0` is another node of the tree, `<= 0` the leaf `-child`.
+    public struct Node: Sendable {
+        public var featureIndex: Int
+        public var threshold: Float
+        public var left: Int
+        public var right: Int
+    }
+
+    public struct Tree: Sendable {
+        public var nodes: [Node]
+        public var leaves: [Float]
+    }
+
+    public struct Stage: Sendable {
+        /// The stage threshold as OpenCV uses it (the file's value minus 1e-5).
+        public var threshold: Float
+        public var trees: [Tree]
+    }
+
+    /// The detection window the cascade was trained on.
+    public var windowWidth: Int
+    public var windowHeight: Int
+    public var stages: [Stage]
+    public var features: [Feature]
+
+    public var hasTiltedFeatures: Bool { features.contains { $0.tilted } }
+
+    /// OpenCV subtracts this from every stage threshold when it loads a cascade.
+    static let thresholdEpsilon: Float = 1e-5
+}
+
+/// Why a cascade file could not be used. `description` is one line naming the
+/// file and what to do.
+public struct CascadeError: Error, CustomStringConvertible, Equatable {
+    public var path: String
+    public var reason: String
+
+    public var description: String {
+        "cannot use cascade \(path): \(reason); pass an OpenCV Haar cascade XML with --cascade, e.g. /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml (Debian package opencv-data)"
+    }
+}
+
+extension HaarCascade {
+    /// Debian's default frontal face cascade (package `opencv-data`).
+    public static let defaultPath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+
+    /// Loads a cascade file, with a clear error for a missing, unreadable or
+    /// malformed file.
+    public init(contentsOfFile path: String) throws(CascadeError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CascadeError(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw CascadeError(path: path, reason: "it is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CascadeError(path: path, reason: "cannot read it (permission denied?)")
+        }
+        do {
+            try self.init(xml: [UInt8](data))
+        } catch {
+            throw CascadeError(path: path, reason: error.description)
+        }
+    }
+
+    /// Parses cascade XML text. Errors describe what is wrong with the content.
+    public init(xml: [UInt8]) throws(CascadeFormatError) {
+        let root: XMLElement
+        do {
+            root = try MiniXML.parse(xml)
+        } catch {
+            throw CascadeFormatError("not well-formed XML (\(error))")
+        }
+        guard root.name == "opencv_storage" else {
+            throw CascadeFormatError("root element is <\(root.name)>, not <opencv_storage>")
+        }
+        guard let cascade = root.child("cascade") else {
+            if root.children.count == 1 {
+                throw CascadeFormatError("<\(root.children[0].name)> is an old-format cascade; only the OpenCV 2.4+ format (<cascade>) is supported")
+            }
+            throw CascadeFormatError("no <cascade> element")
+        }
+        let featureType = cascade.child("featureType")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "HAAR"
+        guard featureType == "HAAR" else {
+            throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR)")
+        }
+        windowWidth = try Self.integer(cascade, "width")
+        windowHeight = try Self.integer(cascade, "height")
+        guard (4...1024).contains(windowWidth), (4...1024).contains(windowHeight) else {
+            throw CascadeFormatError("window size \(windowWidth)x\(windowHeight) is out of range")
+        }
+        features = try Self.features(cascade.child("features"), width: windowWidth, height: windowHeight)
+        stages = try Self.stages(cascade.child("stages"), featureCount: features.count)
+    }
+
+    private static func integer(_ parent: XMLElement, _ name: String) throws(CascadeFormatError) -> Int {
+        guard let element = parent.child(name) else { throw CascadeFormatError("missing <\(name)>") }
+        guard let value = Int(element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CascadeFormatError("<\(name)> is not an integer")
+        }
+        return value
+    }
+
+    private static func numbers(_ element: XMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
+        guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
+        var values: [Double] = []
+        for token in element.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }) {
+            guard let value = Double(token), value.isFinite else {
+                throw CascadeFormatError("\(context): '\(token.prefix(20))' in <\(name)> is not a number")
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    private static func features(_ element: XMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
+        guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <features>") }
+        var features: [Feature] = []
+        for (index, node) in element.children.enumerated() {
+            let context = "feature \(index)"
+            guard let rectsNode = node.child("rects"), (1...3).contains(rectsNode.children.count) else {
+                throw CascadeFormatError("\(context): needs 1 to 3 <rects>")
+            }
+            let tilted = (node.child("tilted")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") != "0"
+            var rects: [WeightedRect] = []
+            for rectNode in rectsNode.children {
+                let v = try numbers(rectNode, "rects", context: context)
+                guard v.count == 5, v[0...3].allSatisfy({ $0 == $0.rounded() && abs($0) <= 4096 }) else {
+                    throw CascadeFormatError("\(context): a rectangle needs 'x y width height weight'")
+                }
+                let rect = WeightedRect(x: Int(v[0]), y: Int(v[1]), width: Int(v[2]), height: Int(v[3]), weight: Float(v[4]))
+                let inside = tilted
+                    ? rect.width >= 0 && rect.height >= 0 && rect.x - rect.height >= 0 && rect.x + rect.width <= width
+                        && rect.y >= 0 && rect.y + rect.width + rect.height <= height
+                    : rect.x >= 0 && rect.y >= 0 && rect.width >= 0 && rect.height >= 0
+                        && rect.x + rect.width <= width && rect.y + rect.height <= height
+                guard inside else { throw CascadeFormatError("\(context): a rectangle lies outside the \(width)x\(height) window") }
+                rects.append(rect)
+            }
+            features.append(Feature(rects: rects, tilted: tilted))
+        }
+        return features
+    }
+
+    private static func stages(_ element: XMLElement?, featureCount: Int) throws(CascadeFormatError) -> [Stage] {
+        guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <stages>") }
+        var stages: [Stage] = []
+        for (stageIndex, stageNode) in element.children.enumerated() {
+            let context = "stage \(stageIndex)"
+            let threshold = try numbers(stageNode.child("stageThreshold"), "stageThreshold", context: context)
+            guard threshold.count == 1 else { throw CascadeFormatError("\(context): <stageThreshold> needs one number") }
+            guard let weakNode = stageNode.child("weakClassifiers"), !weakNode.children.isEmpty else {
+                throw CascadeFormatError("\(context): no <weakClassifiers>")
+            }
+            var trees: [Tree] = []
+            for (treeIndex, treeNode) in weakNode.children.enumerated() {
+                let treeContext = "\(context), tree \(treeIndex)"
+                let splits = try numbers(treeNode.child("internalNodes"), "internalNodes", context: treeContext)
+                let leaves = try numbers(treeNode.child("leafValues"), "leafValues", context: treeContext)
+                guard !splits.isEmpty, splits.count % 4 == 0 else {
+                    throw CascadeFormatError("\(treeContext): <internalNodes> needs groups of 'left right feature threshold' (categorical LBP splits are not supported)")
+                }
+                let nodeCount = splits.count / 4
+                guard leaves.count == nodeCount + 1 else {
+                    throw CascadeFormatError("\(treeContext): \(nodeCount) nodes need \(nodeCount + 1) <leafValues>, found \(leaves.count)")
+                }
+                var nodes: [Node] = []
+                for n in 0..<nodeCount {
+                    let v = splits[n * 4 ..< n * 4 + 4].map { $0 }
+                    guard v[0...2].allSatisfy({ $0 == $0.rounded() && abs($0) < 1e6 }) else {
+                        throw CascadeFormatError("\(treeContext): node indices must be integers")
+                    }
+                    let node = Node(featureIndex: Int(v[2]), threshold: Float(v[3]), left: Int(v[0]), right: Int(v[1]))
+                    guard (0..<featureCount).contains(node.featureIndex) else {
+                        throw CascadeFormatError("\(treeContext): feature \(node.featureIndex) does not exist (\(featureCount) features)")
+                    }
+                    // Children: a later node of this tree (so no cycles), or a leaf.
+                    for child in [node.left, node.right] where child > 0 ? !(n + 1 ..< nodeCount).contains(child) : -child > nodeCount {
+                        throw CascadeFormatError("\(treeContext): node \(n) points to a missing child \(child)")
+                    }
+                    nodes.append(node)
+                }
+                trees.append(Tree(nodes: nodes, leaves: leaves.map { Float($0) }))
+            }
+            stages.append(Stage(threshold: Float(threshold[0]) - thresholdEpsilon, trees: trees))
+        }
+        return stages
+    }
+}
+
+/// What is wrong inside cascade XML.
+public struct CascadeFormatError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,150 @@
+/// A small XML reader for OpenCV's `FileStorage` cascade files: elements,
+/// attributes (skipped), text, comments, `<?...?>` and `<!...>` declarations.
+/// Enough for cascades, strict about structure, with errors that give a line.
+struct XMLElement: Sendable {
+    var name: String
+    var children: [XMLElement] = []
+    var text: String = ""
+
+    /// The first child called `name`.
+    func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
+}
+
+struct XMLSyntaxError: Error, CustomStringConvertible {
+    var line: Int
+    var reason: String
+    var description: String { "line \(line): \(reason)" }
+}
+
+enum MiniXML {
+    /// Parses a whole document and returns its root element.
+    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLElement {
+        var reader = Reader(bytes: bytes)
+        return try reader.document()
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+        var line = 1
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        func fail(_ reason: String) -> XMLSyntaxError { XMLSyntaxError(line: line, reason: reason) }
+
+        var atEnd: Bool { index >= bytes.count }
+
+        mutating func advance() {
+            if bytes[index] == UInt8(ascii: "\n") { line += 1 }
+            index += 1
+        }
+
+        func starts(with literal: String) -> Bool {
+            let pattern = Array(literal.utf8)
+            return index + pattern.count <= bytes.count && bytes[index ..< index + pattern.count].elementsEqual(pattern)
+        }
+
+        mutating func skip(past terminator: String) throws(XMLSyntaxError) {
+            while !atEnd {
+                if starts(with: terminator) {
+                    for _ in terminator.utf8 { advance() }
+                    return
+                }
+                advance()
+            }
+            throw fail("unterminated markup, expected '\(terminator)'")
+        }
+
+        mutating func skipWhitespace() {
+            while !atEnd, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { advance() }
+        }
+
+        /// Skips comments, processing instructions and declarations.
+        mutating func skipMisc() throws(XMLSyntaxError) {
+            while true {
+                skipWhitespace()
+                if starts(with: "<!--") { try skip(past: "-->") }
+                else if starts(with: "<?") { try skip(past: "?>") }
+                else if starts(with: "<!") { try skip(past: ">") }
+                else { return }
+            }
+        }
+
+        mutating func document() throws(XMLSyntaxError) -> XMLElement {
+            try skipMisc()
+            guard !atEnd else { throw fail("no root element (empty or not XML)") }
+            guard bytes[index] == UInt8(ascii: "<") else { throw fail("expected '<' at the start of the document") }
+            let root = try element()
+            try skipMisc()
+            guard atEnd else { throw fail("content after the root element") }
+            return root
+        }
+
+        mutating func name() throws(XMLSyntaxError) -> String {
+            let start = index
+            while !atEnd {
+                let b = bytes[index]
+                let isNameByte = b >= 0x80 || (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A)
+                    || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: ":")
+                guard isNameByte else { break }
+                advance()
+            }
+            guard index > start else { throw fail("expected an element name") }
+            return String(decoding: bytes[start ..< index], as: UTF8.self)
+        }
+
+        /// Reads `<name attr="...">children and text</name>` or `<name/>`.
+        mutating func element(depth: Int = 0) throws(XMLSyntaxError) -> XMLElement {
+            guard depth < 64 else { throw fail("elements nested too deeply") }
+            advance() // "<"
+            var node = XMLElement(name: try name())
+            // Attributes: skipped, but their quotes must balance.
+            while true {
+                skipWhitespace()
+                guard !atEnd else { throw fail("unterminated tag <\(node.name)>") }
+                if starts(with: "/>") {
+                    advance(); advance()
+                    return node
+                }
+                if bytes[index] == UInt8(ascii: ">") {
+                    advance()
+                    break
+                }
+                _ = try name()
+                skipWhitespace()
+                guard !atEnd, bytes[index] == UInt8(ascii: "=") else { throw fail("expected '=' in tag <\(node.name)>") }
+                advance()
+                skipWhitespace()
+                guard !atEnd, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
+                    throw fail("expected a quoted attribute value in <\(node.name)>")
+                }
+                let quote = bytes[index]
+                advance()
+                while !atEnd, bytes[index] != quote { advance() }
+                guard !atEnd else { throw fail("unterminated attribute in <\(node.name)>") }
+                advance()
+            }
+            var text: [UInt8] = []
+            while true {
+                guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
+                if starts(with: "</") {
+                    index += 2
+                    let closing = try name()
+                    guard closing == node.name else { throw fail("</\(closing)> closes <\(node.name)>") }
+                    skipWhitespace()
+                    guard !atEnd, bytes[index] == UInt8(ascii: ">") else { throw fail("expected '>' after </\(closing)") }
+                    advance()
+                    node.text = String(decoding: text, as: UTF8.self)
+                    return node
+                } else if starts(with: "<!--") {
+                    try skip(past: "-->")
+                } else if bytes[index] == UInt8(ascii: "<") {
+                    node.children.append(try element(depth: depth + 1))
+                } else {
+                    text.append(bytes[index])
+                    advance()
+                }
+            }
+        }
+    }
+}

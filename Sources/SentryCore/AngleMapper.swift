@@ -1,0 +1,46 @@
+/// Servo angles for one target.
+public struct Aim: Hashable, Sendable {
+    public var pan: Int
+    public var tilt: Int
+
+    public init(pan: Int, tilt: Int) {
+        self.pan = pan
+        self.tilt = tilt
+    }
+}
+
+/// Turns a point in the frame into servo angles with the offset-range formula
+/// of SPEC §2: the frame maps linearly onto `offset ... 180 - offset` degrees.
+public struct AngleMapper: Hashable, Sendable {
+    /// The valid range of `offset`: it must leave a non-empty output range.
+    public static let offsetRange = 0...89
+
+    public var offset: Int
+    public var invertX: Bool
+    public var invertY: Bool
+
+    public init(offset: Int = 40, invertX: Bool = false, invertY: Bool = false) {
+        precondition(Self.offsetRange.contains(offset), "offset \(offset) outside \(Self.offsetRange)")
+        self.offset = offset
+        self.invertX = invertX
+        self.invertY = invertY
+    }
+
+    /// One axis: `Int((position * newRange) / extent + newMin)`, truncated
+    /// toward zero, then mirrored (`180 - angle`) when `inverted`.
+    public func angle(position: Double, extent: Int, inverted: Bool = false) -> Int {
+        let newMin = Double(offset)
+        let newRange = Double(180 - offset) - newMin
+        let angle = Int((position * newRange) / Double(extent) + newMin)
+        return inverted ? 180 - angle : angle
+    }
+
+    /// Pan and tilt for the centre of `box` in a `width` x `height` frame.
+    public func aim(at box: Box, frameWidth width: Int, frameHeight height: Int) -> Aim {
+        let center = box.center
+        return Aim(
+            pan: angle(position: center.x, extent: width, inverted: invertX),
+            tilt: angle(position: center.y, extent: height, inverted: invertY)
+        )
+    }
+}

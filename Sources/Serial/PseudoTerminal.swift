@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A pseudo-terminal pair: a program opens `devicePath` as if it were a
+/// serial port, and whoever holds `controller` sees its bytes (and can answer).
+/// Both ends start in raw mode, so no byte is echoed or translated.
+public final class PseudoTerminal {
+    /// The master side, read and written by the simulator.
+    public private(set) var controller: Int32
+    /// The slave side, kept open so that the device exists while the pair lives.
+    public private(set) var device: Int32
+    /// `/dev/pts/N`: the path a serial client opens.
+    public let devicePath: String
+
+    public init() throws(SerialError) {
+        var master: Int32 = -1, slave: Int32 = -1
+        guard openpty(&master, &slave, nil, nil, nil) == 0 else {
+            throw SerialError(.other, path: "/dev/ptmx", reason: "cannot create a pseudo-terminal (\(String(cString: strerror(errno))))",
+                              hint: "check that /dev/pts is mounted")
+        }
+        var settings = termios()
+        tcgetattr(slave, &settings)
+        cfmakeraw(&settings)
+        tcsetattr(slave, TCSANOW, &settings)
+        _ = fcntl(master, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+        controller = master
+        device = slave
+        devicePath = ttyname(slave).map { String(cString: $0) } ?? ""
+    }
+
+    deinit { close() }
+
+    /// Reads what has arrived on the controller side, waiting up to `timeout`
+    /// seconds for the first byte. Empty when nothing came.
+    public func read(timeout: Double) -> [UInt8] {
+        guard controller >= 0 else { return [] }
+        var pollfd = Glibc.pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, Int32(timeout * 1000)) > 0, pollfd.revents & Int16(POLLIN) != 0 else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress, $0.count) }
+        return n > 0 ? Array(buffer[0..<n]) : []
+    }
+
+    /// Closes both sides. Idempotent.
+    public func close() {
+        if controller >= 0 { Glibc.close(controller) }
+        if device >= 0 { Glibc.close(device) }
+        controller = -1
+        device = -1
+    }
+}

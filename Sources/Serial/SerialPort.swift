@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A serial port in raw 8N1 mode (SPEC §5), opened non-blocking and
+/// exclusively. The original line settings come back on `close()`.
+public final class SerialPort {
+    /// Baud rates the port accepts, with their termios constants.
+    public static let baudRates: [Int: speed_t] = [
+        1200: speed_t(B1200), 2400: speed_t(B2400), 4800: speed_t(B4800), 9600: speed_t(B9600),
+        19200: speed_t(B19200), 38400: speed_t(B38400), 57600: speed_t(B57600),
+        115200: speed_t(B115200), 230400: speed_t(B230400), 460800: speed_t(B460800),
+        500000: speed_t(B500000), 1000000: speed_t(B1000000), 2000000: speed_t(B2000000),
+    ]
+
+    public let path: String
+    public let baudRate: Int
+    /// The open descriptor, -1 once closed.
+    public private(set) var fileDescriptor: Int32
+    private var original: termios
+
+    /// Opens `path` with `O_NOCTTY | O_NONBLOCK | O_CLOEXEC`, takes an
+    /// exclusive `flock` then `TIOCEXCL`, and switches the line to raw 8N1 at
+    /// `baudRate` without hang-up on close (so closing does not reset an Uno).
+    public init(path: String, baudRate: Int = 9600) throws(SerialError) {
+        self.path = path
+        self.baudRate = baudRate
+        guard let speed = Self.baudRates[baudRate] else {
+            throw SerialError(.unsupportedBaudRate, path: path, reason: "baud rate \(baudRate) is not supported",
+                              hint: "use one of \(Self.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
+        }
+        let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
+        var keepOpen = false
+        defer { if !keepOpen { Glibc.close(fd) } }
+
+        guard isatty(fd) == 1 else {
+            throw SerialError(.notATerminal, path: path, reason: "not a serial port (not a tty)",
+                              hint: "pass the Arduino's port, e.g. /dev/ttyACM0 or /dev/ttyUSB0, or 'sim'")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            throw SerialError(.busy, path: path, reason: "port \(path) is in use by another program",
+                              hint: "close the other program (another sentry, a serial monitor) and try again")
+        }
+        guard ioctl(fd, UInt(TIOCEXCL)) == 0 else {
+            throw SerialError(.busy, path: path, reason: "port \(path) is in use by another program (TIOCEXCL: \(String(cString: strerror(errno))))",
+                              hint: "close the other program and try again")
+        }
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else {
+            throw SerialError(.notATerminal, path: path, reason: "cannot read line settings (\(String(cString: strerror(errno))))",
+                              hint: "pass a serial port such as /dev/ttyACM0")
+        }
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_cflag &= ~(tcflag_t(CSIZE | PARENB | CSTOPB | HUPCL) | tcflag_t(CRTSCTS))
+        raw.c_cflag |= tcflag_t(CS8 | CLOCAL | CREAD)
+        raw.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY)
+        raw.c_cc.6 = 0 // VMIN
+        raw.c_cc.5 = 0 // VTIME
+        cfsetispeed(&raw, speed)
+        cfsetospeed(&raw, speed)
+        var confirmed = termios()
+        guard tcsetattr(fd, TCSANOW, &raw) == 0, tcgetattr(fd, &confirmed) == 0, Self.sameSettings(raw, confirmed) else {
+            tcsetattr(fd, TCSANOW, &saved)
+            throw SerialError(.settingsRejected, path: path, reason: "the driver did not accept raw 8N1 at \(baudRate) baud",
+                              hint: "try another --baud or another USB serial adapter")
+        }
+        fileDescriptor = fd
+        original = saved
+        keepOpen = true
+    }
+
+    deinit { close() }
+
+    /// Writes as much of `bytes` as the port takes now, without blocking.
+    /// Returns how many bytes went out (0 when the port is full).
+    public func write(_ bytes: [UInt8]) throws(SerialError) -> Int {
+        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
+        var pollfd = Glibc.pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+        let ready = poll(&pollfd, 1, 0)
+        if ready < 0 { return errno == EINTR ? 0 : 0 }
+        if pollfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { throw disconnected("device hung up") }
+        guard pollfd.revents & Int16(POLLOUT) != 0, !bytes.isEmpty else { return 0 }
+        while true {
+            let n = bytes.withUnsafeBytes { Glibc.write(fileDescriptor, $0.baseAddress, $0.count) }
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN: return 0
+            case EIO, ENXIO, EPIPE, ENODEV: throw disconnected("device is gone (\(String(cString: strerror(errno))))")
+            default: throw SerialError(.other, path: path, reason: "write failed (\(String(cString: strerror(errno))))", hint: "check the cable and the port")
+            }
+        }
+    }
+
+    /// Waits up to `timeout` seconds for everything written to leave the port.
+    public func drain(timeout: Double) {
+        guard fileDescriptor >= 0 else { return }
+        let deadline = monotonicSeconds() + timeout
+        var pending: Int32 = 0
+        while ioctl(fileDescriptor, UInt(TIOCOUTQ), &pending) == 0, pending > 0, monotonicSeconds() < deadline {
+            usleep(1000)
+        }
+    }
+
+    /// Restores the original line settings and closes the port. Idempotent.
+    public func close() {
+        guard fileDescriptor >= 0 else { return }
+        tcsetattr(fileDescriptor, TCSANOW, &original)
+        Glibc.close(fileDescriptor)
+        fileDescriptor = -1
+    }
+
+    private func disconnected(_ reason: String) -> SerialError {
+        SerialError(.disconnected, path: path, reason: reason, hint: "check the USB cable; sentry stops here")
+    }
+
+    static func openError(path: String, errno code: Int32) -> SerialError {
+        switch code {
+        case ENOENT, ENODEV, ENXIO:
+            SerialError(.notFound, path: path, reason: "no such device",
+                        hint: "plug in the Arduino and check the path (ls /dev/ttyACM* /dev/ttyUSB*), or use --serial sim")
+        case EACCES, EPERM:
+            SerialError(.permissionDenied, path: path, reason: "permission denied",
+                        hint: "add yourself to the dialout group (sudo usermod -aG dialout $USER) and log in again")
+        case EISDIR:
+            SerialError(.notATerminal, path: path, reason: "is a directory", hint: "pass a serial port such as /dev/ttyACM0")
+        case EBUSY:
+            SerialError(.busy, path: path, reason: "port \(path) is in use by another program", hint: "close the other program and try again")
+        default:
+            SerialError(.other, path: path, reason: "cannot open (\(String(cString: strerror(code))))", hint: "pass a serial port such as /dev/ttyACM0")
+        }
+    }
+
+    /// True when the settings that matter for raw 8N1 are equal.
+    static func sameSettings(_ a: termios, _ b: termios) -> Bool {
+        a.c_iflag == b.c_iflag && a.c_oflag == b.c_oflag && a.c_cflag == b.c_cflag && a.c_lflag == b.c_lflag
+            && withUnsafePointer(to: a, cfgetospeed) == withUnsafePointer(to: b, cfgetospeed)
+    }
+}
+
+/// Seconds on the monotonic clock.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

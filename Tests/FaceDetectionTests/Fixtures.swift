@@ -1,0 +1,38 @@
+import FaceDetection
+import Foundation
+import Video
+
+/// Paths of the shared test fixtures in `Tests/Fixtures`.
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func photo(_ name: String) -> String { directory.appendingPathComponent("photos/\(name)").path }
+
+    static func cascade(_ name: String) -> String { "/usr/share/opencv4/haarcascades/\(name)" }
+
+    /// Decodes an image file to gray with the real file source (ffmpeg).
+    static func grayImage(_ path: String) throws -> GrayImage {
+        let source = try FileFrameSource(path: path)
+        defer { source.close() }
+        guard let frame = try source.nextFrame() else { throw VideoError(source: path, reason: "no frame", hint: "") }
+        return frame.image
+    }
+
+    struct DetectionCase: Decodable, CustomStringConvertible {
+        var photo: String
+        var cascade: String
+        var scaleFactor: Double
+        var minNeighbors: Int
+        var minSize: Int
+        var boxes: [[Int]]
+        var description: String { "\(cascade) on \(photo)" }
+    }
+
+    /// OpenCV's detections, written by `tools/opencv_reference.py fixtures`.
+    static func openCVDetections() throws -> [DetectionCase] {
+        struct File: Decodable { var cases: [DetectionCase] }
+        let data = try Data(contentsOf: directory.appendingPathComponent("opencv-detections.json"))
+        return try JSONDecoder().decode(File.self, from: data).cases
+    }
+}

@@ -1,0 +1,22 @@
+import FaceDetection
+import SentryCore
+import Testing
+
+@Suite("Cascade detection matches OpenCV's detectMultiScale")
+struct OpenCVParityTests {
+    @Test("same faces as OpenCV: same count, every box matched at IoU >= 0.8", arguments: try Fixtures.openCVDetections())
+    func sameFacesAsOpenCV(_ reference: Fixtures.DetectionCase) throws {
+        let cascade = try HaarCascade(contentsOfFile: Fixtures.cascade(reference.cascade))
+        let detector = CascadeDetector(
+            cascade: cascade,
+            parameters: CascadeParameters(scaleFactor: reference.scaleFactor, minNeighbors: reference.minNeighbors, minSize: reference.minSize)
+        )
+        let found = detector.detectFaces(in: try Fixtures.grayImage(Fixtures.photo(reference.photo)))
+        let expected = reference.boxes.map { Box(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
+        #expect(found.count == expected.count, "found \(found), OpenCV \(expected)")
+        for box in expected {
+            let best = found.map { $0.intersectionOverUnion(box) }.max() ?? 0
+            #expect(best >= 0.8, "OpenCV's \(box) matched only at IoU \(best) among \(found)")
+        }
+    }
+}
