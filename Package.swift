@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp",
+                "SentryApp", "ServoSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,0 +1,134 @@
+import FaceDetection
+import Foundation
+import Logging
+import SentryCore
+import Serial
+import ServoSim
+import Video
+
+/// Everything `sentry --camera … --serial …` needs, already validated.
+public struct RunOptions: Sendable {
+    public var camera: String
+    /// A tty path, or `sim` for the in-process simulated servo.
+    public var serial: String
+    public var baudRate: Int = 9600
+    public var size: FrameSize?
+    public var realtime = false
+    public var cascadePath = HaarCascade.defaultPath
+    public var cascadeParameters = CascadeParameters()
+    public var settings = PipelineSettings()
+    public var onExit = ExitCommand.scan
+    /// Print the HUD line on stderr.
+    public var showStatus = true
+    /// Print one line per frame that wrote commands, on stdout.
+    public var printTrack = false
+
+    public init(camera: String, serial: String) {
+        self.camera = camera
+        self.serial = serial
+    }
+}
+
+/// The special `--serial` value that runs the simulated servo in-process.
+public let simulatedSerialName = "sim"
+
+/// Opens the camera, detector and serial link, and runs the pipeline until
+/// the stream ends or SIGINT/SIGTERM arrives.
+public enum Runner {
+    public struct Summary: Sendable {
+        public var frames: Int
+        public var bytesWritten: Int
+        public var results: [FrameResult]
+        /// The simulated servo's angles over time (`--serial sim` only).
+        public var servoTrack: [SimulatedServo.Sample]
+        public var receivedBytes: [UInt8]
+    }
+
+    public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
+        let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
+        let source = try openCamera(options.camera, size: options.size, realtime: options.realtime)
+        defer { source.close() }
+        let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
+        defer { simulator?.stop() }
+        let port = try SerialPort(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate)
+        defer { port.close() }
+        logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; serial \(options.serial) at \(options.baudRate) baud")
+
+        let output = SerialCommandOutput(port: port)
+        let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
+        let status = StatusPrinter(enabled: options.showStatus)
+        var results: [FrameResult] = []
+        StopSignal.install()
+        while !StopSignal.isRequested, let frame = try source.nextFrame() {
+            let result = try pipeline.process(frame)
+            results.append(result)
+            status.update(hud: StatusLine.hud(for: result.aim, tiltEnabled: options.settings.tiltEnabled), serial: output.state)
+            if options.printTrack, !result.commands.isEmpty {
+                simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
+                print(trackLine(result, servo: simulator?.current))
+            }
+        }
+        try pipeline.finish(with: options.onExit)
+        simulator?.waitForBytes(output.bytesWritten, timeout: 0.5)
+        status.finish()
+        if StopSignal.isRequested { logger.info("stopped by signal") }
+        return Summary(frames: results.count, bytesWritten: output.bytesWritten, results: results,
+                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [])
+    }
+
+    /// Loads the cascade and builds the detector.
+    public static func makeDetector(cascadePath: String, parameters: CascadeParameters) throws(CascadeError) -> CascadeDetector {
+        CascadeDetector(cascade: try HaarCascade(contentsOfFile: cascadePath), parameters: parameters)
+    }
+
+    /// A frame source for `--camera`: a file now; device nodes are refused
+    /// with a clear message until V4L2 capture lands.
+    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool) throws(VideoError) -> any FrameSource {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
+            throw VideoError(source: path, reason: "is a device; live V4L2 capture is not in this build yet",
+                             hint: "pass a video file or image (e.g. the demo clip from `make demo`)")
+        }
+        return try FileFrameSource(path: path, size: size, realtime: realtime)
+    }
+
+    static func trackLine(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {
+        let time = String(format: "%6.2fs", result.timestamp)
+        let target = result.target.map { box in
+            let c = box.center
+            return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
+        } ?? "no face          "
+        let sent = result.commands.map(\.description).joined(separator: " ")
+        let servoText = servo.map { " servo pan \($0.pan)" + ($0.isScanning ? " (scanning)" : "") } ?? ""
+        return "\(time)  \(target)  sent \(sent.padding(toLength: 10, withPad: " ", startingAt: 0))\(servoText)"
+    }
+}
+
+/// Prints the HUD on stderr: rewritten in place on a terminal, one line per
+/// change otherwise (logs stay readable).
+final class StatusPrinter {
+    private let enabled: Bool
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var lastHUD = ""
+    private var frameTimes: [Double] = []
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(hud: String, serial: String) {
+        guard enabled else { return }
+        let now = monotonicSeconds()
+        frameTimes.append(now)
+        frameTimes.removeAll { now - $0 > 1 }
+        let fps = Double(frameTimes.count)
+        if isTerminal {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + StatusLine.line(hud: hud, framesPerSecond: fps, serial: serial)).utf8))
+        } else if hud != lastHUD {
+            FileHandle.standardError.write(Data((StatusLine.line(hud: hud, framesPerSecond: fps, serial: serial) + "\n").utf8))
+        }
+        lastHUD = hud
+    }
+
+    func finish() {
+        if enabled && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

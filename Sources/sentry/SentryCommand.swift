@@ -1,0 +1,213 @@
+import ArgumentParser
+import FaceDetection
+import Foundation
+import Logging
+import SentryApp
+import SentryCore
+import Serial
+import ServoSim
+import Video
+
+@main
+struct SentryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sentry",
+        abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
+        subcommands: [Run.self, Simulate.self, Bench.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Options shared by `run` and `bench`: how faces are found.
+struct DetectionOptions: ParsableArguments {
+    @Option(help: "Haar cascade XML (OpenCV format).")
+    var cascade: String = HaarCascade.defaultPath
+
+    @Option(help: "Smallest face in pixels.")
+    var minFace: Int = 30
+
+    @Option(help: "Window growth between scales (> 1).")
+    var scaleFactor: Double = 1.1
+
+    @Option(help: "Overlapping hits a face needs (more = fewer false faces).")
+    var minNeighbors: Int = 3
+
+    @Option(help: "Rescale frames to WxH, e.g. 640x480.")
+    var size: String?
+
+    func validate() throws {
+        guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
+        guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
+        guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
+        if let size, FrameSize(parsing: size) == nil {
+            throw ValidationError("--size \(size) must be WIDTHxHEIGHT with both between 16 and 8192, e.g. 640x480")
+        }
+    }
+
+    var parameters: CascadeParameters {
+        CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
+    }
+
+    var frameSize: FrameSize? { size.flatMap(FrameSize.init(parsing:)) }
+}
+
+extension ExitCommand: ExpressibleByArgument {}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
+
+    @Option(help: "A video file or image (V4L2 devices such as /dev/video0 come later).")
+    var camera: String
+
+    @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), or 'sim' for the simulated servo.")
+    var serial: String
+
+    @Option(help: "Serial speed; must match the sketch.")
+    var baud: Int = 9600
+
+    @Option(help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
+    var offset: Int = 40
+
+    @Flag(help: "Mirror pan (camera facing the other way).")
+    var invertX = false
+
+    @Flag(help: "Mirror tilt.")
+    var invertY = false
+
+    @Flag(help: "Also drive a tilt servo with Y<deg>. (the original sketch knows only X and L).")
+    var tilt = false
+
+    @Option(help: "Ignore aim changes of at most this many degrees.")
+    var deadband: Int = 0
+
+    @Option(help: "Send L only after the face has been missing this many seconds.")
+    var lostAfter: Double = 0
+
+    @Option(help: "What to send when sentry exits: scan (L), center (90°) or none.")
+    var onExit: ExitCommand = .scan
+
+    @Flag(help: "Play files at their own frame rate instead of as fast as possible.")
+    var realtime = false
+
+    @Flag(help: "Print one line per frame that sent commands (time, face, command, servo).")
+    var track = false
+
+    @Flag(help: "No status line.")
+    var quiet = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "warning"
+
+    @OptionGroup var detection: DetectionOptions
+
+    func validate() throws {
+        guard AngleMapper.offsetRange.contains(offset) else {
+            throw ValidationError("--offset \(offset) must be between 0 and 89 (the default 40 maps the frame to 40–140°)")
+        }
+        guard SerialPort.baudRates[baud] != nil else {
+            throw ValidationError("--baud \(baud) is not a standard rate; use one of \(SerialPort.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
+        }
+        guard (0...180).contains(deadband) else { throw ValidationError("--deadband \(deadband) must be between 0 and 180 degrees") }
+        guard lostAfter.isFinite, (0...3600).contains(lostAfter) else { throw ValidationError("--lost-after \(lostAfter) must be between 0 and 3600 seconds") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard !camera.isEmpty else { throw ValidationError("--camera needs a file path") }
+        guard !serial.isEmpty else { throw ValidationError("--serial needs a port path or 'sim'") }
+    }
+
+    func run() throws {
+        let logger = makeLogger(level: logLevel)
+        var options = RunOptions(camera: camera, serial: serial)
+        options.baudRate = baud
+        options.size = detection.frameSize
+        options.realtime = realtime
+        options.cascadePath = detection.cascade
+        options.cascadeParameters = detection.parameters
+        options.settings = PipelineSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY),
+                                            tiltEnabled: tilt, deadband: deadband, lostAfter: lostAfter)
+        options.onExit = onExit
+        options.showStatus = !quiet
+        options.printTrack = track
+        let summary = try failingCleanly { try Runner.run(options, logger: logger) }
+        if serial == simulatedSerialName, !quiet {
+            let commands = Command.decode(summary.receivedBytes)
+            let final = summary.servoTrack.last
+            print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")")
+        }
+    }
+}
+
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the simulated servo on a pseudo-terminal and show its angles.",
+        discussion: "Prints the pty path; point sentry (or any serial program) at it with --serial PATH."
+    )
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func run() throws {
+        let servo = try failingCleanly { try SimulatedServo() }
+        defer { servo.stop() }
+        FileHandle.standardOutput.write(Data("simulated servo on \(servo.devicePath)\ntry: sentry --camera CLIP --serial \(servo.devicePath)\n".utf8))
+        StopSignal.install()
+        let start = monotonicSeconds()
+        var last: (Int, Int, Bool)?
+        while !StopSignal.isRequested, duration.map({ monotonicSeconds() - start < $0 }) ?? true {
+            let s = servo.current
+            if last.map({ $0 != (s.pan, s.tilt, s.isScanning) }) ?? true {
+                let line = String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                last = (s.pan, s.tilt, s.isScanning)
+            }
+            usleep(5000)
+        }
+    }
+}
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Time each pipeline stage per frame, and OpenCV on the same frames.")
+
+    @Option(help: "A video file or image.")
+    var camera: String
+
+    @Option(help: "At most this many frames.")
+    var frames: Int = 100
+
+    @Option(help: "OpenCV reference script (default: tools/opencv_reference.py in the current directory).")
+    var reference: String?
+
+    @OptionGroup var detection: DetectionOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        let script = reference ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools/opencv_reference.py" : nil)
+        try failingCleanly {
+            try SentryApp.Bench.run(camera: camera, size: detection.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
+                                    cascadePath: detection.cascade, parameters: detection.parameters, referenceScript: script)
+        }
+    }
+}
+
+/// Our errors already say what and how to fix: print them as one line, exit 1.
+func failingCleanly<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as CustomStringConvertible & Error {
+        FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
+        throw ExitCode.failure
+    }
+}
+
+func makeLogger(level: String) -> Logger {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = Logger.Level(rawValue: level) ?? .warning
+        return handler
+    }
+    return Logger(label: "sentry")
+}
