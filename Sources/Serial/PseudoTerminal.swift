@@ -28,7 +28,9 @@ public final class PseudoTerminal {
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
         controller = master
         device = slave
-        devicePath = ttyname(slave).map { String(cString: $0) } ?? ""
+        // ttyname_r: plain ttyname shares one buffer between threads.
+        var name = [CChar](repeating: 0, count: 128)
+        devicePath = ttyname_r(slave, &name, name.count) == 0 ? String(cString: name) : ""
     }
 
     deinit { close() }

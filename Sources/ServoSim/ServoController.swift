@@ -17,7 +17,8 @@ public struct ServoController: Sendable, Equatable {
     public private(set) var tilt: Int
     public private(set) var isScanning = false
     private var scanningUp = true
-    private var lastScanStep = 0.0
+    private var scanStart = 0.0
+    private var scanSteps = 0
     private var parser = CommandParser()
 
     public init(limits: ClosedRange<Int> = 0...180) {
@@ -40,7 +41,8 @@ public struct ServoController: Sendable, Equatable {
         case .lost?:
             isScanning = true
             scanningUp = true
-            lastScanStep = time
+            scanStart = time
+            scanSteps = 0
         case nil:
             break
         }
@@ -52,8 +54,10 @@ public struct ServoController: Sendable, Equatable {
         guard isScanning else { return }
         let low = max(Self.scanRange.lowerBound, limits.lowerBound)
         let high = min(Self.scanRange.upperBound, limits.upperBound)
-        while time - lastScanStep >= Self.scanStepInterval {
-            lastScanStep += Self.scanStepInterval
+        // Steps are counted from the start of the sweep, so rounding never drifts.
+        let due = Int(((time - scanStart) / Self.scanStepInterval + 1e-9).rounded(.down))
+        while scanSteps < due {
+            scanSteps += 1
             if scanningUp && pan >= high { scanningUp = false }
             if !scanningUp && pan <= low { scanningUp = true }
             pan += scanningUp ? 1 : -1

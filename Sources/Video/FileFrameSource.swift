@@ -39,6 +39,7 @@ public final class FileFrameSource: FrameSource {
     private let output: FileHandle
     private let errors: Pipe
     private var frameIndex = 0
+    private var closed = false
     private var buffer: [UInt8]
 
     /// Opens `path`; `size` rescales frames, `realtime` paces them at the
@@ -84,6 +85,7 @@ public final class FileFrameSource: FrameSource {
     deinit { close() }
 
     public func nextFrame() throws(VideoError) -> Frame? {
+        guard !closed else { return nil }
         let count = width * height
         var filled = 0
         let fd = output.fileDescriptor
@@ -110,10 +112,16 @@ public final class FileFrameSource: FrameSource {
     }
 
     public func close() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard !closed else { return }
+        closed = true
+        // Closing our end first unblocks an ffmpeg stuck writing to a full pipe.
+        try? output.close()
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(2000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     struct StreamInfo {
