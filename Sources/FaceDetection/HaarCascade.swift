@@ -103,7 +103,7 @@ extension HaarCascade {
         }
         let featureType = cascade.child("featureType")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "HAAR"
         guard featureType == "HAAR" else {
-            throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR)")
+            throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR; LBP is not supported yet)")
         }
         windowWidth = try Self.integer(cascade, "width")
         windowHeight = try Self.integer(cascade, "height")

@@ -45,6 +45,7 @@ public enum Runner {
     }
 
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
+        StopSignal.install()
         let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
         let source = try openCamera(options.camera, size: options.size, realtime: options.realtime)
         defer { source.close() }
@@ -58,7 +59,6 @@ public enum Runner {
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
         let status = StatusPrinter(enabled: options.showStatus)
         var results: [FrameResult] = []
-        StopSignal.install()
         while !StopSignal.isRequested, let frame = try source.nextFrame() {
             let result = try pipeline.process(frame)
             results.append(result)
@@ -89,7 +89,7 @@ public enum Runner {
             throw VideoError(source: path, reason: "is a device; live V4L2 capture is not in this build yet",
                              hint: "pass a video file or image (e.g. the demo clip from `make demo`)")
         }
-        return try FileFrameSource(path: path, size: size, realtime: realtime)
+        return try FileFrameSource(path: path, size: size, realtime: realtime, isCancelled: { StopSignal.isRequested })
     }
 
     static func trackLine(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {

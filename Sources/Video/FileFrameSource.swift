@@ -40,12 +40,17 @@ public final class FileFrameSource: FrameSource {
     private let errors: Pipe
     private var frameIndex = 0
     private var closed = false
+    private let isCancelled: @Sendable () -> Bool
     private var buffer: [UInt8]
 
     /// Opens `path`; `size` rescales frames, `realtime` paces them at the
     /// file's frame rate, `loop` plays the file again at its end.
-    public init(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false) throws(VideoError) {
+    /// `isCancelled` is asked when a signal interrupts a wait for a frame:
+    /// true ends the stream there.
+    public init(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+                isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
         self.path = path
+        self.isCancelled = isCancelled
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw VideoError(source: path, reason: "no such file or device", hint: "pass a video file, an image or a camera such as /dev/video0")
@@ -91,7 +96,10 @@ public final class FileFrameSource: FrameSource {
         let fd = output.fileDescriptor
         while filled < count {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EINTR {
+                if isCancelled() { return nil }
+                continue
+            }
             if n <= 0 { break }
             filled += n
         }

@@ -23,13 +23,13 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Haar cascade XML (OpenCV format).")
     var cascade: String = HaarCascade.defaultPath
 
-    @Option(help: "Smallest face in pixels.")
+    @Option(parsing: .unconditional, help: "Smallest face in pixels.")
     var minFace: Int = 30
 
-    @Option(help: "Window growth between scales (> 1).")
+    @Option(parsing: .unconditional, help: "Window growth between scales (> 1).")
     var scaleFactor: Double = 1.1
 
-    @Option(help: "Overlapping hits a face needs (more = fewer false faces).")
+    @Option(parsing: .unconditional, help: "Overlapping hits a face needs (more = fewer false faces).")
     var minNeighbors: Int = 3
 
     @Option(help: "Rescale frames to WxH, e.g. 640x480.")
@@ -62,10 +62,10 @@ struct Run: ParsableCommand {
     @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), or 'sim' for the simulated servo.")
     var serial: String
 
-    @Option(help: "Serial speed; must match the sketch.")
+    @Option(parsing: .unconditional, help: "Serial speed; must match the sketch.")
     var baud: Int = 9600
 
-    @Option(help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
+    @Option(parsing: .unconditional, help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
     var offset: Int = 40
 
     @Flag(help: "Mirror pan (camera facing the other way).")
@@ -77,10 +77,10 @@ struct Run: ParsableCommand {
     @Flag(help: "Also drive a tilt servo with Y<deg>. (the original sketch knows only X and L).")
     var tilt = false
 
-    @Option(help: "Ignore aim changes of at most this many degrees.")
+    @Option(parsing: .unconditional, help: "Ignore aim changes of at most this many degrees.")
     var deadband: Int = 0
 
-    @Option(help: "Send L only after the face has been missing this many seconds.")
+    @Option(parsing: .unconditional, help: "Send L only after the face has been missing this many seconds.")
     var lostAfter: Double = 0
 
     @Option(help: "What to send when sentry exits: scan (L), center (90°) or none.")
@@ -130,7 +130,7 @@ struct Run: ParsableCommand {
         options.showStatus = !quiet
         options.printTrack = track
         let summary = try failingCleanly { try Runner.run(options, logger: logger) }
-        if serial == simulatedSerialName, !quiet {
+        if serial == simulatedSerialName {
             let commands = Command.decode(summary.receivedBytes)
             let final = summary.servoTrack.last
             print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")")

@@ -1,0 +1,117 @@
+import Foundation
+import Serial
+import Testing
+
+/// Runs the real `sentry` binary and captures what it prints.
+struct SentryProcess {
+    static let executable = Bundle.main.bundleURL.appendingPathComponent("sentry").path
+
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        standardOutput = String(decoding: outData, as: UTF8.self)
+        standardError = String(decoding: errData, as: UTF8.self)
+    }
+}
+
+/// Files with bad content, made once per test process.
+enum BadFiles {
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-bad-input-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static func file(_ name: String, _ contents: String) -> String {
+        let url = directory.appendingPathComponent(name)
+        try? contents.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static let notVideo = file("notes.mp4", "this is not a video\n")
+    static let empty = file("empty.mkv", "")
+    static let truncatedCascade: String = {
+        let text = (try? String(contentsOfFile: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml", encoding: .utf8)) ?? ""
+        return file("truncated.xml", String(text.prefix(text.count / 2)))
+    }()
+    static let wrongCascade = file("wrong.xml", "<opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height><features><_><rects><_>0 0 99 2 -1.</_></rects></_></features><stages></stages></cascade></opencv_storage>")
+    static let notXML = file("cascade.xml", "\u{7F}ELF binary garbage")
+}
+
+@Suite("Bad input: one clear line, a non-zero exit, never a crash")
+struct BadInputTests {
+    static let usage: Int32 = 64
+
+    /// (arguments, exit status, words the first error line must contain)
+    static let cases: [([String], Int32, String)] = {
+        let clip = DemoClip.path
+        return [
+            (["--camera", clip, "--serial", "sim", "--offset", "95"], usage, "--offset 95"),
+            (["--camera", clip, "--serial", "sim", "--offset", "-1"], usage, "--offset -1"),
+            (["--camera", clip, "--serial", "sim", "--baud", "12345"], usage, "--baud 12345"),
+            (["--camera", clip, "--serial", "sim", "--size", "0x0"], usage, "--size 0x0"),
+            (["--camera", clip, "--serial", "sim", "--size", "big"], usage, "--size big"),
+            (["--camera", clip, "--serial", "sim", "--deadband", "-3"], usage, "--deadband -3"),
+            (["--camera", clip, "--serial", "sim", "--lost-after", "-1"], usage, "--lost-after -1"),
+            (["--camera", clip, "--serial", "sim", "--min-face", "0"], usage, "--min-face 0"),
+            (["--camera", clip, "--serial", "sim", "--scale-factor", "1.0"], usage, "--scale-factor 1.0"),
+            (["--camera", clip, "--serial", "sim", "--min-neighbors", "-2"], usage, "--min-neighbors -2"),
+            (["--camera", clip, "--serial", "sim", "--log-level", "loud"], usage, "--log-level loud"),
+            (["--camera", clip, "--serial", "sim", "--on-exit", "explode"], usage, "explode"),
+            (["--camera", clip, "--serial", "sim", "--frobnicate"], usage, "--frobnicate"),
+            (["--camera", clip], usage, "--serial"),
+            (["--camera", "/nonexistent/clip.mp4", "--serial", "sim"], 1, "camera /nonexistent/clip.mp4: no such file"),
+            (["--camera", BadFiles.notVideo, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),
+            (["--camera", BadFiles.empty, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),
+            (["--camera", "/tmp", "--serial", "sim"], 1, "camera /tmp: is a directory"),
+            (["--camera", "/dev/null", "--serial", "sim"], 1, "camera /dev/null: is a device"),
+            (["--camera", clip, "--serial", "sim", "--cascade", "/nonexistent.xml"], 1, "cascade /nonexistent.xml: no such file"),
+            (["--camera", clip, "--serial", "sim", "--cascade", "/tmp"], 1, "cascade /tmp: it is a directory"),
+            (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.truncatedCascade], 1, "not well-formed XML"),
+            (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.wrongCascade], 1, "outside the 24x24 window"),
+            (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.notXML], 1, "not well-formed XML"),
+            (["--camera", clip, "--serial", "sim", "--cascade", "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"], 1, "LBP is not supported"),
+            (["--camera", clip, "--serial", "/dev/ttyACM99"], 1, "serial port /dev/ttyACM99: no such device"),
+            (["--camera", clip, "--serial", "/etc/hostname"], 1, "serial port /etc/hostname: not a serial port (not a tty)"),
+            (["--camera", clip, "--serial", "/tmp"], 1, "serial port /tmp: is a directory"),
+        ]
+    }()
+
+    @Test("each bad value gets its own error", arguments: cases)
+    func rejects(arguments: [String], status: Int32, words: String) throws {
+        let run = try SentryProcess(arguments)
+        #expect(run.status == status, "\(arguments): exit \(run.status), stderr: \(run.standardError)")
+        let firstLine = run.standardError.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(firstLine.contains(words), "\(arguments): stderr was \(run.standardError)")
+        for crash in ["Fatal error", "Stack dump", "backtrace", "Current stack trace", "Illegal instruction"] {
+            #expect(!run.standardError.contains(crash), "\(arguments) crashed: \(run.standardError)")
+        }
+        if status == 1 {
+            #expect(run.standardError.split(separator: "\n").count == 1, "runtime errors are one line: \(run.standardError)")
+        }
+    }
+
+    @Test("a port held by another sentry is refused, and its settings are untouched")
+    func portInUse() throws {
+        let pty = try PseudoTerminal()
+        let holder = try SerialPort(path: pty.devicePath)
+        defer { holder.close() }
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", pty.devicePath])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("port \(pty.devicePath) is in use by another program"), "\(run.standardError)")
+    }
+}

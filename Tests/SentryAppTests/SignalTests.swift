@@ -1,0 +1,44 @@
+import Foundation
+import Serial
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Signals stop sentry cleanly")
+struct SignalTests {
+    func lineSettings(_ fd: Int32) -> [UInt32] {
+        var t = termios()
+        tcgetattr(fd, &t)
+        return [t.c_iflag, t.c_oflag, t.c_cflag, t.c_lflag, cfgetospeed(&t)]
+    }
+
+    @Test("SIGTERM and SIGINT during a run restore the port's settings and send the parting L", arguments: [SIGTERM, SIGINT])
+    func restoresOnSignal(signal: Int32) throws {
+        let pty = try PseudoTerminal()
+        var cooked = termios()
+        tcgetattr(pty.device, &cooked)
+        cooked.c_lflag |= tcflag_t(ICANON | ECHO)
+        cfsetospeed(&cooked, speed_t(B4800))
+        tcsetattr(pty.device, TCSANOW, &cooked)
+        let before = lineSettings(pty.device)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.arguments = ["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--quiet"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var received: [UInt8] = []
+        let deadline = monotonicSeconds() + 10
+        while received.isEmpty, monotonicSeconds() < deadline { received += pty.read(timeout: 0.1) }
+        #expect(!received.isEmpty, "sentry never wrote to the port")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        while case let more = pty.read(timeout: 0.2), !more.isEmpty { received += more }
+
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(lineSettings(pty.device) == before)
+        #expect(received.last == UInt8(ascii: "L"))
+    }
+}
