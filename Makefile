@@ -5,7 +5,7 @@
 SWIFT ?= swift
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo test bench fixtures clean
+.PHONY: setup build release demo test bench fixtures firmware clean
 
 setup:
 	@tools/setup
@@ -22,7 +22,13 @@ $(DEMO_CLIP): tools/make-demo-clip Tests/Fixtures/photos/astronaut.png
 demo: release $(DEMO_CLIP)
 	.build/release/sentry --camera $(DEMO_CLIP) --serial sim --track --quiet
 
-test: setup
+# The sketch for the Uno/Nano and the simavr harness that runs it in tests.
+firmware: setup
+	$(MAKE) -C firmware
+	$(MAKE) -C firmware size
+	$(MAKE) -C tools/firmware-sim
+
+test: setup firmware
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -35,3 +41,5 @@ fixtures: setup
 
 clean:
 	rm -rf .build .cache
+	$(MAKE) -C firmware clean
+	$(MAKE) -C tools/firmware-sim clean

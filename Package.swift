@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
         .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "SentryCore", "ServoSim", "Serial", "Video", "FaceDetection"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,152 @@
+/*
+ * sentry turret firmware (SPEC §3-§4): pan servo on pin 9, tilt servo on
+ * pin 10, driven by Timer1 hardware PWM (Debian's Arduino core ships no Servo
+ * library). Protocol, ASCII at 9600 8N1:
+ *
+ *   X<deg>.   aim pan   (0-180, at most 3 digits, '.' ends it)
+ *   Y<deg>.   aim tilt
+ *   L         target lost: sweep pan 20..160, 1 degree per 15 ms, from the
+ *             current angle, up first; any command byte stops the sweep
+ *
+ * Never blocks: one byte at a time through a state machine, the sweep is a
+ * millis() timer. Anything that is not part of a valid command is ignored
+ * and never moves a servo. Prints "READY" once at boot, nothing else.
+ *
+ * Builds in the Arduino IDE as a normal sketch, and with Debian's packages:
+ * make -C firmware (see firmware/Makefile).
+ */
+
+// Mechanical limits of the turret: no command or sweep leaves them.
+const uint8_t PAN_MIN = 0;
+const uint8_t PAN_MAX = 180;
+const uint8_t TILT_MIN = 0;
+const uint8_t TILT_MAX = 180;
+
+const uint8_t SCAN_LOW = 20;
+const uint8_t SCAN_HIGH = 160;
+const unsigned long SCAN_STEP_MS = 15;
+const uint8_t BOOT_ANGLE = 90;
+
+// The Servo library's mapping: 0-180 degrees to 544-2400 microseconds.
+const uint16_t PULSE_MIN_US = 544;
+const uint16_t PULSE_MAX_US = 2400;
+// Timer1 at 16 MHz / 8 ticks every 0.5 us; 40000 ticks make the 20 ms period.
+const uint16_t TICKS_PER_US = 2;
+const uint16_t PERIOD_TICKS = 40000;
+
+const uint8_t PAN_PIN = 9;   // OC1A
+const uint8_t TILT_PIN = 10; // OC1B
+
+enum ParseState : uint8_t { IDLE, NUMBER, DISCARD };
+
+static ParseState state = IDLE;
+static char axis = 0;        // 'X' or 'Y' while a number is read
+static uint16_t value = 0;   // the number so far
+static uint8_t digits = 0;
+
+static uint8_t pan = BOOT_ANGLE;
+static uint8_t tilt = BOOT_ANGLE;
+static bool scanning = false;
+static bool scanningUp = true;
+static unsigned long lastScanStep = 0;
+
+static uint8_t clampAngle(uint16_t angle, uint8_t low, uint8_t high) {
+  if (angle < low) return low;
+  if (angle > high) return high;
+  return (uint8_t)angle;
+}
+
+static uint16_t pulseTicks(uint8_t angle) {
+  uint32_t us = PULSE_MIN_US + (uint32_t)angle * (PULSE_MAX_US - PULSE_MIN_US) / 180;
+  return (uint16_t)(us * TICKS_PER_US);
+}
+
+// OCR1A/OCR1B are double-buffered in fast PWM: the new width starts with the
+// next period, never mid-pulse.
+static void setPan(uint8_t angle) {
+  pan = clampAngle(angle, PAN_MIN, PAN_MAX);
+  OCR1A = pulseTicks(pan);
+}
+
+static void setTilt(uint8_t angle) {
+  tilt = clampAngle(angle, TILT_MIN, TILT_MAX);
+  OCR1B = pulseTicks(tilt);
+}
+
+static void startServos() {
+  pinMode(PAN_PIN, OUTPUT);
+  pinMode(TILT_PIN, OUTPUT);
+  // Fast PWM, TOP = ICR1 (mode 14), non-inverting on OC1A and OC1B, clk/8.
+  // ICR1 is written before the clock starts (simavr needs that order).
+  TCCR1B = 0;
+  TCCR1A = _BV(COM1A1) | _BV(COM1B1) | _BV(WGM11);
+  ICR1 = PERIOD_TICKS - 1;
+  TCNT1 = 0;
+  TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
+  setPan(BOOT_ANGLE);
+  setTilt(BOOT_ANGLE);
+}
+
+// One received byte through the protocol state machine.
+static void receive(uint8_t byte) {
+  switch (byte) {
+    case 'X':
+    case 'Y':
+      scanning = false;  // any command stops the sweep where it is
+      state = NUMBER;
+      axis = (char)byte;
+      value = 0;
+      digits = 0;
+      return;
+    case 'L':
+      state = IDLE;
+      scanning = true;
+      scanningUp = true;
+      lastScanStep = millis();
+      return;
+    case '.':
+      if (state == NUMBER && digits > 0 && value <= 180) {
+        if (axis == 'X') setPan((uint8_t)value);
+        else setTilt((uint8_t)value);
+      }
+      state = IDLE;
+      return;
+    default:
+      if (byte >= '0' && byte <= '9') {
+        if (state == NUMBER) {
+          if (digits < 3) {
+            value = value * 10 + (byte - '0');
+            digits++;
+          } else {
+            state = DISCARD;  // too long: wait for its '.' and drop it
+          }
+        }
+        return;
+      }
+      state = IDLE;  // garbage ends a command in progress
+  }
+}
+
+static void sweep() {
+  if (!scanning) return;
+  unsigned long now = millis();
+  uint8_t low = SCAN_LOW > PAN_MIN ? SCAN_LOW : PAN_MIN;
+  uint8_t high = SCAN_HIGH < PAN_MAX ? SCAN_HIGH : PAN_MAX;
+  while (now - lastScanStep >= SCAN_STEP_MS) {
+    lastScanStep += SCAN_STEP_MS;
+    if (scanningUp && pan >= high) scanningUp = false;
+    if (!scanningUp && pan <= low) scanningUp = true;
+    setPan(scanningUp ? pan + 1 : pan - 1);
+  }
+}
+
+void setup() {
+  startServos();
+  Serial.begin(9600);
+  Serial.println(F("READY"));
+}
+
+void loop() {
+  while (Serial.available() > 0) receive((uint8_t)Serial.read());
+  sweep();
+}

@@ -1,0 +1,242 @@
+/*
+ * firmware-sim: runs the sentry sketch's ELF on a simulated ATmega328P
+ * (Debian's simavr) and reports the servo angles it commands.
+ *
+ *   firmware-sim ELF            script on stdin, replies on stdout:
+ *       send HEX HEX ...        feed bytes to the UART, one per byte time
+ *       wait MS                 run MS milliseconds of simulated time
+ *       angles                  print "angles PAN_US TILT_US PAN TILT T_MS"
+ *       reset                   forget the latency and width extremes so far
+ *       stats                   print "stats MAX_LATENCY_US MIN_PULSE_US MAX_PULSE_US":
+ *                               the longest time from a '.' byte to the new
+ *                               OCR1A/B value, and the extreme widths ever set
+ *   firmware-sim ELF --pty [--seconds S]
+ *       bridges the UART to a new pseudo-terminal, printed as "pty /dev/pts/N",
+ *       runs in step with the wall clock, prints "t_ms pan tilt" on each change.
+ *
+ * Pulse widths come from the values written to OCR1A/OCR1B (simavr reports
+ * them through TIMER_IRQ_OUT_PWM0/1) times the Timer1 tick, 8 / 16 MHz.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <simavr/avr_timer.h>
+#include <simavr/avr_uart.h>
+#include <simavr/sim_avr.h>
+#include <simavr/sim_elf.h>
+#include <simavr/sim_irq.h>
+
+#define F_CPU 16000000UL
+/* One byte per byte time at 9600 baud. simavr's UART takes 11 bit times to
+ * pass a byte to the program (not 10), so bytes fed any faster pile up in its
+ * input FIFO and arrive late. */
+#define CYCLES_PER_BYTE (F_CPU * 11 / 9600)
+#define TICK_NS 500                    /* Timer1 at clk/8 */
+
+static avr_t *avr;
+static avr_irq_t *uart_in;
+static unsigned pulse_ticks[2] = {0, 0};
+static unsigned pulse_min_ticks = ~0u, pulse_max_ticks = 0;
+static int uart_ready = 1;
+static avr_cycle_count_t last_dot_cycle;
+static unsigned long max_latency_us;
+static int pty_fd = -1;
+static volatile sig_atomic_t stop;
+
+static void on_pwm(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq;
+    int channel = (int)(intptr_t)param;
+    pulse_ticks[channel] = value;
+    if (value < pulse_min_ticks) pulse_min_ticks = value;
+    if (value > pulse_max_ticks) pulse_max_ticks = value;
+    if (last_dot_cycle) {
+        unsigned long us = (unsigned long)((avr->cycle - last_dot_cycle) / (F_CPU / 1000000));
+        if (us > max_latency_us) max_latency_us = us;
+        last_dot_cycle = 0;
+    }
+}
+
+static void on_uart_out(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    uint8_t byte = (uint8_t)value;
+    if (pty_fd >= 0) {
+        (void)!write(pty_fd, &byte, 1);
+    } else {
+        fputc(byte == '\n' ? '\n' : byte, stderr);
+    }
+}
+
+static void on_xon(avr_irq_t *irq, uint32_t value, void *param) { (void)irq; (void)value; (void)param; uart_ready = 1; }
+static void on_xoff(avr_irq_t *irq, uint32_t value, void *param) { (void)irq; (void)value; (void)param; uart_ready = 0; }
+
+/* Run flat out: no real-time sleeping when the CPU sleeps. */
+static void no_sleep(avr_t *a, avr_cycle_count_t how_long) { (void)a; (void)how_long; }
+
+static void run_until(avr_cycle_count_t cycle) {
+    while (avr->cycle < cycle) {
+        int state = avr_run(avr);
+        if (state == cpu_Done || state == cpu_Crashed) {
+            fprintf(stderr, "firmware-sim: the simulated CPU stopped (state %d)\n", state);
+            exit(3);
+        }
+    }
+}
+
+static void send_byte(uint8_t byte) {
+    avr_cycle_count_t deadline = avr->cycle + 100 * CYCLES_PER_BYTE;
+    while (!uart_ready && avr->cycle < deadline) run_until(avr->cycle + 1000);
+    if (byte == '.') last_dot_cycle = avr->cycle;
+    avr_raise_irq(uart_in, byte);
+    run_until(avr->cycle + CYCLES_PER_BYTE);
+}
+
+static unsigned pulse_us(int channel) { return pulse_ticks[channel] * TICK_NS / 1000; }
+
+static int angle_of(unsigned us) {
+    /* Inverse of the Servo library's map(): nearest angle for the width. */
+    return (int)(((long)us - 544) * 180 + 928) / 1856;
+}
+
+static double now_ms(void) { return (double)avr->cycle * 1000.0 / F_CPU; }
+
+static void on_signal(int s) { (void)s; stop = 1; }
+
+static int run_script(void) {
+    static char line[1 << 16];
+    while (fgets(line, sizeof line, stdin)) {
+        char *cursor = line;
+        if (strncmp(line, "send", 4) == 0) {
+            cursor += 4;
+            char *end;
+            for (;;) {
+                unsigned long v = strtoul(cursor, &end, 16);
+                if (end == cursor) break;
+                send_byte((uint8_t)v);
+                cursor = end;
+            }
+        } else if (strncmp(line, "wait", 4) == 0) {
+            double ms = atof(line + 4);
+            run_until(avr->cycle + (avr_cycle_count_t)(ms * (F_CPU / 1000)));
+        } else if (strncmp(line, "angles", 6) == 0) {
+            printf("angles %u %u %d %d %.3f\n", pulse_us(0), pulse_us(1), angle_of(pulse_us(0)), angle_of(pulse_us(1)), now_ms());
+        } else if (strncmp(line, "reset", 5) == 0) {
+            max_latency_us = 0;
+            last_dot_cycle = 0;
+            pulse_min_ticks = pulse_ticks[0] < pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
+            pulse_max_ticks = pulse_ticks[0] > pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
+        } else if (strncmp(line, "stats", 5) == 0) {
+            printf("stats %lu %u %u\n", max_latency_us, pulse_min_ticks * TICK_NS / 1000, pulse_max_ticks * TICK_NS / 1000);
+        } else if (line[0] != '\n' && line[0] != '#') {
+            fprintf(stderr, "firmware-sim: unknown script line: %s", line);
+            return 2;
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static double wall_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
+}
+
+static int run_pty(double seconds) {
+    int master, slave;
+    if (openpty(&master, &slave, NULL, NULL, NULL) != 0) {
+        perror("firmware-sim: openpty");
+        return 1;
+    }
+    struct termios raw;
+    tcgetattr(slave, &raw);
+    cfmakeraw(&raw);
+    tcsetattr(slave, TCSANOW, &raw);
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    pty_fd = master;
+    printf("pty %s\n", ttyname(slave));
+    fflush(stdout);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    double start = wall_ms();
+    unsigned shown[2] = {0, 0};
+    uint8_t pending[4096];
+    size_t pending_count = 0, pending_next = 0;
+    while (!stop && (seconds <= 0 || (wall_ms() - start) < seconds * 1000)) {
+        if (pending_next == pending_count) {
+            ssize_t n = read(master, pending, sizeof pending);
+            pending_count = n > 0 ? (size_t)n : 0;
+            pending_next = 0;
+        }
+        /* Keep simulated time in step with the wall clock. */
+        double target = wall_ms() - start;
+        if (pending_next < pending_count && now_ms() <= target) {
+            send_byte(pending[pending_next++]);
+        } else if (now_ms() < target) {
+            run_until(avr->cycle + F_CPU / 1000);
+        } else {
+            usleep(500);
+        }
+        if (pulse_ticks[0] != shown[0] || pulse_ticks[1] != shown[1]) {
+            shown[0] = pulse_ticks[0];
+            shown[1] = pulse_ticks[1];
+            printf("%.1f %d %d\n", now_ms(), angle_of(pulse_us(0)), angle_of(pulse_us(1)));
+            fflush(stdout);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: firmware-sim ELF [--pty [--seconds S]]\n");
+        return 2;
+    }
+    elf_firmware_t firmware;
+    memset(&firmware, 0, sizeof firmware);
+    if (elf_read_firmware(argv[1], &firmware) != 0) {
+        fprintf(stderr, "firmware-sim: cannot read %s; build it with make -C firmware\n", argv[1]);
+        return 1;
+    }
+    firmware.frequency = F_CPU;
+    avr = avr_make_mcu_by_name("atmega328p");
+    if (!avr) {
+        fprintf(stderr, "firmware-sim: simavr has no atmega328p\n");
+        return 1;
+    }
+    avr_init(avr);
+    avr_load_firmware(avr, &firmware);
+    avr->sleep = no_sleep;
+    avr->log = 0;
+
+    uint32_t flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(AVR_UART_FLAG_POLL_SLEEP | AVR_UART_FLAG_STDIO);
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), on_uart_out, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), on_xon, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), on_xoff, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM0), on_pwm, (void *)0);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM1), on_pwm, (void *)1);
+
+    /* Boot: let setup() run before anything is sent. */
+    run_until(F_CPU / 20);
+    last_dot_cycle = 0;
+    pulse_min_ticks = pulse_ticks[0] < pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
+    pulse_max_ticks = pulse_ticks[0] > pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
+
+    if (argc >= 3 && strcmp(argv[2], "--pty") == 0) {
+        double seconds = (argc >= 5 && strcmp(argv[3], "--seconds") == 0) ? atof(argv[4]) : 0;
+        return run_pty(seconds);
+    }
+    return run_script();
+}
