@@ -21,5 +21,11 @@ public enum StopSignal {
             action.sa_flags = 0
             sigaction(signal, &action, nil)
         }
+        // A parent may have started us with them blocked (threads often do).
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        sigaddset(&stops, SIGINT)
+        sigaddset(&stops, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stops, nil)
     }
 }

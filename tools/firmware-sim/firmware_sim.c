@@ -50,7 +50,7 @@ static int uart_ready = 1;
 static avr_cycle_count_t last_dot_cycle;
 static unsigned long max_latency_us;
 static int pty_fd = -1;
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop_requested;
 
 static void on_pwm(avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
@@ -108,7 +108,7 @@ static int angle_of(unsigned us) {
 
 static double now_ms(void) { return (double)avr->cycle * 1000.0 / F_CPU; }
 
-static void on_signal(int s) { (void)s; stop = 1; }
+static void on_signal(int s) { (void)s; stop_requested = 1; }
 
 static int run_script(void) {
     static char line[1 << 16];
@@ -166,11 +166,17 @@ static int run_pty(double seconds) {
     fflush(stdout);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    /* A parent may have started us with these blocked (threads often do). */
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &stops, NULL);
     double start = wall_ms();
     unsigned shown[2] = {0, 0};
     uint8_t pending[4096];
     size_t pending_count = 0, pending_next = 0;
-    while (!stop && (seconds <= 0 || (wall_ms() - start) < seconds * 1000)) {
+    while (!stop_requested && (seconds <= 0 || (wall_ms() - start) < seconds * 1000)) {
         if (pending_next == pending_count) {
             ssize_t n = read(master, pending, sizeof pending);
             pending_count = n > 0 ? (size_t)n : 0;
