@@ -71,20 +71,26 @@ public final class FileFrameSource: FrameSource {
         if realtime { arguments.append("-re") }
         if loop { arguments += ["-stream_loop", "-1"] }
         arguments += ["-i", path, "-map", "0:v:0", "-vf", "scale=\(width):\(height)", "-f", "rawvideo", "-pix_fmt", "gray", "-"]
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg"] + arguments
         let pipe = Pipe()
         errors = Pipe()
-        process.standardOutput = pipe
+        process = try Self.start("ffmpeg", arguments, output: pipe, errors: errors, source: path)
+        output = pipe.fileHandleForReading
+    }
+
+    /// Starts one of ffmpeg's tools with its output and errors on pipes.
+    private static func start(_ tool: String, _ arguments: [String], output: Pipe, errors: Pipe, source: String) throws(VideoError) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
-            throw VideoError(source: path, reason: "cannot start ffmpeg (\(error.localizedDescription))", hint: "install it: sudo apt-get install ffmpeg")
+            throw VideoError(source: source, reason: "cannot start \(tool) (\(error.localizedDescription))", hint: "install it: sudo apt-get install ffmpeg")
         }
-        output = pipe.fileHandleForReading
+        return process
     }
 
     deinit { close() }
@@ -140,20 +146,11 @@ public final class FileFrameSource: FrameSource {
 
     /// Asks `ffprobe` for the first video stream's size and frame rate.
     static func probe(_ path: String) throws(VideoError) -> StreamInfo {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffprobe", "-v", "error", "-select_streams", "v:0",
-                             "-show_entries", "stream=width,height,avg_frame_rate,r_frame_rate",
-                             "-of", "default=noprint_wrappers=1", path]
         let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw VideoError(source: path, reason: "cannot start ffprobe (\(error.localizedDescription))", hint: "install it: sudo apt-get install ffmpeg")
-        }
+        let process = try start("ffprobe", ["-v", "error", "-select_streams", "v:0",
+                                            "-show_entries", "stream=width,height,avg_frame_rate,r_frame_rate",
+                                            "-of", "default=noprint_wrappers=1", path],
+                                output: out, errors: err, source: path)
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let errorText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
