@@ -41,9 +41,9 @@ public enum Bench {
         // Write to a real serial port: the simulated servo's pseudo-terminal.
         let simulator = try SimulatedServo()
         defer { simulator.stop() }
-        let port = try SerialPort(path: simulator.devicePath)
-        defer { port.close() }
-        let pipeline = Pipeline(detector: detector, output: SerialCommandOutput(port: port), settings: PipelineSettings())
+        let link = try SerialCommandOutput(path: simulator.devicePath)
+        defer { link.close() }
+        let pipeline = Pipeline(detector: detector, output: link, settings: PipelineSettings())
         var results: [FrameResult] = []
         for frame in frames { results.append(try pipeline.process(frame)) }
 

@@ -1,5 +1,11 @@
+import Foundation
+import Logging
 import SentryCore
 import Serial
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where commands go: the serial link to the turret.
 public protocol CommandOutput: AnyObject {
@@ -7,50 +13,137 @@ public protocol CommandOutput: AnyObject {
     func send(_ commands: [Command]) throws(SerialError)
     /// Keeps writing queued bytes until none are left or `timeout` passes.
     func flush(timeout: Double) throws(SerialError)
-    /// A short word for the status line, e.g. `ok` or `busy`.
+    /// A short word for the status line: `ok`, `busy`, `booting` or `reconnecting`.
     var state: String { get }
     /// Bytes written so far.
     var bytesWritten: Int { get }
+    /// True once after the link came back from a disconnect: the device may
+    /// have rebooted, so the pipeline forgets what it wrote and aims again.
+    func takeReconnected() -> Bool
 }
 
-/// Commands to a `SerialPort`, through an `OutgoingQueue` so that a full
-/// port drops stale aims instead of stalling the pipeline.
+/// Commands to a serial port (SPEC §5), kept alive across unplugging:
+///
+/// - writes go through an `OutgoingQueue`, so a full port drops stale aims
+///   instead of stalling the pipeline;
+/// - after each open it waits `bootWait` seconds (an Uno resets when the port
+///   opens), or until the board prints a `READY` line;
+/// - when the device goes away it reports `reconnecting`, drops what was
+///   queued, and reopens the path every half second until it is back.
 public final class SerialCommandOutput: CommandOutput {
-    public let port: SerialPort
+    public let path: String
+    public let baudRate: Int
+    /// `nil`: 2 s for a real device, 0 for a pseudo-terminal.
+    public let bootWait: Double?
+    private let logger: Logger
+    private var port: SerialPort?
     private var queue = OutgoingQueue()
+    private var writableAt = 0.0
+    private var received: [UInt8] = []
+    private var nextReconnectAttempt = 0.0
+    private var reconnected = false
     public private(set) var bytesWritten = 0
+    /// How many times the port came back after a disconnect.
+    public private(set) var reconnectCount = 0
 
-    public init(port: SerialPort) {
-        self.port = port
+    static let retryInterval = 0.5
+    static let defaultBootWait = 2.0
+
+    /// Opens the port; errors here (bad path, permissions, busy) are the
+    /// user's to fix, so they are thrown, not retried.
+    public init(path: String, baudRate: Int = 9600, bootWait: Double? = nil, logger: Logger = Logger(label: "sentry.serial")) throws(SerialError) {
+        self.path = path
+        self.baudRate = baudRate
+        self.bootWait = bootWait
+        self.logger = logger
+        try open()
     }
 
-    public var state: String { queue.isEmpty ? "ok" : "busy" }
+    public var state: String {
+        if port == nil { return "reconnecting" }
+        if monotonicSeconds() < writableAt { return "booting" }
+        return queue.isEmpty ? "ok" : "busy"
+    }
+
+    public func takeReconnected() -> Bool {
+        defer { reconnected = false }
+        return reconnected
+    }
 
     public func send(_ commands: [Command]) throws(SerialError) {
         for command in commands { queue.enqueue(command) }
-        try writePending()
+        service()
     }
 
     public func flush(timeout: Double) throws(SerialError) {
         let deadline = monotonicSeconds() + timeout
-        try writePending()
-        while !queue.isEmpty, monotonicSeconds() < deadline {
-            usleepOneMillisecond()
-            try writePending()
+        service()
+        while !queue.isEmpty, port != nil, monotonicSeconds() < deadline {
+            usleep(1000)
+            service()
         }
-        port.drain(timeout: max(0, deadline - monotonicSeconds()))
+        port?.drain(timeout: max(0, deadline - monotonicSeconds()))
+    }
+
+    /// Closes the port, restoring its settings.
+    public func close() {
+        port?.close()
+        port = nil
+    }
+
+    private func open() throws(SerialError) {
+        let opened = try SerialPort(path: path, baudRate: baudRate)
+        let wait = bootWait ?? (opened.isPseudoTerminal ? 0 : Self.defaultBootWait)
+        writableAt = monotonicSeconds() + wait
+        received = []
+        port = opened
+    }
+
+    /// Reconnects when due, waits out the boot, writes what the port takes.
+    private func service() {
+        if port == nil {
+            guard monotonicSeconds() >= nextReconnectAttempt else { return }
+            nextReconnectAttempt = monotonicSeconds() + Self.retryInterval
+            do {
+                try open()
+                reconnectCount += 1
+                reconnected = true
+                logger.notice("serial port \(path) is back; aiming again")
+            } catch {
+                logger.debug("serial port \(path) not back yet: \(error.reason)")
+                return
+            }
+        }
+        do {
+            try waitForBoot()
+            try writePending()
+        } catch {
+            logger.warning("\(error.description)")
+            disconnect()
+        }
+    }
+
+    private func waitForBoot() throws(SerialError) {
+        guard let port, monotonicSeconds() < writableAt else { return }
+        received += try port.read()
+        if received.split(separator: UInt8(ascii: "\n")).contains(where: { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "READY" }) {
+            writableAt = 0
+        }
     }
 
     private func writePending() throws(SerialError) {
+        guard let port, monotonicSeconds() >= writableAt else { return }
         let bytes = queue.pendingBytes
         guard !bytes.isEmpty else { return }
         let written = try port.write(bytes)
         queue.markWritten(written)
         bytesWritten += written
     }
-}
 
-#if canImport(Glibc)
-import Glibc
-#endif
-private func usleepOneMillisecond() { usleep(1000) }
+    private func disconnect() {
+        port?.close()
+        port = nil
+        queue.removeAll()
+        nextReconnectAttempt = monotonicSeconds() + Self.retryInterval
+    }
+}

@@ -53,6 +53,7 @@ public final class Pipeline {
         let t0 = monotonicSeconds()
         let faces = detector.detectFaces(in: frame.image)
         let t1 = monotonicSeconds()
+        if output.takeReconnected() { filter.reset() }
         let target = selector.select(from: faces)
         let aim = target.map { settings.mapper.aim(at: $0, frameWidth: frame.image.width, frameHeight: frame.image.height) }
         let commands = filter.commands(for: aim, at: frame.timestamp)

@@ -12,6 +12,10 @@ public struct RunOptions: Sendable {
     /// A tty path, or `sim` for the in-process simulated servo.
     public var serial: String
     public var baudRate: Int = 9600
+    /// Seconds to wait after opening the port; `nil` for 2 s on real devices, 0 on ptys.
+    public var bootWait: Double?
+    /// Play a file again and again.
+    public var loop = false
     public var size: FrameSize?
     public var realtime = false
     public var cascadePath = HaarCascade.defaultPath
@@ -47,15 +51,15 @@ public enum Runner {
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
         let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
-        let source = try openCamera(options.camera, size: options.size, realtime: options.realtime)
+        let source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop)
         defer { source.close() }
         let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
         defer { simulator?.stop() }
-        let port = try SerialPort(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate)
-        defer { port.close() }
+        let output = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
+                                             bootWait: options.bootWait, logger: logger)
+        defer { output.close() }
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; serial \(options.serial) at \(options.baudRate) baud")
 
-        let output = SerialCommandOutput(port: port)
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
         let status = StatusPrinter(enabled: options.showStatus)
         var results: [FrameResult] = []
@@ -83,13 +87,13 @@ public enum Runner {
 
     /// A frame source for `--camera`: a file now; device nodes are refused
     /// with a clear message until V4L2 capture lands.
-    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool) throws(VideoError) -> any FrameSource {
+    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false) throws(VideoError) -> any FrameSource {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             throw VideoError(source: path, reason: "is a device; live V4L2 capture is not in this build yet",
                              hint: "pass a video file or image (e.g. the demo clip from `make demo`)")
         }
-        return try FileFrameSource(path: path, size: size, realtime: realtime, isCancelled: { StopSignal.isRequested })
+        return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
     }
 
     static func trackLine(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {

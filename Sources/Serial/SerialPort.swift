@@ -94,6 +94,26 @@ public final class SerialPort {
         }
     }
 
+    /// Reads what the device sent, without blocking (empty when nothing came).
+    public func read() throws(SerialError) -> [UInt8] {
+        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+        if n > 0 { return Array(buffer[0..<n]) }
+        if n < 0, [EIO, ENXIO, ENODEV].contains(errno) { throw disconnected("device is gone (\(String(cString: strerror(errno))))") }
+        return []
+    }
+
+    /// True for the slave side of a pseudo-terminal (a simulator, not a board
+    /// that resets when the port opens).
+    public var isPseudoTerminal: Bool {
+        var info = stat()
+        guard fileDescriptor >= 0, fstat(fileDescriptor, &info) == 0 else { return false }
+        // Unix98 pty slaves use character majors 136-143.
+        let major = (info.st_rdev >> 8) & 0xFFF
+        return (136...143).contains(major)
+    }
+
     /// Waits up to `timeout` seconds for everything written to leave the port.
     public func drain(timeout: Double) {
         guard fileDescriptor >= 0 else { return }
@@ -113,7 +133,7 @@ public final class SerialPort {
     }
 
     private func disconnected(_ reason: String) -> SerialError {
-        SerialError(.disconnected, path: path, reason: reason, hint: "check the USB cable; sentry stops here")
+        SerialError(.disconnected, path: path, reason: reason, hint: "check the USB cable; sentry reconnects when the port returns")
     }
 
     static func openError(path: String, errno code: Int32) -> SerialError {

@@ -65,6 +65,9 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Serial speed; must match the sketch.")
     var baud: Int = 9600
 
+    @Option(parsing: .unconditional, help: "Seconds to wait after opening the port (an Uno resets on open); default 2 for devices, 0 for ptys and sim. A READY line from the board ends the wait early.")
+    var bootWait: Double?
+
     @Option(parsing: .unconditional, help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
     var offset: Int = 40
 
@@ -89,6 +92,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Play files at their own frame rate instead of as fast as possible.")
     var realtime = false
 
+    @Flag(help: "Play the file again and again (for soak runs and demos).")
+    var loop = false
+
     @Flag(help: "Print one line per frame that sent commands (time, face, command, servo).")
     var track = false
 
@@ -108,6 +114,9 @@ struct Run: ParsableCommand {
             throw ValidationError("--baud \(baud) is not a standard rate; use one of \(SerialPort.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
         }
         guard (0...180).contains(deadband) else { throw ValidationError("--deadband \(deadband) must be between 0 and 180 degrees") }
+        if let bootWait, !(bootWait.isFinite && (0...60).contains(bootWait)) {
+            throw ValidationError("--boot-wait \(bootWait) must be between 0 and 60 seconds")
+        }
         guard lostAfter.isFinite, (0...3600).contains(lostAfter) else { throw ValidationError("--lost-after \(lostAfter) must be between 0 and 3600 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -122,6 +131,8 @@ struct Run: ParsableCommand {
         options.baudRate = baud
         options.size = detection.frameSize
         options.realtime = realtime
+        options.loop = loop
+        options.bootWait = bootWait
         options.cascadePath = detection.cascade
         options.cascadeParameters = detection.parameters
         options.settings = PipelineSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY),

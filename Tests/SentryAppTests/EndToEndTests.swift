@@ -58,12 +58,11 @@ struct EndToEndTests {
     func tiltFollows() throws {
         let servo = try SimulatedServo()
         defer { servo.stop() }
-        let port = try SerialPort(path: servo.devicePath)
-        defer { port.close() }
         let source = try FileFrameSource(path: DemoClip.path)
         defer { source.close() }
         let detector = CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultPath))
-        let output = SerialCommandOutput(port: port)
+        let output = try SerialCommandOutput(path: servo.devicePath)
+        defer { output.close() }
         let pipeline = Pipeline(detector: detector, output: output, settings: PipelineSettings(tiltEnabled: true))
         let mapper = AngleMapper()
         for _ in 0..<12 {

@@ -1,0 +1,101 @@
+import Foundation
+import SentryCore
+import Serial
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sentry` running against a serial path, read from the pty's other side.
+final class RunningSentry {
+    let process = Process()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// SIGTERM, then the exit status.
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { _ = stop() }
+}
+
+/// Reads from the pty until `done` says enough, or `timeout` passes.
+func collect(_ pty: PseudoTerminal, timeout: Double, until done: ([UInt8]) -> Bool) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let deadline = monotonicSeconds() + timeout
+    while !done(bytes), monotonicSeconds() < deadline { bytes += pty.read(timeout: 0.05) }
+    return bytes
+}
+
+/// True when `bytes` are whole protocol commands and nothing else.
+func isPureProtocol(_ bytes: [UInt8]) -> Bool {
+    Command.decode(bytes).flatMap(\.bytes) == bytes
+}
+
+@Suite("Serial faults: unplug, replug, boot wait", .serialized)
+struct ReconnectTests {
+    @Test("the port's device goes away and comes back at the same path: sentry reconnects and re-sends the aim")
+    func reconnectsThroughSymlink() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-replug-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let link = directory.appendingPathComponent("ttyACM-test").path
+        try? FileManager.default.removeItem(atPath: link)
+
+        let first = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.devicePath)
+        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", link, "--realtime", "--loop", "--quiet"])
+
+        let before = collect(first, timeout: 10) { Command.decode($0).contains { if case .pan = $0 { true } else { false } } }
+        #expect(Command.decode(before).contains { if case .pan = $0 { true } else { false } }, "no aim before the unplug: \(before)")
+        // Unplug: the device node disappears and writes fail with EIO.
+        first.close()
+        try FileManager.default.removeItem(atPath: link)
+        usleep(700_000)
+        #expect(sentry.process.isRunning, "sentry must keep running while the port is gone")
+
+        // Replug: a new device at the same path.
+        let second = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: second.devicePath)
+        let after = collect(second, timeout: 5) { Command.decode($0).contains { if case .pan = $0 { true } else { false } } }
+        let commands = Command.decode(after)
+        #expect(commands.contains { if case .pan = $0 { true } else { false } }, "the aim was not re-sent after the replug: \(after)")
+        #expect(isPureProtocol(before) && isPureProtocol(after), "only protocol bytes on the line")
+        #expect(sentry.stop() == 0)
+    }
+
+    @Test("after opening, nothing is sent until the boot wait is over")
+    func waitsForBoot() throws {
+        let pty = try PseudoTerminal()
+        let start = monotonicSeconds()
+        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--boot-wait", "1.5", "--realtime", "--quiet"])
+        let bytes = collect(pty, timeout: 10) { !$0.isEmpty }
+        let elapsed = monotonicSeconds() - start
+        #expect(!bytes.isEmpty)
+        #expect(elapsed >= 1.5, "first byte after \(elapsed) s")
+        _ = sentry.stop()
+    }
+
+    @Test("a READY line from the board ends the boot wait early")
+    func readyEndsBootWait() throws {
+        let pty = try PseudoTerminal()
+        let start = monotonicSeconds()
+        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--boot-wait", "20", "--realtime", "--quiet"])
+        usleep(300_000)
+        let banner = Array("READY\r\n".utf8)
+        _ = banner.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
+        let bytes = collect(pty, timeout: 10) { !$0.isEmpty }
+        #expect(!bytes.isEmpty && monotonicSeconds() - start < 10, "READY did not end the wait")
+        #expect(isPureProtocol(bytes))
+        _ = sentry.stop()
+    }
+}
