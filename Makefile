@@ -3,9 +3,10 @@
 #               against the simulated servo and prints the angle track
 #   make test   installs what it needs, runs every test
 SWIFT ?= swift
+SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo test bench fixtures firmware clean
+.PHONY: setup build release demo test bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -31,6 +32,25 @@ firmware: setup
 test: setup firmware
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) fuzz-run FUZZ_SECONDS=30
+
+# libFuzzer on the cascade XML loader and the serial protocol, seeded from
+# Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
+# copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
+FUZZ_SECONDS ?= 600
+FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+fuzz-run:
+	$(FUZZ_BUILD) --product fuzz-cascade
+	$(FUZZ_BUILD) --product fuzz-protocol
+	for target in cascade protocol; do \
+		mkdir -p .cache/fuzz/$$target && \
+		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
+			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
+
+fuzz: setup
+	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
 bench: release $(DEMO_CLIP)
 	.build/release/sentry bench --camera $(DEMO_CLIP) --size 640x480

@@ -19,7 +19,7 @@ let package = Package(
         // Pure logic shared by the pipeline and the tests: no I/O at all.
         .target(name: "SentryCore"),
         // Pure-Swift face detection (OpenCV-format Haar cascades).
-        .target(name: "FaceDetection", swiftSettings: optimisedInDebug),
+        .target(name: "FaceDetection", dependencies: ["SentryCore"], swiftSettings: optimisedInDebug),
         // Frame sources: files and streams decoded by an ffmpeg subprocess.
         .target(name: "Video", dependencies: ["FaceDetection"]),
         // termios serial ports and pseudo-terminals.
@@ -42,6 +42,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libFuzzer targets (`make fuzz`); in a normal build they replay a corpus.
+        .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection"], path: "Fuzz/Cascade"),
+        .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),

@@ -1,0 +1,50 @@
+// libFuzzer target for the cascade XML loader (`make fuzz`).
+//
+// Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
+// `LLVMFuzzerTestOneInput`. In a normal build this is a replay tool: it runs
+// the files named on the command line through the same function, which is how
+// the committed corpus becomes a regression test.
+import FaceDetection
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCascade(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let cascade = try? HaarCascade(xml: bytes) else { return 0 }
+    // A cascade that loads must also run, on a frame of any size.
+    let detector = CascadeDetector(cascade: cascade, parameters: CascadeParameters(minSize: 1))
+    for (width, height) in [(cascade.windowWidth, cascade.windowHeight), (cascade.windowWidth + 3, cascade.windowHeight + 5)] {
+        var image = GrayImage(width: width, height: height)
+        for i in image.pixels.indices { image.pixels[i] = UInt8(truncatingIfNeeded: i &* 37) }
+        _ = detector.detectFaces(in: image)
+    }
+    return 0
+}
+
+#if FUZZING
+// SwiftPM links executables with `main` aliased to `fuzz_cascade_main`, so that
+// symbol starts libFuzzer's driver.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzer(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ body: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@_cdecl("fuzz_cascade_main")
+func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc, arguments = argv
+    return runFuzzer(&count, &arguments, fuzzCascade)
+}
+#else
+import Foundation
+
+@main
+struct Replay {
+    static func main() throws {
+        for path in CommandLine.arguments.dropFirst() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            _ = data.withUnsafeBytes { fuzzCascade($0.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count) }
+        }
+        print("replayed \(CommandLine.arguments.count - 1) inputs")
+    }
+}
+#endif
