@@ -49,6 +49,10 @@ fuzz-run:
 		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
 	done
 
+# 10 minutes on the looped demo clip with random unplugs (not in make test).
+soak: release $(DEMO_CLIP)
+	python3 tools/soak.py --sentry .build/release/sentry --clip $(DEMO_CLIP) --minutes $(or $(SOAK_MINUTES),10)
+
 fuzz: setup
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
