@@ -11,8 +11,12 @@ struct SentryProcess {
     var standardError: String
 
     init(_ arguments: [String]) throws {
+        try self.init(program: Self.executable, arguments)
+    }
+
+    init(program: String, _ arguments: [String]) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
