@@ -155,8 +155,14 @@ struct Simulate: ParsableCommand {
         discussion: "Prints the pty path; point sentry (or any serial program) at it with --serial PATH."
     )
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Double?
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration \(duration) must be a positive number of seconds")
+        }
+    }
 
     func run() throws {
         let servo = try failingCleanly { try SimulatedServo() }
@@ -183,7 +189,7 @@ struct Bench: ParsableCommand {
     @Option(help: "A video file or image.")
     var camera: String
 
-    @Option(help: "At most this many frames.")
+    @Option(parsing: .unconditional, help: "At most this many frames.")
     var frames: Int = 100
 
     @Option(help: "OpenCV reference script (default: tools/opencv_reference.py in the current directory).")

@@ -2,6 +2,10 @@ import Foundation
 import Serial
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs the real `sentry` binary and captures what it prints.
 struct SentryProcess {
     static let executable = Bundle.main.bundleURL.appendingPathComponent("sentry").path
@@ -77,6 +81,14 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--log-level", "loud"], usage, "--log-level loud"),
             (["--camera", clip, "--serial", "sim", "--on-exit", "explode"], usage, "explode"),
             (["--camera", clip, "--serial", "sim", "--frobnicate"], usage, "--frobnicate"),
+            (["--camera", clip, "--serial", "sim", "--boot-wait", "-1"], usage, "--boot-wait -1"),
+            (["--camera", clip, "--serial", "sim", "--boot-wait", "soon"], usage, "soon"),
+            (["--camera", clip, "--serial", "sim", "--cascade", ""], 1, "cascade : no such file"),
+            (["--camera", "", "--serial", "sim"], usage, "--camera"),
+            (["--camera", clip, "--serial", ""], usage, "--serial"),
+            (["bench", "--camera", clip, "--frames", "0"], usage, "--frames 0"),
+            (["bench", "--camera", "/nonexistent.mkv"], 1, "camera /nonexistent.mkv: no such file"),
+            (["simulate", "--duration", "-5"], usage, "--duration -5"),
             (["--camera", clip], usage, "--serial"),
             (["--camera", "/nonexistent/clip.mp4", "--serial", "sim"], 1, "camera /nonexistent/clip.mp4: no such file"),
             (["--camera", BadFiles.notVideo, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),
@@ -114,7 +126,11 @@ struct BadInputTests {
         let pty = try PseudoTerminal()
         let holder = try SerialPort(path: pty.devicePath)
         defer { holder.close() }
+        var before = termios(), after = termios()
+        tcgetattr(pty.device, &before)
         let run = try SentryProcess(["--camera", DemoClip.path, "--serial", pty.devicePath])
+        tcgetattr(pty.device, &after)
+        #expect([before.c_iflag, before.c_oflag, before.c_cflag, before.c_lflag] == [after.c_iflag, after.c_oflag, after.c_cflag, after.c_lflag])
         #expect(run.status == 1)
         #expect(run.standardError.contains("port \(pty.devicePath) is in use by another program"), "\(run.standardError)")
     }
