@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo test bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo test test-vm bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -33,6 +33,12 @@ test: setup firmware
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-run FUZZ_SECONDS=30
+	$(MAKE) test-vm
+
+# sentry on a real V4L2 driver (vivid) in a qemu VM: formats, sizes, rate,
+# devices, and a face shown through the driver's loopback.
+test-vm: release
+	tools/vm-test .build/release/sentry
 
 # libFuzzer on the cascade XML loader and the serial protocol, seeded from
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:

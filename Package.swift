@@ -20,8 +20,13 @@ let package = Package(
         .target(name: "SentryCore"),
         // Pure-Swift face detection (OpenCV-format Haar cascades).
         .target(name: "FaceDetection", dependencies: ["SentryCore"], swiftSettings: optimisedInDebug),
-        // Frame sources: files and streams decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["FaceDetection"]),
+        // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
+        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2"]),
+        // Cameras and serial ports on this machine (libudev).
+        .target(name: "Devices", dependencies: ["Video", "CUdev"]),
         // termios serial ports and pseudo-terminals.
         .target(name: "Serial"),
         // The firmware's protocol state machine in Swift, attachable to a pty.
@@ -30,7 +35,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "FaceDetection", "Video", "Serial", "ServoSim",
+                "SentryCore", "FaceDetection", "Video", "Serial", "ServoSim", "Devices",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -46,11 +51,12 @@ let package = Package(
         .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection"], path: "Fuzz/Cascade"),
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "SentryCore", "ServoSim", "Serial", "Video", "FaceDetection"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Devices", "SentryCore", "ServoSim", "Serial", "Video", "FaceDetection"]),
     ],
     swiftLanguageModes: [.v6]
 )

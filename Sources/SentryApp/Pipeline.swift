@@ -64,6 +64,12 @@ public final class Pipeline {
                            commands: commands, detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
+    /// The camera went away: sweep until it is back.
+    public func cameraLost() throws(SerialError) {
+        selector = TargetSelector()
+        try output.send(filter.lostNow())
+    }
+
     /// Sends the parting command (`L`, centre, or nothing) and flushes.
     public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(SerialError) {
         try output.send(exitCommand.commands(tiltEnabled: settings.tiltEnabled))

@@ -17,6 +17,9 @@ public struct RunOptions: Sendable {
     /// Play a file again and again.
     public var loop = false
     public var size: FrameSize?
+    /// Camera frame rate and pixel format (`nil`: the camera's own / negotiated).
+    public var framesPerSecond: Double?
+    public var pixelFormat: String?
     public var realtime = false
     public var cascadePath = HaarCascade.defaultPath
     public var cascadeParameters = CascadeParameters()
@@ -26,6 +29,9 @@ public struct RunOptions: Sendable {
     public var showStatus = true
     /// Print one line per frame that wrote commands, on stdout.
     public var printTrack = false
+    /// Keep every frame's result in the summary (tests); off for long runs,
+    /// where it would grow without bound.
+    public var keepResults = false
 
     public init(camera: String, serial: String) {
         self.camera = camera
@@ -51,7 +57,8 @@ public enum Runner {
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
         let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
-        let source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop)
+        var source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
+                                    framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat, logger: logger)
         defer { source.close() }
         let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
         defer { simulator?.stop() }
@@ -63,9 +70,26 @@ public enum Runner {
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
         let status = StatusPrinter(enabled: options.showStatus)
         var results: [FrameResult] = []
-        while !StopSignal.isRequested, let frame = try source.nextFrame() {
+        var frameCount = 0
+        while !StopSignal.isRequested {
+            let next: Frame?
+            do {
+                next = try source.nextFrame()
+            } catch {
+                guard source is V4L2Camera else { throw error }
+                // A live camera that goes away: sweep, keep the serial link, wait for it.
+                logger.warning("\(error.description)")
+                try pipeline.cameraLost()
+                status.update(hud: "camera lost", serial: output.state)
+                source.close()
+                source = try waitForCamera(options, logger: logger)
+                logger.notice("camera \(options.camera) is back")
+                continue
+            }
+            guard let frame = next else { break }
             let result = try pipeline.process(frame)
-            results.append(result)
+            frameCount += 1
+            if options.keepResults { results.append(result) }
             status.update(hud: StatusLine.hud(for: result.aim, tiltEnabled: options.settings.tiltEnabled), serial: output.state)
             if options.printTrack, !result.commands.isEmpty {
                 simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
@@ -76,7 +100,7 @@ public enum Runner {
         simulator?.waitForBytes(output.bytesWritten, timeout: 0.5)
         status.finish()
         if StopSignal.isRequested { logger.info("stopped by signal") }
-        return Summary(frames: results.count, bytesWritten: output.bytesWritten, results: results,
+        return Summary(frames: frameCount, bytesWritten: output.bytesWritten, results: results,
                        servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [])
     }
 
@@ -85,15 +109,30 @@ public enum Runner {
         CascadeDetector(cascade: try HaarCascade(contentsOfFile: cascadePath), parameters: parameters)
     }
 
-    /// A frame source for `--camera`: a file now; device nodes are refused
-    /// with a clear message until V4L2 capture lands.
-    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false) throws(VideoError) -> any FrameSource {
+    /// A frame source for `--camera`: a V4L2 device node, or a file.
+    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
+                                  framesPerSecond: Double? = nil, pixelFormat: String? = nil,
+                                  logger: Logger? = nil) throws(VideoError) -> any FrameSource {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
-            throw VideoError(source: path, reason: "is a device; live V4L2 capture is not in this build yet",
-                             hint: "pass a video file or image (e.g. the demo clip from `make demo`)")
+            let camera = try V4L2Camera(path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat,
+                                        isCancelled: { StopSignal.isRequested })
+            for note in camera.notes { logger?.notice("\(note)") }
+            return camera
         }
         return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
+    }
+
+    /// Reopens the camera once a second until it is back (or a signal stops us).
+    static func waitForCamera(_ options: RunOptions, logger: Logger) throws -> any FrameSource {
+        while !StopSignal.isRequested {
+            sleep(1)
+            if let camera = try? openCamera(options.camera, size: options.size, realtime: false,
+                                            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat) {
+                return camera
+            }
+        }
+        throw VideoError(source: options.camera, reason: "stopped while waiting for the camera", hint: "")
     }
 
     static func trackLine(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {

@@ -45,6 +45,15 @@ public struct CommandFilter: Sendable {
         return out
     }
 
+    /// `L` now, whatever the debounce says (the camera itself is gone);
+    /// nothing if `L` was the last command.
+    public mutating func lostNow() -> [Command] {
+        missingSince = nil
+        guard lastPan != .lost else { return [] }
+        lastPan = .lost
+        return [.lost]
+    }
+
     /// Forgets what was written, so the next aim is sent again (after a
     /// reconnect, the device may have rebooted).
     public mutating func reset() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Devices
 import FaceDetection
 import Foundation
 import Logging
@@ -13,7 +14,7 @@ struct SentryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sentry",
         abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
-        subcommands: [Run.self, Simulate.self, Bench.self],
+        subcommands: [Run.self, Simulate.self, Bench.self, DevicesCommand.self, Capture.self],
         defaultSubcommand: Run.self
     )
 }
@@ -32,13 +33,25 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Overlapping hits a face needs (more = fewer false faces).")
     var minNeighbors: Int = 3
 
-    @Option(help: "Rescale frames to WxH, e.g. 640x480.")
+    @Option(help: "Frame size WxH, e.g. 640x480: files are rescaled, cameras use their nearest size.")
     var size: String?
+
+    @Option(parsing: .unconditional, help: "Camera frame rate (cameras only).")
+    var fps: Double?
+
+    @Option(help: "Camera pixel format: GREY, YUYV or YU12 (default: the best the camera offers).")
+    var pixelFormat: String?
 
     func validate() throws {
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
         guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
+        if let fps, !(fps.isFinite && (1...240).contains(fps)) {
+            throw ValidationError("--fps \(fps) must be between 1 and 240")
+        }
+        if let pixelFormat, !FormatNegotiation.preferredFourccs.contains(pixelFormat) {
+            throw ValidationError("--pixel-format \(pixelFormat) is not one of \(FormatNegotiation.preferredFourccs.joined(separator: ", "))")
+        }
         if let size, FrameSize(parsing: size) == nil {
             throw ValidationError("--size \(size) must be WIDTHxHEIGHT with both between 16 and 8192, e.g. 640x480")
         }
@@ -56,10 +69,10 @@ extension ExitCommand: ExpressibleByArgument {}
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
 
-    @Option(help: "A video file or image (V4L2 devices such as /dev/video0 come later).")
+    @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image.")
     var camera: String
 
-    @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), or 'sim' for the simulated servo.")
+    @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), 'auto' for the only one, or 'sim' for the simulated servo.")
     var serial: String
 
     @Option(parsing: .unconditional, help: "Serial speed; must match the sketch.")
@@ -127,9 +140,13 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let logger = makeLogger(level: logLevel)
+        let camera = try failingCleanly { self.camera == "auto" ? try DeviceList.onlyCamera() : self.camera }
+        let serial = try failingCleanly { self.serial == "auto" ? try DeviceList.onlySerialPort() : self.serial }
         var options = RunOptions(camera: camera, serial: serial)
         options.baudRate = baud
         options.size = detection.frameSize
+        options.framesPerSecond = detection.fps
+        options.pixelFormat = detection.pixelFormat
         options.realtime = realtime
         options.loop = loop
         options.bootWait = bootWait
@@ -206,6 +223,75 @@ struct Bench: ParsableCommand {
         try failingCleanly {
             try SentryApp.Bench.run(camera: camera, size: detection.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
                                     cascadePath: detection.cascade, parameters: detection.parameters, referenceScript: script)
+        }
+    }
+}
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras and serial ports (likely Arduinos marked).")
+
+    func run() {
+        let cameras = DeviceList.cameras()
+        print("cameras:")
+        if cameras.isEmpty { print("  none (is the camera plugged in? are you in the video group?)") }
+        for camera in cameras {
+            print("  \(camera.path)  \(camera.card)  [driver \(camera.driver)]")
+            for format in camera.formats {
+                let sizes: String
+                switch format.sizes {
+                case .discrete(let list): sizes = list.map(\.description).joined(separator: " ")
+                case .stepwise(let low, let high, _): sizes = "\(low) to \(high)"
+                }
+                print("      \(format.fourcc)\(format.emulated ? " (via libv4l)" : "")  \(sizes)")
+            }
+        }
+        print("serial ports:")
+        let ports = DeviceList.serialPorts()
+        if ports.isEmpty { print("  none (plug in the Arduino; or use --serial sim)") }
+        for port in ports {
+            let usb = port.vendorID.map { " USB \($0):\(port.productID ?? "????")" } ?? ""
+            let chip = port.vendorID.flatMap { SerialDevice.arduinoVendors[$0] }.map { "  likely Arduino (\($0))" } ?? ""
+            print("  \(port.path)\(usb) \(port.product ?? "")\(chip)")
+            if let stable = port.stableName { print("      \(stable)") }
+        }
+    }
+}
+
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Capture frames from a camera and report size, format, rate and drops (no detection).")
+
+    @Option(help: "The camera, e.g. /dev/video0, or 'auto'.")
+    var camera: String
+
+    @Option(parsing: .unconditional, help: "How many frames.")
+    var frames: Int = 60
+
+    @OptionGroup var detection: DetectionOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        try failingCleanly {
+            let path = camera == "auto" ? try DeviceList.onlyCamera() : camera
+            let source = try Runner.openCamera(path, size: detection.frameSize, realtime: false,
+                                               framesPerSecond: detection.fps, pixelFormat: detection.pixelFormat)
+            defer { source.close() }
+            var count = 0, first = 0.0, last = 0.0, mean = 0.0
+            while count < frames, let frame = try source.nextFrame() {
+                if count == 0 { first = frame.timestamp }
+                last = frame.timestamp
+                mean += Double(frame.image.pixels.reduce(0) { $0 + Int($1) }) / Double(max(1, frame.image.pixels.count))
+                count += 1
+            }
+            let measured = count > 1 && last > first ? Double(count - 1) / (last - first) : 0
+            let format = (source as? V4L2Camera)?.fourcc ?? "file"
+            let dropped = (source as? V4L2Camera)?.droppedFrames ?? 0
+            for note in (source as? V4L2Camera)?.notes ?? [] { print("note: \(note)") }
+            print("captured \(count) frames \(source.width)x\(source.height) \(format) "
+                + String(format: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
+                         source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
         }
     }
 }

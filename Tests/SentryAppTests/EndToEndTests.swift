@@ -13,6 +13,7 @@ struct EndToEndTests {
     func followsFace() throws {
         var options = RunOptions(camera: DemoClip.path, serial: simulatedSerialName)
         options.showStatus = false
+        options.keepResults = true
         let summary = try Runner.run(options, logger: Logger(label: "test"))
         #expect(summary.frames == 100)
 

@@ -1,0 +1,116 @@
+import CUdev
+import Foundation
+import Video
+
+/// A serial port that may be an Arduino.
+public struct SerialDevice: Sendable, Equatable {
+    public var path: String
+    /// The stable name under `/dev/serial/by-id/`, when udev made one.
+    public var stableName: String?
+    public var vendorID: String?
+    public var productID: String?
+    public var product: String?
+
+    /// The USB-serial chips found on Arduinos and their clones.
+    public static let arduinoVendors: [String: String] = [
+        "2341": "Arduino", "2a03": "Arduino", "1a86": "CH340", "0403": "FTDI", "10c4": "CP210x",
+    ]
+
+    public var likelyArduino: Bool { vendorID.map { Self.arduinoVendors[$0] != nil } ?? false }
+}
+
+/// The cameras and serial ports on this machine, found through libudev
+/// (which reads sysfs, so it works without a udev daemon too).
+public enum DeviceList {
+    /// Capture devices: every `/dev/video*` node that can stream video
+    /// (not touch sensors, radios or metadata nodes).
+    public static func cameras() -> [V4L2Camera.Description] {
+        devices(subsystem: "video4linux")
+            .filter { ($0.path as NSString).lastPathComponent.hasPrefix("video") }
+            .compactMap { V4L2Camera.describe($0.path) }
+    }
+
+    /// USB serial ports (`ttyACM*`, `ttyUSB*` and any tty on a USB device).
+    public static func serialPorts() -> [SerialDevice] {
+        let stableNames = links(in: "/dev/serial/by-id")
+        return devices(subsystem: "tty").compactMap { device in
+            let name = (device.path as NSString).lastPathComponent
+            guard device.usbVendor != nil || name.hasPrefix("ttyACM") || name.hasPrefix("ttyUSB") else { return nil }
+            return SerialDevice(path: device.path, stableName: stableNames[device.path], vendorID: device.usbVendor,
+                                productID: device.usbProduct, product: device.usbName)
+        }
+    }
+
+    struct Node {
+        var path: String
+        var usbVendor: String?
+        var usbProduct: String?
+        var usbName: String?
+    }
+
+    static func devices(subsystem: String) -> [Node] {
+        guard let udev = udev_new() else { return [] }
+        defer { udev_unref(udev) }
+        guard let enumerate = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(enumerate) }
+        udev_enumerate_add_match_subsystem(enumerate, subsystem)
+        udev_enumerate_scan_devices(enumerate)
+        var nodes: [Node] = []
+        var entry = udev_enumerate_get_list_entry(enumerate)
+        while let current = entry {
+            defer { entry = udev_list_entry_get_next(current) }
+            guard let syspath = udev_list_entry_get_name(current),
+                  let device = udev_device_new_from_syspath(udev, syspath) else { continue }
+            defer { udev_device_unref(device) }
+            guard let node = udev_device_get_devnode(device) else { continue }
+            let usb = udev_device_get_parent_with_subsystem_devtype(device, "usb", "usb_device")
+            func attribute(_ name: String) -> String? { usb.flatMap { udev_device_get_sysattr_value($0, name) }.map { String(cString: $0) } }
+            nodes.append(Node(path: String(cString: node), usbVendor: attribute("idVendor"),
+                              usbProduct: attribute("idProduct"), usbName: attribute("product")))
+        }
+        return nodes.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
+    }
+
+    /// Symlinks in `directory`, keyed by the device they point to.
+    static func links(in directory: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let link = "\(directory)/\(name)"
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) {
+                result[URL(fileURLWithPath: target, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL.path] = link
+            }
+        }
+        return result
+    }
+}
+
+/// Why `auto` could not pick a device.
+public struct DeviceChoiceError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+extension DeviceList {
+    /// The single camera there is, for `--camera auto`.
+    public static func onlyCamera() throws(DeviceChoiceError) -> String {
+        let all = cameras()
+        guard all.count == 1 else {
+            throw DeviceChoiceError(description: all.isEmpty
+                ? "--camera auto: no camera found; plug one in, or pass a video file"
+                : "--camera auto: \(all.count) cameras (\(all.map { "\($0.path) \($0.card)" }.joined(separator: ", "))); pass one with --camera")
+        }
+        return all[0].path
+    }
+
+    /// The single likely Arduino (or the single USB serial port), for `--serial auto`.
+    public static func onlySerialPort() throws(DeviceChoiceError) -> String {
+        let ports = serialPorts()
+        let arduinos = ports.filter(\.likelyArduino)
+        let candidates = arduinos.isEmpty ? ports : arduinos
+        guard candidates.count == 1 else {
+            throw DeviceChoiceError(description: candidates.isEmpty
+                ? "--serial auto: no USB serial port found; plug in the Arduino, or use --serial sim"
+                : "--serial auto: \(candidates.count) candidates (\(candidates.map(\.path).joined(separator: ", "))); pass one with --serial")
+        }
+        return candidates[0].stableName ?? candidates[0].path
+    }
+}
