@@ -24,3 +24,11 @@ static const unsigned long SENTRY_VIDIOC_QBUF = VIDIOC_QBUF;
 static const unsigned long SENTRY_VIDIOC_DQBUF = VIDIOC_DQBUF;
 static const unsigned long SENTRY_VIDIOC_STREAMON = VIDIOC_STREAMON;
 static const unsigned long SENTRY_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
+
+static const unsigned long SENTRY_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+static const unsigned long SENTRY_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
+static const unsigned long SENTRY_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
+static const unsigned int SENTRY_CID_GAIN = V4L2_CID_GAIN;
+static const unsigned int SENTRY_CID_AUTOGAIN = V4L2_CID_AUTOGAIN;
+static const unsigned int SENTRY_CID_EXPOSURE_ABSOLUTE = V4L2_CID_EXPOSURE_ABSOLUTE;
+static const unsigned int SENTRY_CID_EXPOSURE_AUTO = V4L2_CID_EXPOSURE_AUTO;

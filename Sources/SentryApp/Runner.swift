@@ -20,6 +20,7 @@ public struct RunOptions: Sendable {
     /// Camera frame rate and pixel format (`nil`: the camera's own / negotiated).
     public var framesPerSecond: Double?
     public var pixelFormat: String?
+    public var controls = CameraControls()
     public var realtime = false
     public var cascadePath = HaarCascade.defaultPath
     public var cascadeParameters = CascadeParameters()
@@ -58,7 +59,8 @@ public enum Runner {
         StopSignal.install()
         let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
         var source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
-                                    framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat, logger: logger)
+                                    framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
+                                    controls: options.controls, logger: logger)
         defer { source.close() }
         let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
         defer { simulator?.stop() }
@@ -112,11 +114,11 @@ public enum Runner {
     /// A frame source for `--camera`: a V4L2 device node, or a file.
     public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
                                   framesPerSecond: Double? = nil, pixelFormat: String? = nil,
-                                  logger: Logger? = nil) throws(VideoError) -> any FrameSource {
+                                  controls: CameraControls = CameraControls(), logger: Logger? = nil) throws(VideoError) -> any FrameSource {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             let camera = try V4L2Camera(path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat,
-                                        isCancelled: { StopSignal.isRequested })
+                                        controls: controls, isCancelled: { StopSignal.isRequested })
             for note in camera.notes { logger?.notice("\(note)") }
             return camera
         }
@@ -128,7 +130,8 @@ public enum Runner {
         while !StopSignal.isRequested {
             sleep(1)
             if let camera = try? openCamera(options.camera, size: options.size, realtime: false,
-                                            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat) {
+                                            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
+                                            controls: options.controls) {
                 return camera
             }
         }

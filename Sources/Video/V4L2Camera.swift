@@ -36,7 +36,7 @@ public final class V4L2Camera: FrameSource {
     static let frameTimeout: Int32 = 5000
 
     public init(path: String, size: FrameSize? = nil, framesPerSecond requestedRate: Double? = nil,
-                fourcc forcedFourcc: String? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
+                fourcc forcedFourcc: String? = nil, controls: CameraControls = CameraControls(), isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
         let fd = try Self.open(path)
@@ -76,6 +76,7 @@ public final class V4L2Camera: FrameSource {
         }
         framesPerSecond = rate
         self.notes = notes
+        try controls.apply(fd: fd, path: path)
         luma = [UInt8](repeating: 0, count: width * height)
         self.fd = fd
         owned = true // from here on, close() in deinit releases it
@@ -309,6 +310,7 @@ extension V4L2Camera {
         public var card: String
         public var driver: String
         public var formats: [CameraFormat]
+        public var controls: [CameraControls.Control]
     }
 
     /// Describes a capture device without streaming from it; `nil` for nodes
@@ -317,6 +319,7 @@ extension V4L2Camera {
         guard let fd = try? open(path) else { return nil }
         defer { v4l2_close(fd) }
         guard let caps = try? capabilities(fd: fd, path: path), let formats = try? formats(fd: fd) else { return nil }
-        return Description(path: path, card: caps.card, driver: caps.driver, formats: formats)
+        return Description(path: path, card: caps.card, driver: caps.driver, formats: formats,
+                           controls: CameraControls.available(fd: fd))
     }
 }

@@ -42,6 +42,22 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Camera pixel format: GREY, YUYV or YU12 (default: the best the camera offers).")
     var pixelFormat: String?
 
+    @Option(parsing: .unconditional, help: "Camera gain (see `sentry devices` for the range).")
+    var gain: Int?
+
+    @Option(help: "Camera automatic gain: on or off.")
+    var autoGain: Switch?
+
+    @Option(parsing: .unconditional, help: "Camera exposure (absolute; see `sentry devices`).")
+    var exposure: Int?
+
+    @Option(help: "Camera automatic exposure: on or off.")
+    var autoExposure: Switch?
+
+    var controls: CameraControls {
+        CameraControls(gain: gain, autoGain: autoGain.map { $0 == .on }, exposure: exposure, autoExposure: autoExposure.map { $0 == .on })
+    }
+
     func validate() throws {
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
         guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
@@ -65,6 +81,11 @@ struct DetectionOptions: ParsableArguments {
 }
 
 extension ExitCommand: ExpressibleByArgument {}
+
+/// `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
@@ -147,6 +168,7 @@ struct Run: ParsableCommand {
         options.size = detection.frameSize
         options.framesPerSecond = detection.fps
         options.pixelFormat = detection.pixelFormat
+        options.controls = detection.controls
         options.realtime = realtime
         options.loop = loop
         options.bootWait = bootWait
@@ -244,6 +266,9 @@ struct DevicesCommand: ParsableCommand {
                 }
                 print("      \(format.fourcc)\(format.emulated ? " (via libv4l)" : "")  \(sizes)")
             }
+            if !camera.controls.isEmpty {
+                print("      controls: \(camera.controls.map(\.description).joined(separator: ", "))")
+            }
         }
         print("serial ports:")
         let ports = DeviceList.serialPorts()
@@ -276,7 +301,8 @@ struct Capture: ParsableCommand {
         try failingCleanly {
             let path = camera == "auto" ? try DeviceList.onlyCamera() : camera
             let source = try Runner.openCamera(path, size: detection.frameSize, realtime: false,
-                                               framesPerSecond: detection.fps, pixelFormat: detection.pixelFormat)
+                                               framesPerSecond: detection.fps, pixelFormat: detection.pixelFormat,
+                                               controls: detection.controls)
             defer { source.close() }
             var count = 0, first = 0.0, last = 0.0, mean = 0.0
             while count < frames, let frame = try source.nextFrame() {
