@@ -20,6 +20,11 @@ public struct GrayImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
+    /// Direct access to the pixels, for filling an image in place.
+    public mutating func withUnsafeMutablePixels<R>(_ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try pixels.withUnsafeMutableBufferPointer { try body($0) }
+    }
+
     public subscript(x: Int, y: Int) -> UInt8 {
         get { pixels[y * width + x] }
         set { pixels[y * width + x] = newValue }

@@ -22,6 +22,26 @@ public enum Bench {
         public var description: String { String(format: "median %8.3f ms   p99 %8.3f ms", median, p99) }
     }
 
+    /// The camera's per-frame work after DQBUF, over recorded buffers: the
+    /// frames laid out as a YUYV driver buffer, luma extracted in place.
+    static func captureStats(_ frames: [Frame]) -> Stats {
+        guard let first = frames.first else { return Stats(seconds: []) }
+        var image = GrayImage(width: first.image.width, height: first.image.height)
+        let bytesPerLine = 2 * first.image.width
+        let recorded: [[UInt8]] = frames.map { frame in
+            var buffer = [UInt8](repeating: 128, count: 2 * frame.image.pixels.count)
+            for (i, y) in frame.image.pixels.enumerated() { buffer[2 * i] = y }
+            return buffer
+        }
+        var times: [Double] = []
+        for buffer in recorded {
+            let start = monotonicSeconds()
+            _ = buffer.withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: bytesPerLine, into: &image) }
+            times.append(monotonicSeconds() - start)
+        }
+        return Stats(seconds: times)
+    }
+
     /// Runs the benchmark and prints a report on stdout.
     public static func run(camera: String, size: FrameSize?, maxFrames: Int, cascadePath: String,
                            parameters: CascadeParameters, referenceScript: String?) throws {
@@ -49,6 +69,7 @@ public enum Bench {
 
         print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), 1 thread")
         print("  decode        \(Stats(seconds: decodeTimes))")
+        print("  capture       \(captureStats(frames)) (V4L2 path: luma from YUYV buffers of these frames)")
         let detect = Stats(seconds: results.map(\.detectSeconds))
         print("  detect        \(detect)")
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")

@@ -25,7 +25,7 @@ public final class V4L2Camera: FrameSource {
     private var fd: Int32
     private let bytesPerLine: Int
     private var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
-    private var luma: [UInt8]
+    private var image: GrayImage
     private var lastSequence: UInt32?
     private var firstTimestamp: Double?
     private var frameIndex = 0
@@ -77,7 +77,7 @@ public final class V4L2Camera: FrameSource {
         framesPerSecond = rate
         self.notes = notes
         try controls.apply(fd: fd, path: path)
-        luma = [UInt8](repeating: 0, count: width * height)
+        image = GrayImage(width: width, height: height)
         self.fd = fd
         owned = true // from here on, close() in deinit releases it
         try startStreaming()
@@ -123,13 +123,18 @@ public final class V4L2Camera: FrameSource {
         guard var buffer = newest else { return try nextFrame() }
         if let last = lastSequence, buffer.sequence > last &+ 1 { droppedFrames += Int(buffer.sequence - last - 1) }
         lastSequence = buffer.sequence
-        extractLuma(from: buffers[Int(buffer.index)].start, used: Int(buffer.bytesused))
+        let mapped = buffers[Int(buffer.index)]
+        let complete = LumaExtraction.extract(fourcc: fourcc, from: UnsafeRawBufferPointer(start: mapped.start, count: mapped.length),
+                                              bytesPerLine: bytesPerLine, into: &image)
         let time = Double(buffer.timestamp.tv_sec) + Double(buffer.timestamp.tv_usec) / 1e6
         _ = sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_QBUF, &buffer)
+        guard complete else { throw lost("the driver returned a short buffer") }
         let start = firstTimestamp ?? time
         firstTimestamp = start
         defer { frameIndex += 1 }
-        return Frame(image: GrayImage(width: width, height: height, pixels: luma), timestamp: time - start, index: frameIndex)
+        // The frame shares `image`'s pixels; once the caller lets go of it,
+        // the next frame is written in place, with no allocation.
+        return Frame(image: image, timestamp: time - start, index: frameIndex)
     }
 
     public func close() {
@@ -140,24 +145,6 @@ public final class V4L2Camera: FrameSource {
         buffers = []
         v4l2_close(fd)
         fd = -1
-    }
-
-    /// Copies the Y of each pixel into `luma`, row by row.
-    private func extractLuma(from start: UnsafeMutableRawPointer, used: Int) {
-        let source = start.assumingMemoryBound(to: UInt8.self)
-        let (width, height, stride) = (self.width, self.height, bytesPerLine)
-        let isPacked = fourcc == "YUYV"
-        luma.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height where (y + 1) * stride <= max(used, stride * height) {
-                let row = source + y * stride
-                let target = y * width
-                if isPacked {
-                    for x in 0..<width { out[target + x] = row[2 * x] }
-                } else {
-                    for x in 0..<width { out[target + x] = row[x] }
-                }
-            }
-        }
     }
 
     private func startStreaming() throws(VideoError) {
