@@ -48,8 +48,9 @@ let package = Package(
             ]
         ),
         // libFuzzer targets (`make fuzz`); in a normal build they replay a corpus.
-        .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection"], path: "Fuzz/Cascade"),
-        .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim"], path: "Fuzz/Protocol"),
+        .target(name: "FuzzSupport", path: "Fuzz/Support"),
+        .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "FuzzSupport"], path: "Fuzz/Cascade"),
+        .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "VideoTests", dependencies: ["Video"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "Video", "SentryCore"]),

@@ -5,6 +5,7 @@
 // the files named on the command line through the same function, which is how
 // the committed corpus becomes a regression test.
 import FaceDetection
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCascade(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -21,30 +22,16 @@ public func fuzzCascade(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `fuzz_cascade_main`, so that
-// symbol starts libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzer(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ body: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
+// SwiftPM links executables with `main` aliased to `fuzz_cascade_main`.
 @_cdecl("fuzz_cascade_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc, arguments = argv
-    return runFuzzer(&count, &arguments, fuzzCascade)
+    Fuzzing.run(fuzzCascade, argc: argc, argv: argv)
 }
 #else
-import Foundation
-
 @main
 struct Replay {
     static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            _ = data.withUnsafeBytes { fuzzCascade($0.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count) }
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
+        try Fuzzing.replay(fuzzCascade, paths: Array(CommandLine.arguments.dropFirst()))
     }
 }
 #endif

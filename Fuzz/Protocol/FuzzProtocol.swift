@@ -6,6 +6,7 @@
 // Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
 // `LLVMFuzzerTestOneInput`; a normal build replays the files named on the
 // command line (the committed corpus, as a regression test).
+import FuzzSupport
 import SentryCore
 import ServoSim
 
@@ -36,30 +37,16 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `fuzz_protocol_main`, so that
-// symbol starts libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzer(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ body: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
+// SwiftPM links executables with `main` aliased to `fuzz_protocol_main`.
 @_cdecl("fuzz_protocol_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc, arguments = argv
-    return runFuzzer(&count, &arguments, fuzzProtocol)
+    Fuzzing.run(fuzzProtocol, argc: argc, argv: argv)
 }
 #else
-import Foundation
-
 @main
 struct Replay {
     static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            _ = data.withUnsafeBytes { fuzzProtocol($0.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, data.count) }
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
+        try Fuzzing.replay(fuzzProtocol, paths: Array(CommandLine.arguments.dropFirst()))
     }
 }
 #endif
