@@ -85,6 +85,11 @@ public final class SerialCommandOutput: CommandOutput {
         port?.drain(timeout: max(0, deadline - monotonicSeconds()))
     }
 
+    /// Tries to reopen a lost port now rather than at the next half-second poll.
+    public func retryNow() {
+        nextReconnectAttempt = 0
+    }
+
     /// Closes the port, restoring its settings.
     public func close() {
         port?.close()

@@ -1,3 +1,4 @@
+import Devices
 import FaceDetection
 import Foundation
 import Logging
@@ -71,6 +72,8 @@ public enum Runner {
 
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
         let status = StatusPrinter(enabled: options.showStatus)
+        // Serial hotplug: a port that appears is tried at once, not at the next poll.
+        let serialEvents = simulator == nil ? DeviceMonitor(subsystems: ["tty"]) : nil
         var results: [FrameResult] = []
         var frameCount = 0
         while !StopSignal.isRequested {
@@ -89,6 +92,10 @@ public enum Runner {
                 continue
             }
             guard let frame = next else { break }
+            if let serialEvents, serialEvents.events(timeout: 0).contains(where: { $0.action == "add" }) {
+                logger.notice("udev: a serial port appeared")
+                output.retryNow()
+            }
             let result = try pipeline.process(frame)
             frameCount += 1
             if options.keepResults { results.append(result) }
@@ -125,10 +132,18 @@ public enum Runner {
         return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
     }
 
-    /// Reopens the camera once a second until it is back (or a signal stops us).
+    /// Reopens the camera when udev reports a video device (or at least once a
+    /// second) until it is back, or a signal stops us.
     static func waitForCamera(_ options: RunOptions, logger: Logger) throws -> any FrameSource {
+        let monitor = DeviceMonitor(subsystems: ["video4linux"])
         while !StopSignal.isRequested {
-            sleep(1)
+            if let monitor {
+                for event in monitor.events(timeout: 1) where event.action == "add" {
+                    logger.notice("udev: \(event.subsystem) add \(event.path ?? "?")")
+                }
+            } else {
+                sleep(1)
+            }
             if let camera = try? openCamera(options.camera, size: options.size, realtime: false,
                                             framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
                                             controls: options.controls) {
