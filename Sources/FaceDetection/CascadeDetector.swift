@@ -1,3 +1,4 @@
+import Dispatch
 import SentryCore
 
 /// Detection parameters with the defaults of OpenCV's `detectMultiScale`
@@ -39,17 +40,28 @@ public final class CascadeDetector: FaceDetector {
     private let treeNodeStart: [Int32]
     private let treeLeafStart: [Int32]
     private let leaves: [Float]
-    // Feature rectangles as corner offsets for the current scale's tables.
-    private var featureOffsets: [Int32]
     private let featureWeights: [Float]
     private let featureTilted: [Bool]
-    // Scratch space reused across frames.
-    private var scaled: [UInt8] = []
-    private var tables = IntegralImages()
+    /// Threads the scales are shared between.
+    public let threads: Int
+    // Scratch space reused across frames, one per thread.
+    private let scratch: [Scratch]
 
-    public init(cascade: HaarCascade, parameters: CascadeParameters = CascadeParameters()) {
+    /// One thread's buffers: the shrunken frame, its tables, and the feature
+    /// rectangles as corner offsets into those tables.
+    final class Scratch {
+        var scaled: [UInt8] = []
+        var tables = IntegralImages()
+        var featureOffsets: [Int32]
+        init(featureCount: Int) { featureOffsets = [Int32](repeating: 0, count: featureCount * 12) }
+    }
+
+    /// `threads` splits the scales between that many threads (the boxes do not change).
+    public init(cascade: HaarCascade, parameters: CascadeParameters = CascadeParameters(), threads: Int = 1) {
         self.cascade = cascade
         self.parameters = parameters
+        self.threads = max(1, threads)
+        scratch = (0..<max(1, threads)).map { _ in Scratch(featureCount: cascade.features.count) }
         stages = cascade.stages.map { ($0.threshold, $0.trees.count) }
         let trees = cascade.stages.flatMap(\.trees)
         isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 }
@@ -69,7 +81,6 @@ public final class CascadeDetector: FaceDetector {
         treeNodeStart = nodeStart
         treeLeafStart = leafStart
         leaves = trees.flatMap(\.leaves)
-        featureOffsets = [Int32](repeating: 0, count: cascade.features.count * 12)
         featureWeights = cascade.features.flatMap { f in (0..<3).map { $0 < f.rects.count ? f.rects[$0].weight : 0 } }
         featureTilted = cascade.features.map(\.tilted)
     }
@@ -100,29 +111,49 @@ public final class CascadeDetector: FaceDetector {
         RectangleGrouping.group(rawDetections(in: image), minNeighbors: parameters.minNeighbors)
     }
 
-    /// Every window the cascade accepts, before grouping.
+    /// Every window the cascade accepts, before grouping, in scale order.
     public func rawDetections(in image: GrayImage) -> [Box] {
         guard image.width >= cascade.windowWidth, image.height >= cascade.windowHeight else { return [] }
-        var hits: [Box] = []
-        for scale in scales(width: image.width, height: image.height) {
-            let width = Int((Float(image.width) / scale).rounded(.toNearestOrEven))
-            let height = Int((Float(image.height) / scale).rounded(.toNearestOrEven))
-            if scaled.count < width * height { scaled = [UInt8](repeating: 0, count: width * height) }
-            image.pixels.withUnsafeBufferPointer { source in
-                scaled.withUnsafeMutableBufferPointer { destination in
-                    LinearResize.resize(source, width: image.width, height: image.height, into: destination, width: width, height: height)
+        let scales = scales(width: image.width, height: image.height)
+        var hitsPerScale = [[Box]](repeating: [], count: scales.count)
+        if threads == 1 {
+            for (index, scale) in scales.enumerated() { hitsPerScale[index] = detect(in: image, scale: scale, using: scratch[0]) }
+        } else {
+            // Thread t takes scales t, t + threads, …: the big first scales are spread out.
+            // Safe to share: the cascade is read-only, each thread writes only its own
+            // scratch and its own scales' result slots.
+            nonisolated(unsafe) let detector = self
+            hitsPerScale.withUnsafeMutableBufferPointer { results in
+                nonisolated(unsafe) let results = results
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    for index in Swift.stride(from: thread, to: scales.count, by: detector.threads) {
+                        results[index] = detector.detect(in: image, scale: scales[index], using: detector.scratch[thread])
+                    }
                 }
             }
-            scaled.withUnsafeBufferPointer { tables.compute($0, width: width, height: height, withTilted: cascade.hasTiltedFeatures) }
-            prepareFeatureOffsets()
-            scan(scale: scale, into: &hits)
         }
+        return hitsPerScale.flatMap { $0 }
+    }
+
+    private func detect(in image: GrayImage, scale: Float, using scratch: Scratch) -> [Box] {
+        let width = Int((Float(image.width) / scale).rounded(.toNearestOrEven))
+        let height = Int((Float(image.height) / scale).rounded(.toNearestOrEven))
+        if scratch.scaled.count < width * height { scratch.scaled = [UInt8](repeating: 0, count: width * height) }
+        image.pixels.withUnsafeBufferPointer { source in
+            scratch.scaled.withUnsafeMutableBufferPointer { destination in
+                LinearResize.resize(source, width: image.width, height: image.height, into: destination, width: width, height: height)
+            }
+        }
+        scratch.scaled.withUnsafeBufferPointer { scratch.tables.compute($0, width: width, height: height, withTilted: cascade.hasTiltedFeatures) }
+        prepareFeatureOffsets(scratch)
+        var hits: [Box] = []
+        scan(scale: scale, scratch: scratch, into: &hits)
         return hits
     }
 
     /// Corner offsets of every feature rectangle relative to a window's origin.
-    private func prepareFeatureOffsets() {
-        let stride = tables.stride, tiltedStride = tables.tiltedStride
+    private func prepareFeatureOffsets(_ scratch: Scratch) {
+        let stride = scratch.tables.stride, tiltedStride = scratch.tables.tiltedStride
         for (index, feature) in cascade.features.enumerated() {
             for (r, rect) in feature.rects.enumerated() {
                 let corners: [(x: Int, y: Int)]
@@ -138,13 +169,14 @@ public final class CascadeDetector: FaceDetector {
                                (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
                 }
                 for (c, corner) in corners.enumerated() {
-                    featureOffsets[index * 12 + r * 4 + c] = Int32(corner.y * rowStride + corner.x)
+                    scratch.featureOffsets[index * 12 + r * 4 + c] = Int32(corner.y * rowStride + corner.x)
                 }
             }
         }
     }
 
-    private func scan(scale: Float, into hits: inout [Box]) {
+    private func scan(scale: Float, scratch: Scratch, into hits: inout [Box]) {
+        let tables = scratch.tables
         let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
         let step = scale >= 2 ? 1 : 2
         let columns = tables.width + 1 - windowWidth, rows = tables.height + 1 - windowHeight
@@ -160,7 +192,7 @@ public final class CascadeDetector: FaceDetector {
         tables.sums.withUnsafeBufferPointer { sum in
         tables.squares.withUnsafeBufferPointer { square in
         tables.tilted.withUnsafeBufferPointer { tilted in
-        featureOffsets.withUnsafeBufferPointer { offsets in
+        scratch.featureOffsets.withUnsafeBufferPointer { offsets in
         featureWeights.withUnsafeBufferPointer { weights in
         featureTilted.withUnsafeBufferPointer { isTilted in
         nodeFeature.withUnsafeBufferPointer { nodeFeature in

@@ -44,8 +44,8 @@ public enum Bench {
 
     /// Runs the benchmark and prints a report on stdout.
     public static func run(camera: String, size: FrameSize?, maxFrames: Int, cascadePath: String,
-                           parameters: CascadeParameters, referenceScript: String?) throws {
-        let detector = try Runner.makeDetector(cascadePath: cascadePath, parameters: parameters)
+                           parameters: CascadeParameters, threads: Int = 1, referenceScript: String?) throws {
+        let detector = try Runner.makeDetector(cascadePath: cascadePath, parameters: parameters, threads: threads)
         let source = try Runner.openCamera(camera, size: size, realtime: false)
         defer { source.close() }
         var frames: [Frame] = []
@@ -67,7 +67,7 @@ public enum Bench {
         var results: [FrameResult] = []
         for frame in frames { results.append(try pipeline.process(frame)) }
 
-        print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), 1 thread")
+        print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), \(threads) detector thread\(threads == 1 ? "" : "s")")
         print("  decode        \(Stats(seconds: decodeTimes))")
         print("  capture       \(captureStats(frames)) (V4L2 path: luma from YUYV buffers of these frames)")
         let detect = Stats(seconds: results.map(\.detectSeconds))
@@ -88,7 +88,7 @@ public enum Bench {
         process.arguments = ["python3", script, "bench", "--frames", raw.path, "--width", "\(first.image.width)",
                              "--height", "\(first.image.height)", "--cascade", cascadePath,
                              "--scale-factor", "\(parameters.scaleFactor)", "--min-neighbors", "\(parameters.minNeighbors)",
-                             "--min-size", "\(parameters.minSize)", "--threads", "1"]
+                             "--min-size", "\(parameters.minSize)", "--threads", "\(threads)"]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -111,7 +111,7 @@ public enum Bench {
                 if result.faces.contains(where: { $0.intersectionOverUnion(box) >= 0.8 }) { matched += 1 }
             }
         }
-        print(String(format: "  OpenCV detect median %8.3f ms   p99 %8.3f ms   (detectMultiScale, same cascade, parameters, frames, 1 thread)", reference.median_ms, reference.p99_ms))
+        print(String(format: "  OpenCV detect median %8.3f ms   p99 %8.3f ms   (detectMultiScale, same cascade, parameters, frames, \(threads) thread\(threads == 1 ? "" : "s"))", reference.median_ms, reference.p99_ms))
         print(String(format: "  ratio sentry/OpenCV: median %.2fx   p99 %.2fx", detect.median / reference.median_ms, detect.p99 / reference.p99_ms))
         print("  OpenCV boxes matched by sentry (IoU >= 0.8): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))")
     }

@@ -25,6 +25,8 @@ public struct RunOptions: Sendable {
     public var realtime = false
     public var cascadePath = HaarCascade.defaultPath
     public var cascadeParameters = CascadeParameters()
+    /// Detector threads.
+    public var threads = 1
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.scan
     /// Print the HUD line on stderr.
@@ -58,7 +60,7 @@ public enum Runner {
 
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
-        let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters)
+        let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters, threads: options.threads)
         var source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
                                     framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
                                     controls: options.controls, logger: logger)
@@ -114,8 +116,8 @@ public enum Runner {
     }
 
     /// Loads the cascade and builds the detector.
-    public static func makeDetector(cascadePath: String, parameters: CascadeParameters) throws(CascadeError) -> CascadeDetector {
-        CascadeDetector(cascade: try HaarCascade(contentsOfFile: cascadePath), parameters: parameters)
+    public static func makeDetector(cascadePath: String, parameters: CascadeParameters, threads: Int = 1) throws(CascadeError) -> CascadeDetector {
+        CascadeDetector(cascade: try HaarCascade(contentsOfFile: cascadePath), parameters: parameters, threads: threads)
     }
 
     /// A frame source for `--camera`: a V4L2 device node, or a file.

@@ -33,6 +33,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Overlapping hits a face needs (more = fewer false faces).")
     var minNeighbors: Int = 3
 
+    @Option(parsing: .unconditional, help: "Detector threads (default: one per core).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Option(help: "Frame size WxH, e.g. 640x480: files are rescaled, cameras use their nearest size.")
     var size: String?
 
@@ -62,6 +65,7 @@ struct DetectionOptions: ParsableArguments {
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
         guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads \(threads) must be between 1 and 64") }
         if let fps, !(fps.isFinite && (1...240).contains(fps)) {
             throw ValidationError("--fps \(fps) must be between 1 and 240")
         }
@@ -174,6 +178,7 @@ struct Run: ParsableCommand {
         options.bootWait = bootWait
         options.cascadePath = detection.cascade
         options.cascadeParameters = detection.parameters
+        options.threads = detection.threads
         options.settings = PipelineSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY),
                                             tiltEnabled: tilt, deadband: deadband, lostAfter: lostAfter)
         options.onExit = onExit
@@ -244,7 +249,8 @@ struct Bench: ParsableCommand {
         let script = reference ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools/opencv_reference.py" : nil)
         try failingCleanly {
             try SentryApp.Bench.run(camera: camera, size: detection.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
-                                    cascadePath: detection.cascade, parameters: detection.parameters, referenceScript: script)
+                                    cascadePath: detection.cascade, parameters: detection.parameters,
+                                    threads: detection.threads, referenceScript: script)
         }
     }
 }

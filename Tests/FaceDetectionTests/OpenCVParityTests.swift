@@ -19,4 +19,13 @@ struct OpenCVParityTests {
             #expect(best >= 0.8, "OpenCV's \(box) matched only at IoU \(best) among \(found)")
         }
     }
+
+    @Test("two threads find exactly the windows one thread finds", arguments: ["messi5.png", "astronaut.png"])
+    func threadsAgree(photo: String) throws {
+        let cascade = try HaarCascade(contentsOfFile: Fixtures.cascade("haarcascade_frontalface_default.xml"))
+        let image = try Fixtures.grayImage(Fixtures.photo(photo))
+        let one = CascadeDetector(cascade: cascade).rawDetections(in: image)
+        let two = CascadeDetector(cascade: cascade, threads: 2).rawDetections(in: image)
+        #expect(!one.isEmpty && one == two)
+    }
 }
