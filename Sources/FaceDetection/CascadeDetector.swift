@@ -42,6 +42,10 @@ public final class CascadeDetector: FaceDetector {
     private let leaves: [Float]
     private let featureWeights: [Float]
     private let featureTilted: [Bool]
+    // The four corners of each feature rectangle in window pixels (12 per
+    // feature); the offsets for a scale's tables follow from its row stride.
+    private let cornerX: [Int32]
+    private let cornerY: [Int32]
     /// Threads the scales are shared between.
     public let threads: Int
     // Scratch space reused across frames, one per thread.
@@ -83,6 +87,23 @@ public final class CascadeDetector: FaceDetector {
         leaves = trees.flatMap(\.leaves)
         featureWeights = cascade.features.flatMap { f in (0..<3).map { $0 < f.rects.count ? f.rects[$0].weight : 0 } }
         featureTilted = cascade.features.map(\.tilted)
+        var xs = [Int32](repeating: 0, count: cascade.features.count * 12), ys = xs
+        for (index, feature) in cascade.features.enumerated() {
+            for (r, rect) in feature.rects.enumerated() {
+                let corners: [(x: Int, y: Int)] = feature.tilted
+                    ? [(rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
+                       (rect.x + rect.width, rect.y + rect.width),
+                       (rect.x + rect.width - rect.height, rect.y + rect.width + rect.height)]
+                    : [(rect.x, rect.y), (rect.x + rect.width, rect.y),
+                       (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
+                for (c, corner) in corners.enumerated() {
+                    xs[index * 12 + r * 4 + c] = Int32(corner.x)
+                    ys[index * 12 + r * 4 + c] = Int32(corner.y)
+                }
+            }
+        }
+        cornerX = xs
+        cornerY = ys
     }
 
     /// The scales OpenCV tries for an image of this size: window sizes from
@@ -153,23 +174,15 @@ public final class CascadeDetector: FaceDetector {
 
     /// Corner offsets of every feature rectangle relative to a window's origin.
     private func prepareFeatureOffsets(_ scratch: Scratch) {
-        let stride = scratch.tables.stride, tiltedStride = scratch.tables.tiltedStride
-        for (index, feature) in cascade.features.enumerated() {
-            for (r, rect) in feature.rects.enumerated() {
-                let corners: [(x: Int, y: Int)]
-                let rowStride: Int
-                if feature.tilted {
-                    rowStride = tiltedStride
-                    corners = [(rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
-                               (rect.x + rect.width, rect.y + rect.width),
-                               (rect.x + rect.width - rect.height, rect.y + rect.width + rect.height)]
-                } else {
-                    rowStride = stride
-                    corners = [(rect.x, rect.y), (rect.x + rect.width, rect.y),
-                               (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
-                }
-                for (c, corner) in corners.enumerated() {
-                    scratch.featureOffsets[index * 12 + r * 4 + c] = Int32(corner.y * rowStride + corner.x)
+        let stride = Int32(scratch.tables.stride), tiltedStride = Int32(scratch.tables.tiltedStride)
+        let tilted = featureTilted
+        cornerX.withUnsafeBufferPointer { x in
+            cornerY.withUnsafeBufferPointer { y in
+                scratch.featureOffsets.withUnsafeMutableBufferPointer { out in
+                    for feature in 0..<tilted.count {
+                        let rowStride = tilted[feature] ? tiltedStride : stride
+                        for i in feature * 12 ..< feature * 12 + 12 { out[i] = y[i] &* rowStride &+ x[i] }
+                    }
                 }
             }
         }
