@@ -61,9 +61,7 @@ public enum Runner {
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
         let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters, threads: options.threads)
-        var source = try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
-                                    framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
-                                    controls: options.controls, logger: logger)
+        var source = try openCamera(options, logger: logger)
         defer { source.close() }
         let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
         defer { simulator?.stop() }
@@ -134,6 +132,13 @@ public enum Runner {
         return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
     }
 
+    /// The camera `options` describe.
+    static func openCamera(_ options: RunOptions, logger: Logger) throws(VideoError) -> any FrameSource {
+        try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
+                       framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
+                       controls: options.controls, logger: logger)
+    }
+
     /// Reopens the camera when udev reports a video device (or at least once a
     /// second) until it is back, or a signal stops us.
     static func waitForCamera(_ options: RunOptions, logger: Logger) throws -> any FrameSource {
@@ -146,11 +151,7 @@ public enum Runner {
             } else {
                 sleep(1)
             }
-            if let camera = try? openCamera(options.camera, size: options.size, realtime: false,
-                                            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
-                                            controls: options.controls) {
-                return camera
-            }
+            if let camera = try? openCamera(options, logger: logger) { return camera }
         }
         throw VideoError(source: options.camera, reason: "stopped while waiting for the camera", hint: "")
     }

@@ -28,9 +28,7 @@ public struct CommandFilter: Sendable {
         guard let aim else {
             let since = missingSince ?? time
             missingSince = since
-            guard time - since >= lostAfter, lastPan != .lost else { return [] }
-            lastPan = .lost
-            return [.lost]
+            return time - since >= lostAfter ? lostOnce() : []
         }
         missingSince = nil
         var out: [Command] = []
@@ -49,6 +47,11 @@ public struct CommandFilter: Sendable {
     /// nothing if `L` was the last command.
     public mutating func lostNow() -> [Command] {
         missingSince = nil
+        return lostOnce()
+    }
+
+    /// `L`, unless it was the last command on the pan axis.
+    private mutating func lostOnce() -> [Command] {
         guard lastPan != .lost else { return [] }
         lastPan = .lost
         return [.lost]

@@ -22,6 +22,7 @@ public struct CameraControls: Sendable, Equatable {
         public var minimum: Int
         public var maximum: Int
         public var value: Int
+        let id: UInt32
 
         public var description: String { "\(name) \(value) (\(minimum)–\(maximum))" }
     }
@@ -43,7 +44,7 @@ public struct CameraControls: Sendable, Equatable {
             var control = v4l2_control()
             control.id = id
             _ = sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_G_CTRL, &control)
-            return Control(name: name, minimum: Int(query.minimum), maximum: Int(query.maximum), value: Int(control.value))
+            return Control(name: name, minimum: Int(query.minimum), maximum: Int(query.maximum), value: Int(control.value), id: id)
         }
     }
 
@@ -56,8 +57,7 @@ public struct CameraControls: Sendable, Equatable {
         ]
         let available = Self.available(fd: fd)
         for case let (name, value?) in requested {
-            guard let control = available.first(where: { $0.name == name }),
-                  let id = Self.known.first(where: { $0.name == name })?.id else {
+            guard let control = available.first(where: { $0.name == name }) else {
                 let has = available.map(\.name).joined(separator: ", ")
                 throw VideoError(source: path, reason: "has no \(name) control", hint: "drop --\(name); it has: \(has.isEmpty ? "none of gain/exposure" : has)")
             }
@@ -65,7 +65,7 @@ public struct CameraControls: Sendable, Equatable {
                 throw VideoError(source: path, reason: "\(name) \(value) is outside \(control.minimum)–\(control.maximum)", hint: "pass a value in that range")
             }
             var setting = v4l2_control()
-            setting.id = id
+            setting.id = control.id
             setting.value = Int32(value)
             guard sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_S_CTRL, &setting) == 0 else {
                 throw VideoError(source: path, reason: "cannot set \(name) (\(String(cString: strerror(errno))))",

@@ -39,16 +39,15 @@ public final class V4L2Camera: FrameSource {
                 fourcc forcedFourcc: String? = nil, controls: CameraControls = CameraControls(), isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
-        let fd = try Self.open(path)
+        let (fd, capabilities) = try Self.open(path)
         var owned = false
         defer { if !owned { v4l2_close(fd) } }
 
-        let capabilities = try Self.capabilities(fd: fd, path: path)
         card = capabilities.card
-        var formats = try Self.formats(fd: fd)
-        if let forcedFourcc { formats = formats.filter { $0.fourcc == forcedFourcc } }
+        let offered = Self.formats(fd: fd)
+        let formats = forcedFourcc.map { forced in offered.filter { $0.fourcc == forced } } ?? offered
         guard let choice = FormatNegotiation.choose(from: formats, requested: size) else {
-            let offered = try Self.formats(fd: fd).map(\.fourcc).joined(separator: ", ")
+            let offered = offered.map(\.fourcc).joined(separator: ", ")
             throw VideoError(source: path, reason: "offers no format sentry can read (\(forcedFourcc.map { "\($0) asked; " } ?? "")has: \(offered))",
                              hint: "use a UVC webcam, or pick one of its formats with --pixel-format")
         }
@@ -182,11 +181,8 @@ public final class V4L2Camera: FrameSource {
         var card: String
     }
 
-    static func capabilities(fd: Int32, path: String) throws(VideoError) -> Capabilities {
-        var caps = v4l2_capability()
-        guard sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_QUERYCAP, &caps) == 0 else {
-            throw VideoError(source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
-        }
+    /// What QUERYCAP says, if the node can capture and stream video.
+    static func capabilities(_ caps: v4l2_capability, path: String) throws(VideoError) -> Capabilities {
         let flags = caps.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? caps.device_caps : caps.capabilities
         guard flags & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
             throw VideoError(source: path, reason: "not a capture device (an output or metadata node?)", hint: "pass the camera's capture node; `sentry devices` lists them")
@@ -198,7 +194,7 @@ public final class V4L2Camera: FrameSource {
     }
 
     /// The capture formats and their sizes, as the device (and libv4l) answer.
-    static func formats(fd: Int32) throws(VideoError) -> [CameraFormat] {
+    static func formats(fd: Int32) -> [CameraFormat] {
         var formats: [CameraFormat] = []
         var description = v4l2_fmtdesc()
         description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -252,22 +248,24 @@ public final class V4L2Camera: FrameSource {
         }
     }
 
-    /// Opens the node, checks it is a V4L2 device (quietly: libv4l2 prints
-    /// its own complaints), then hands it to libv4l2.
-    static func open(_ path: String) throws(VideoError) -> Int32 {
+    /// Opens the node, checks it is a V4L2 capture device (asking the driver
+    /// itself: libv4l2 prints its own complaints), then hands it to libv4l2.
+    static func open(_ path: String) throws(VideoError) -> (fd: Int32, capabilities: Capabilities) {
         let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw openError(path: path, errno: errno) }
         var caps = v4l2_capability()
-        guard sentry_ioctl(fd, SENTRY_VIDIOC_QUERYCAP, &caps) == 0 else {
+        let capabilities: Capabilities
+        do throws(VideoError) {
+            guard sentry_ioctl(fd, SENTRY_VIDIOC_QUERYCAP, &caps) == 0 else {
+                throw VideoError(source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
+            }
+            capabilities = try Self.capabilities(caps, path: path)
+            guard sentry_v4l2_fd_open(fd) >= 0 else { throw openError(path: path, errno: errno) }
+        } catch {
             Glibc.close(fd)
-            throw VideoError(source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
+            throw error
         }
-        guard sentry_v4l2_fd_open(fd) >= 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw openError(path: path, errno: code)
-        }
-        return fd
+        return (fd, capabilities)
     }
 
     static func openError(path: String, errno code: Int32) -> VideoError {
@@ -303,10 +301,9 @@ extension V4L2Camera {
     /// Describes a capture device without streaming from it; `nil` for nodes
     /// that are not capture devices.
     public static func describe(_ path: String) -> Description? {
-        guard let fd = try? open(path) else { return nil }
+        guard let (fd, caps) = try? open(path) else { return nil }
         defer { v4l2_close(fd) }
-        guard let caps = try? capabilities(fd: fd, path: path), let formats = try? formats(fd: fd) else { return nil }
-        return Description(path: path, card: caps.card, driver: caps.driver, formats: formats,
+        return Description(path: path, card: caps.card, driver: caps.driver, formats: formats(fd: fd),
                            controls: CameraControls.available(fd: fd))
     }
 }

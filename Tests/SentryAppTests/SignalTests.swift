@@ -24,14 +24,9 @@ struct SignalTests {
         tcsetattr(pty.device, TCSANOW, &cooked)
         let before = lineSettings(pty.device)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
-        process.arguments = ["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--quiet"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var received: [UInt8] = []
-        let deadline = monotonicSeconds() + 10
-        while received.isEmpty, monotonicSeconds() < deadline { received += pty.read(timeout: 0.1) }
+        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--quiet"])
+        let process = sentry.process
+        var received = collect(pty, timeout: 10) { !$0.isEmpty }
         #expect(!received.isEmpty, "sentry never wrote to the port")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
