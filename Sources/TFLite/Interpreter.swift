@@ -1,0 +1,185 @@
+/// Runs a `TFLiteModel` on the CPU in float32.
+///
+/// Everything is prepared once: fp16 weights are converted (DEQUANTIZE of a
+/// constant is done at load), weights are repacked for the kernels, and every
+/// intermediate tensor gets a place in one arena, reused once the tensor is
+/// dead. `invoke()` then allocates nothing.
+public final class Interpreter {
+    /// The input tensor's shape, e.g. [1, 192, 192, 3].
+    public let inputShape: [Int]
+    /// The output tensors' shapes, in the model's order.
+    public let outputShapes: [[Int]]
+    /// Bytes held for activations and weights.
+    public let memoryBytes: Int
+
+    private let arena: UnsafeMutablePointer<Float>
+    private let constants: UnsafeMutablePointer<Float>
+    private let steps: [Step]
+    private let inputPointer: UnsafeMutablePointer<Float>
+    private let outputPointers: [UnsafeMutablePointer<Float>]
+
+    /// Prepares `model`; operators or shapes it cannot run are a `ModelError` naming `path`.
+    public init(model: TFLiteModel, path: String) throws(ModelError) {
+        var planner = Planner(model: model, path: path)
+        let plan = try planner.plan()
+        let memory = Memory(plan: plan)
+        arena = memory.arena
+        constants = memory.constants
+        steps = plan.steps.map { $0.resolve(memory.pointer) }
+        inputPointer = memory.pointer(plan.input)
+        outputPointers = plan.outputs.map(memory.pointer)
+        inputShape = model.tensors[model.inputs[0]].shape
+        outputShapes = model.outputs.map { model.tensors[$0].shape }
+        memoryBytes = 4 * (plan.arenaSize + plan.constants.count)
+    }
+
+    /// The two allocations behind every place.
+    private struct Memory {
+        let arena: UnsafeMutablePointer<Float>
+        let constants: UnsafeMutablePointer<Float>
+
+        init(plan: Planner.Plan) {
+            arena = .allocate(capacity: max(plan.arenaSize, 1))
+            arena.initialize(repeating: 0, count: max(plan.arenaSize, 1))
+            constants = .allocate(capacity: max(plan.constants.count, 1))
+            constants.initialize(repeating: 0, count: max(plan.constants.count, 1))
+            for (index, value) in plan.constants.enumerated() { constants[index] = value }
+        }
+
+        func pointer(_ place: Place) -> UnsafeMutablePointer<Float> {
+            switch place {
+            case .arena(let offset): arena + offset
+            case .constant(let offset): constants + offset
+            }
+        }
+    }
+
+    deinit {
+        arena.deallocate()
+        constants.deallocate()
+    }
+
+    /// The input tensor, to be filled before `invoke()`.
+    public var input: UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: inputPointer, count: inputShape.reduce(1, *))
+    }
+
+    /// Output tensor `index`, valid until the next `invoke()`.
+    public func output(_ index: Int) -> UnsafeBufferPointer<Float> {
+        UnsafeBufferPointer(start: outputPointers[index], count: outputShapes[index].reduce(1, *))
+    }
+
+    /// Runs every operator once over the current input.
+    public func invoke() {
+        for step in steps { step.run() }
+    }
+}
+
+/// Where a tensor lives: in the activation arena or among the constants.
+enum Place: Equatable {
+    case arena(Int)
+    case constant(Int)
+}
+
+/// One prepared operator with its places resolved to pointers.
+struct Step {
+    enum Kind {
+        case pointwise(pixels: Int, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int)
+        case convolution(WindowGeometry, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int)
+        case depthwise(WindowGeometry, channels: Int)
+        case depthwiseMultiplier(WindowGeometry, inputChannels: Int, multiplier: Int)
+        case maxPool(WindowGeometry, channels: Int)
+        case add(count: Int)
+        case clamp(count: Int)
+        case copy(count: Int)
+        /// Zero padding: the output is cleared, then each input row of `rowLength` floats is copied.
+        case pad(inputShape: [Int], outputShape: [Int], before: [Int])
+        case resize(inputWidth: Int, inputHeight: Int, channels: Int, outputWidth: Int, outputHeight: Int,
+                    alignCorners: Bool, halfPixelCenters: Bool)
+        /// Concatenation: `outer` blocks, each the inputs' slices of the given lengths in turn.
+        case concatenate(outer: Int, slices: [Int])
+    }
+
+    var kind: Kind
+    var bounds: Bounds
+    var inputs: [UnsafeMutablePointer<Float>]
+    var output: UnsafeMutablePointer<Float>
+    /// Weights and bias for convolutions.
+    var weights: UnsafeMutablePointer<Float>?
+    var bias: UnsafeMutablePointer<Float>?
+
+    func run() {
+        switch kind {
+        case let .pointwise(pixels, inputChannels, padded, outputChannels):
+            Kernels.pointwiseConvolution(input: inputs[0], pixels: pixels, inputChannels: inputChannels, weights: weights!,
+                                         bias: bias!, paddedOutputChannels: padded, output: output,
+                                         outputChannels: outputChannels, bounds: bounds)
+        case let .convolution(geometry, inputChannels, padded, outputChannels):
+            Kernels.convolution(input: inputs[0], inputChannels: inputChannels, geometry: geometry, weights: weights!,
+                                bias: bias!, paddedOutputChannels: padded, output: output,
+                                outputChannels: outputChannels, bounds: bounds)
+        case let .depthwise(geometry, channels):
+            Kernels.depthwiseConvolution(input: inputs[0], channels: channels, geometry: geometry, weights: weights!,
+                                         bias: bias!, output: output, bounds: bounds)
+        case let .depthwiseMultiplier(geometry, inputChannels, multiplier):
+            Kernels.depthwiseConvolution(input: inputs[0], inputChannels: inputChannels, multiplier: multiplier,
+                                         geometry: geometry, weights: weights!, bias: bias!, output: output, bounds: bounds)
+        case let .maxPool(geometry, channels):
+            Kernels.maxPool(input: inputs[0], channels: channels, geometry: geometry, output: output, bounds: bounds)
+        case let .add(count):
+            Kernels.add(inputs[0], inputs[1], count: count, output: output, bounds: bounds)
+        case let .clamp(count):
+            Kernels.clamp(inputs[0], count: count, output: output, bounds: bounds)
+        case let .copy(count):
+            if output != inputs[0] { output.update(from: inputs[0], count: count) }
+        case let .pad(inputShape, outputShape, before):
+            output.update(repeating: 0, count: outputShape.reduce(1, *))
+            Self.pad(input: inputs[0], inputShape: inputShape, output: output, outputShape: outputShape, before: before)
+        case let .resize(inputWidth, inputHeight, channels, outputWidth, outputHeight, alignCorners, halfPixelCenters):
+            Kernels.resizeBilinear(input: inputs[0], inputWidth: inputWidth, inputHeight: inputHeight, channels: channels,
+                                   output: output, outputWidth: outputWidth, outputHeight: outputHeight,
+                                   alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        case let .concatenate(outer, slices):
+            var out = output
+            for block in 0..<outer {
+                for (input, length) in zip(inputs, slices) {
+                    out.update(from: input + block * length, count: length)
+                    out += length
+                }
+            }
+        }
+    }
+
+    /// Copies the input into the (already zeroed) output at offset `before`, one innermost row at a time.
+    private static func pad(input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
+                            outputShape: [Int], before: [Int]) {
+        let rank = inputShape.count
+        let rowLength = inputShape[rank - 1]
+        let rows = inputShape.dropLast().reduce(1, *)
+        for row in 0..<rows {
+            var remainder = row, outputOffset = before[rank - 1], span = outputShape[rank - 1]
+            for dimension in stride(from: rank - 2, through: 0, by: -1) {
+                let index = remainder % inputShape[dimension]
+                remainder /= inputShape[dimension]
+                outputOffset += (index + before[dimension]) * span
+                span *= outputShape[dimension]
+            }
+            (output + outputOffset).update(from: input + row * rowLength, count: rowLength)
+        }
+    }
+}
+
+/// A step before memory exists: tensors named by their places.
+struct PlannedStep {
+    var kind: Step.Kind
+    var bounds: Bounds
+    var inputs: [Place]
+    var output: Place
+    var weights: Place?
+    var bias: Place?
+
+    func resolve(_ pointer: (Place) -> UnsafeMutablePointer<Float>) -> Step {
+        Step(kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
+             weights: weights.map(pointer), bias: bias.map(pointer))
+    }
+}

@@ -1,0 +1,326 @@
+/// The arithmetic of each operator on float32 NHWC tensors (batch 1), on raw
+/// pointers into buffers the interpreter allocated once. Channels are the
+/// innermost dimension, so the loops run over channels eight at a time.
+typealias Vector = SIMD8<Float>
+
+/// Clamping bounds that implement a fused activation.
+struct Bounds {
+    var lower: Float
+    var upper: Float
+
+    init(_ activation: Activation) {
+        switch activation {
+        case .none: (lower, upper) = (-.infinity, .infinity)
+        case .relu: (lower, upper) = (0, .infinity)
+        case .relu6: (lower, upper) = (0, 6)
+        case .reluMinusOneToOne: (lower, upper) = (-1, 1)
+        }
+    }
+
+    @inline(__always) func apply(_ value: Vector) -> Vector {
+        value.clamped(lowerBound: Vector(repeating: lower), upperBound: Vector(repeating: upper))
+    }
+
+    @inline(__always) func apply(_ value: Float) -> Float { min(max(value, lower), upper) }
+}
+
+@inline(__always) func load(_ pointer: UnsafePointer<Float>) -> Vector {
+    UnsafeRawPointer(pointer).loadUnaligned(as: Vector.self)
+}
+
+@inline(__always) func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: Vector.self)
+}
+
+/// Stores the first `count` lanes of `value` (the tail of a channel row).
+@inline(__always) func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    for lane in 0..<count { pointer[lane] = value[lane] }
+}
+
+/// The geometry of a 2-D window over an NHWC tensor, with TFLite's padding rules.
+struct WindowGeometry {
+    var inputWidth, inputHeight, outputWidth, outputHeight: Int
+    var window: Window
+    /// Zeros before the first input column/row (SAME puts the odd one after).
+    var padLeft, padTop: Int
+
+    init(inputWidth: Int, inputHeight: Int, window: Window) {
+        self.inputWidth = inputWidth
+        self.inputHeight = inputHeight
+        self.window = window
+        func size(_ input: Int, _ kernel: Int, _ stride: Int) -> (output: Int, padBefore: Int) {
+            switch window.padding {
+            case .valid: return ((input - kernel) / stride + 1, 0)
+            case .same:
+                let output = (input + stride - 1) / stride
+                return (output, max((output - 1) * stride + kernel - input, 0) / 2)
+            }
+        }
+        (outputWidth, padLeft) = size(inputWidth, window.width, window.strideX)
+        (outputHeight, padTop) = size(inputHeight, window.height, window.strideY)
+    }
+
+    /// The kernel rows (or columns) that land inside the input for output row `y` (column).
+    @inline(__always) func taps(output: Int, stride: Int, pad: Int, kernel: Int, input: Int) -> (origin: Int, range: Range<Int>) {
+        let origin = output * stride - pad
+        return (origin, max(0, -origin)..<min(kernel, input - origin))
+    }
+}
+
+enum Kernels {
+    /// 1x1 convolution, stride 1: a matrix product of `pixels` x `inputChannels`
+    /// by the repacked weights `inputChannels` x `paddedOutputChannels` (rows padded
+    /// to a multiple of 8), plus bias. Four pixels by sixteen channels per step.
+    static func pointwiseConvolution(
+        input: UnsafePointer<Float>, pixels: Int, inputChannels: Int,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+    ) {
+        let stride = paddedOutputChannels
+        var channel = 0
+        while channel < outputChannels {
+            let wide = outputChannels - channel >= 16
+            let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
+            var pixel = 0
+            while pixel + 4 <= pixels {
+                var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
+                let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
+                let row2 = row1 + inputChannels, row3 = row2 + inputChannels
+                var w = weights + channel
+                if wide {
+                    for k in 0..<inputChannels {
+                        let w0 = load(w), w1 = load(w + 8)
+                        let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
+                        let x2 = Vector(repeating: row2[k]), x3 = Vector(repeating: row3[k])
+                        a00.addProduct(x0, w0); a01.addProduct(x0, w1)
+                        a10.addProduct(x1, w0); a11.addProduct(x1, w1)
+                        a20.addProduct(x2, w0); a21.addProduct(x2, w1)
+                        a30.addProduct(x3, w0); a31.addProduct(x3, w1)
+                        w += stride
+                    }
+                } else {
+                    for k in 0..<inputChannels {
+                        let w0 = load(w)
+                        a00.addProduct(Vector(repeating: row0[k]), w0)
+                        a10.addProduct(Vector(repeating: row1[k]), w0)
+                        a20.addProduct(Vector(repeating: row2[k]), w0)
+                        a30.addProduct(Vector(repeating: row3[k]), w0)
+                        w += stride
+                    }
+                }
+                let out = output + pixel * outputChannels + channel
+                write(bounds.apply(a00), bounds.apply(a01), to: out, remaining: outputChannels - channel)
+                write(bounds.apply(a10), bounds.apply(a11), to: out + outputChannels, remaining: outputChannels - channel)
+                write(bounds.apply(a20), bounds.apply(a21), to: out + 2 * outputChannels, remaining: outputChannels - channel)
+                write(bounds.apply(a30), bounds.apply(a31), to: out + 3 * outputChannels, remaining: outputChannels - channel)
+                pixel += 4
+            }
+            while pixel < pixels {
+                var a0 = b0, a1 = b1
+                let row = input + pixel * inputChannels
+                var w = weights + channel
+                for k in 0..<inputChannels {
+                    let x = Vector(repeating: row[k])
+                    a0.addProduct(x, load(w))
+                    if wide { a1.addProduct(x, load(w + 8)) }
+                    w += stride
+                }
+                write(bounds.apply(a0), bounds.apply(a1), to: output + pixel * outputChannels + channel,
+                      remaining: outputChannels - channel)
+                pixel += 1
+            }
+            channel += wide ? 16 : 8
+        }
+    }
+
+    /// Writes up to sixteen channels: both vectors when 16 or more remain, else the first `remaining` lanes.
+    @inline(__always) private static func write(_ low: Vector, _ high: Vector, to pointer: UnsafeMutablePointer<Float>, remaining: Int) {
+        if remaining >= 16 {
+            store(low, pointer)
+            store(high, pointer + 8)
+        } else if remaining >= 8 {
+            store(low, pointer)
+        } else {
+            store(low, pointer, count: remaining)
+        }
+    }
+
+    /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels].
+    static func convolution(
+        input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+    ) {
+        let w = g.window
+        for y in 0..<g.outputHeight {
+            let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+            for x in 0..<g.outputWidth {
+                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+                let out = output + (y * g.outputWidth + x) * outputChannels
+                var channel = 0
+                while channel < outputChannels {
+                    var sum = load(bias + channel)
+                    for ky in rows.range {
+                        for kx in columns.range {
+                            let pixel = input + ((rows.origin + ky) * g.inputWidth + columns.origin + kx) * inputChannels
+                            var tap = weights + ((ky * w.width + kx) * inputChannels) * paddedOutputChannels + channel
+                            for k in 0..<inputChannels {
+                                sum.addProduct(Vector(repeating: pixel[k]), load(tap))
+                                tap += paddedOutputChannels
+                            }
+                        }
+                    }
+                    let remaining = outputChannels - channel
+                    if remaining >= 8 { store(bounds.apply(sum), out + channel) } else { store(bounds.apply(sum), out + channel, count: remaining) }
+                    channel += 8
+                }
+            }
+        }
+    }
+
+    /// Depthwise convolution with multiplier 1: weights [kh][kw][channels], bias [channels].
+    static func depthwiseConvolution(
+        input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
+        let w = g.window
+        let vectorEnd = channels & ~7
+        for y in 0..<g.outputHeight {
+            let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+            for x in 0..<g.outputWidth {
+                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+                let out = output + (y * g.outputWidth + x) * channels
+                let origin = input + (rows.origin * g.inputWidth + columns.origin) * channels
+                var channel = 0
+                while channel < vectorEnd {
+                    var sum = load(bias + channel)
+                    for ky in rows.range {
+                        for kx in columns.range {
+                            sum.addProduct(load(origin + (ky * g.inputWidth + kx) * channels + channel),
+                                           load(weights + (ky * w.width + kx) * channels + channel))
+                        }
+                    }
+                    store(bounds.apply(sum), out + channel)
+                    channel += 8
+                }
+                while channel < channels {
+                    var sum = bias[channel]
+                    for ky in rows.range {
+                        for kx in columns.range {
+                            sum += origin[(ky * g.inputWidth + kx) * channels + channel] * weights[(ky * w.width + kx) * channels + channel]
+                        }
+                    }
+                    out[channel] = bounds.apply(sum)
+                    channel += 1
+                }
+            }
+        }
+    }
+
+    /// Depthwise convolution with any multiplier: output channel c reads input channel c / multiplier.
+    static func depthwiseConvolution(
+        input: UnsafePointer<Float>, inputChannels: Int, multiplier: Int, geometry g: WindowGeometry,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
+        let w = g.window
+        let outputChannels = inputChannels * multiplier
+        for y in 0..<g.outputHeight {
+            let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+            for x in 0..<g.outputWidth {
+                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+                for channel in 0..<outputChannels {
+                    var sum = bias[channel]
+                    for ky in rows.range {
+                        for kx in columns.range {
+                            let pixel = ((rows.origin + ky) * g.inputWidth + columns.origin + kx) * inputChannels
+                            sum += input[pixel + channel / multiplier] * weights[(ky * w.width + kx) * outputChannels + channel]
+                        }
+                    }
+                    output[(y * g.outputWidth + x) * outputChannels + channel] = bounds.apply(sum)
+                }
+            }
+        }
+    }
+
+    /// Max pooling; cells outside the input are ignored, as in TFLite.
+    static func maxPool(input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry,
+                        output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+        let w = g.window
+        for y in 0..<g.outputHeight {
+            let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+            for x in 0..<g.outputWidth {
+                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+                let out = output + (y * g.outputWidth + x) * channels
+                for channel in 0..<channels { out[channel] = -.infinity }
+                for ky in rows.range {
+                    for kx in columns.range {
+                        let pixel = input + ((rows.origin + ky) * g.inputWidth + columns.origin + kx) * channels
+                        for channel in 0..<channels { out[channel] = max(out[channel], pixel[channel]) }
+                    }
+                }
+                for channel in 0..<channels { out[channel] = bounds.apply(out[channel]) }
+            }
+        }
+    }
+
+    /// Element-wise sum of two tensors of the same shape.
+    static func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
+                    output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+        var index = 0
+        while index + 8 <= count {
+            store(bounds.apply(load(a + index) + load(b + index)), output + index)
+            index += 8
+        }
+        while index < count {
+            output[index] = bounds.apply(a[index] + b[index])
+            index += 1
+        }
+    }
+
+    /// Clamps every element (RELU and friends as separate operators).
+    static func clamp(_ input: UnsafePointer<Float>, count: Int, output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+        var index = 0
+        while index + 8 <= count {
+            store(bounds.apply(load(input + index)), output + index)
+            index += 8
+        }
+        while index < count {
+            output[index] = bounds.apply(input[index])
+            index += 1
+        }
+    }
+
+    /// Bilinear resize of an NHWC tensor with TFLite's sampling rules
+    /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers).
+    static func resizeBilinear(input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
+                               output: UnsafeMutablePointer<Float>, outputWidth: Int, outputHeight: Int,
+                               alignCorners: Bool, halfPixelCenters: Bool) {
+        func scale(_ input: Int, _ output: Int) -> Float {
+            alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
+        }
+        func sample(_ value: Int, _ scale: Float, _ size: Int) -> (position: Float, lower: Int, upper: Int) {
+            let position = halfPixelCenters ? (Float(value) + 0.5) * scale - 0.5 : Float(value) * scale
+            return (position, max(Int(position.rounded(.down)), 0), min(Int(position.rounded(.up)), size - 1))
+        }
+        let scaleY = scale(inputHeight, outputHeight), scaleX = scale(inputWidth, outputWidth)
+        for y in 0..<outputHeight {
+            let sy = sample(y, scaleY, inputHeight)
+            let dy = sy.position - Float(sy.lower)
+            for x in 0..<outputWidth {
+                let sx = sample(x, scaleX, inputWidth)
+                let dx = sx.position - Float(sx.lower)
+                let topLeft = input + (sy.lower * inputWidth + sx.lower) * channels
+                let topRight = input + (sy.lower * inputWidth + sx.upper) * channels
+                let bottomLeft = input + (sy.upper * inputWidth + sx.lower) * channels
+                let bottomRight = input + (sy.upper * inputWidth + sx.upper) * channels
+                let out = output + (y * outputWidth + x) * channels
+                for channel in 0..<channels {
+                    out[channel] = topLeft[channel] * (1 - dy) * (1 - dx) + bottomLeft[channel] * dy * (1 - dx)
+                        + topRight[channel] * (1 - dy) * dx + bottomRight[channel] * dy * dx
+                }
+            }
+        }
+    }
+}

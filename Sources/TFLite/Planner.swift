@@ -1,0 +1,331 @@
+/// Turns a model into steps: checks every operator's shapes against the
+/// file, folds constant DEQUANTIZE ops, repacks weights and gives every
+/// intermediate tensor a place in the arena (reusing dead tensors' space).
+struct Planner {
+    struct Plan {
+        var steps: [PlannedStep]
+        var constants: [Float]
+        var arenaSize: Int
+        var input: Place
+        var outputs: [Place]
+    }
+
+    let model: TFLiteModel
+    let path: String
+    private var constants: [Float] = []
+    /// Float values of constant tensors, by tensor index (after DEQUANTIZE folding).
+    private var constantValues: [Int: [Float]] = [:]
+    private var places: [Int: Place] = [:]
+    private var arena = ArenaAllocator()
+
+    init(model: TFLiteModel, path: String) {
+        self.model = model
+        self.path = path
+    }
+
+    private func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: reason) }
+
+    mutating func plan() throws(ModelError) -> Plan {
+        guard model.inputs.count == 1, !model.outputs.isEmpty else {
+            throw fail("has \(model.inputs.count) inputs and \(model.outputs.count) outputs; expected one input")
+        }
+        for (index, tensor) in model.tensors.enumerated() {
+            guard let data = tensor.data else { continue }
+            switch tensor.type {
+            case .float32: constantValues[index] = Self.floats(data)
+            case .float16: constantValues[index] = Self.halfFloats(data)
+            case .int32: break
+            }
+        }
+        let input = model.inputs[0]
+        guard model.tensors[input].type == .float32, model.tensors[input].shape.first == 1 else {
+            throw fail("its input is not a float32 tensor with batch 1")
+        }
+        places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
+
+        var lastUse: [Int: Int] = [:]
+        for (index, op) in model.operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
+        for output in model.outputs { lastUse[output] = Int.max }
+
+        var steps: [PlannedStep] = []
+        for (index, op) in model.operators.enumerated() {
+            if let step = try prepare(op) { steps.append(step) }
+            for tensor in Set(op.inputs) where tensor >= 0 && lastUse[tensor] == index {
+                if case .arena(let offset) = places[tensor] { arena.free(offset) }
+            }
+        }
+        let outputs = try model.outputs.map { output throws(ModelError) -> Place in
+            if let place = places[output] { return place }
+            throw fail("output tensor \(model.tensors[output].name) is never computed")
+        }
+        return Plan(steps: steps, constants: constants, arenaSize: arena.size, input: places[input]!, outputs: outputs)
+    }
+
+    // MARK: Operators
+
+    private mutating func prepare(_ op: OperatorDescription) throws(ModelError) -> PlannedStep? {
+        guard op.outputs.count == 1 else { throw fail("an operator with \(op.outputs.count) outputs is not supported") }
+        let outputIndex = op.outputs[0]
+        let output = model.tensors[outputIndex]
+        guard output.type == .float32 else { throw fail("tensor \(output.name) is not float32") }
+
+        if case .dequantize = op.operation {
+            guard let values = constantValues[op.inputs[0]] else {
+                throw fail("DEQUANTIZE of a computed tensor (\(output.name)) is not supported; only constant fp16 weights")
+            }
+            constantValues[outputIndex] = values
+            return nil
+        }
+
+        let inputShapes = try op.inputs.prefix(1).map { index throws(ModelError) in try shape(of: index) }
+        let shape0 = inputShapes[0]
+        let expected = output.shape
+        func check(_ computed: [Int]) throws(ModelError) {
+            guard computed == expected else {
+                throw fail("tensor \(output.name) should be \(computed) by the operator's inputs but the file says \(expected)")
+            }
+        }
+        func rank4(_ shape: [Int], _ what: String) throws(ModelError) -> (height: Int, width: Int, channels: Int) {
+            guard shape.count == 4, shape[0] == 1 else { throw fail("\(what) needs a [1, h, w, c] tensor, got \(shape)") }
+            return (shape[1], shape[2], shape[3])
+        }
+        let inputPlaces = try op.inputs.map { index throws(ModelError) in try place(of: index) }
+        var kind: Step.Kind
+        var bounds = Bounds(.none)
+        var weights: Place?, bias: Place?
+
+        switch op.operation {
+        case let .conv2D(window, activation):
+            let (height, width, inputChannels) = try rank4(shape0, "CONV_2D")
+            let filterShape = model.tensors[op.inputs[1]].shape
+            guard filterShape.count == 4, filterShape[3] == inputChannels else {
+                throw fail("CONV_2D filter \(filterShape) does not fit input \(shape0)")
+            }
+            let (outputChannels, kernelHeight, kernelWidth) = (filterShape[0], filterShape[1], filterShape[2])
+            var full = window
+            (full.width, full.height) = (kernelWidth, kernelHeight)
+            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
+            try check([1, geometry.outputHeight, geometry.outputWidth, outputChannels])
+            let padded = (outputChannels + 7) / 8 * 8
+            let filter = try constant(op.inputs[1], "CONV_2D filter")
+            var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
+            for o in 0..<outputChannels {
+                for tap in 0..<(kernelHeight * kernelWidth) {
+                    for i in 0..<inputChannels {
+                        packed[(tap * inputChannels + i) * padded + o] = filter[(o * kernelHeight * kernelWidth + tap) * inputChannels + i]
+                    }
+                }
+            }
+            weights = store(packed)
+            bias = store(try biasValues(op, count: outputChannels, padded: padded))
+            bounds = Bounds(activation)
+            if kernelWidth == 1, kernelHeight == 1, window.strideX == 1, window.strideY == 1 {
+                kind = .pointwise(pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
+                                  outputChannels: outputChannels)
+            } else {
+                kind = .convolution(geometry, inputChannels: inputChannels, paddedOutputChannels: padded,
+                                    outputChannels: outputChannels)
+            }
+        case let .depthwiseConv2D(window, multiplier, activation):
+            let (height, width, inputChannels) = try rank4(shape0, "DEPTHWISE_CONV_2D")
+            let filterShape = model.tensors[op.inputs[1]].shape
+            guard multiplier >= 1, filterShape.count == 4, filterShape[0] == 1, filterShape[3] == inputChannels * multiplier else {
+                throw fail("DEPTHWISE_CONV_2D filter \(filterShape) does not fit input \(shape0) with multiplier \(multiplier)")
+            }
+            var full = window
+            (full.width, full.height) = (filterShape[2], filterShape[1])
+            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
+            try check([1, geometry.outputHeight, geometry.outputWidth, filterShape[3]])
+            weights = store(try constant(op.inputs[1], "DEPTHWISE_CONV_2D filter"))
+            bias = store(try biasValues(op, count: filterShape[3], padded: filterShape[3]))
+            bounds = Bounds(activation)
+            kind = multiplier == 1 ? .depthwise(geometry, channels: inputChannels)
+                : .depthwiseMultiplier(geometry, inputChannels: inputChannels, multiplier: multiplier)
+        case let .maxPool2D(window, activation):
+            let (height, width, channels) = try rank4(shape0, "MAX_POOL_2D")
+            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: window)
+            try check([1, geometry.outputHeight, geometry.outputWidth, channels])
+            bounds = Bounds(activation)
+            kind = .maxPool(geometry, channels: channels)
+        case let .add(activation):
+            guard op.inputs.count == 2, try shape(of: op.inputs[1]) == shape0 else {
+                throw fail("ADD of tensors with different shapes (broadcasting) is not supported")
+            }
+            try check(shape0)
+            bounds = Bounds(activation)
+            kind = .add(count: output.elementCount)
+        case .relu:
+            try check(shape0)
+            bounds = Bounds(.relu)
+            kind = .clamp(count: output.elementCount)
+        case .reshape:
+            guard expected.reduce(1, *) == shape0.reduce(1, *) else {
+                throw fail("RESHAPE of \(shape0) to \(expected) changes the element count")
+            }
+            kind = .copy(count: output.elementCount)
+        case .pad:
+            let paddings = try integers(op.inputs[1], "PAD paddings")
+            guard paddings.count == 2 * shape0.count, paddings.allSatisfy({ $0 >= 0 }) else {
+                throw fail("PAD paddings \(paddings) do not fit input \(shape0)")
+            }
+            let before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
+            try check(shape0.indices.map { shape0[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] })
+            kind = .pad(inputShape: shape0, outputShape: expected, before: before)
+        case let .resizeBilinear(alignCorners, halfPixelCenters):
+            let (height, width, channels) = try rank4(shape0, "RESIZE_BILINEAR")
+            let size = try integers(op.inputs[1], "RESIZE_BILINEAR size")
+            guard size.count == 2, size.allSatisfy({ $0 > 0 }) else { throw fail("RESIZE_BILINEAR size \(size) is not a size") }
+            try check([1, size[0], size[1], channels])
+            kind = .resize(inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1],
+                           outputHeight: size[0], alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        case let .concatenation(axis, activation):
+            let shapes = try op.inputs.map { index throws(ModelError) in try shape(of: index) }
+            let rank = shape0.count
+            let axis = axis < 0 ? axis + rank : axis
+            guard (0..<rank).contains(axis), shapes.allSatisfy({ $0.count == rank }),
+                  shapes.allSatisfy({ shape in (0..<rank).allSatisfy { $0 == axis || shape[$0] == shape0[$0] } }) else {
+                throw fail("CONCATENATION of \(shapes) on axis \(axis) is not possible")
+            }
+            var concatenated = shape0
+            concatenated[axis] = shapes.map { $0[axis] }.reduce(0, +)
+            try check(concatenated)
+            guard activation == .none else { throw fail("CONCATENATION with a fused activation is not supported") }
+            kind = .concatenate(outer: shape0.prefix(axis).reduce(1, *), slices: shapes.map { $0[axis...].reduce(1, *) })
+        case .dequantize:
+            fatalError("handled above")
+        }
+        let outputPlace = Place.arena(arena.allocate(output.elementCount))
+        places[outputIndex] = outputPlace
+        let tensorInputs: [Place] = switch op.operation {
+        case .conv2D, .depthwiseConv2D, .pad, .resizeBilinear, .reshape: [inputPlaces[0]]
+        default: inputPlaces
+        }
+        return PlannedStep(kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias)
+    }
+
+    // MARK: Tensors
+
+    private func shape(of index: Int) throws(ModelError) -> [Int] {
+        guard index >= 0 else { throw fail("an operator lacks a required input") }
+        return model.tensors[index].shape
+    }
+
+    /// Where a float input lives; constants are copied into the constant area on first use.
+    private mutating func place(of index: Int) throws(ModelError) -> Place {
+        if index < 0 { return .constant(0) }
+        if let place = places[index] { return place }
+        if let values = constantValues[index] {
+            let place = store(values)
+            places[index] = place
+            return place
+        }
+        if model.tensors[index].type == .int32 { return .constant(0) }
+        throw fail("tensor \(model.tensors[index].name) is read before any operator computes it")
+    }
+
+    private func constant(_ index: Int, _ what: String) throws(ModelError) -> [Float] {
+        guard index >= 0, let values = constantValues[index] else { throw fail("\(what) is not a constant tensor") }
+        return values
+    }
+
+    private func biasValues(_ op: OperatorDescription, count: Int, padded: Int) throws(ModelError) -> [Float] {
+        var values = [Float](repeating: 0, count: padded)
+        if op.inputs.count > 2, op.inputs[2] >= 0 {
+            let bias = try constant(op.inputs[2], "bias")
+            guard bias.count == count else { throw fail("a bias has \(bias.count) values for \(count) channels") }
+            values.replaceSubrange(0..<count, with: bias)
+        }
+        return values
+    }
+
+    private func integers(_ index: Int, _ what: String) throws(ModelError) -> [Int] {
+        guard index >= 0, model.tensors[index].type == .int32, let data = model.tensors[index].data else {
+            throw fail("\(what) is not a constant int32 tensor")
+        }
+        return stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
+            Int(Int32(bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
+                        | UInt32(data[offset + 3]) << 24))
+        }
+    }
+
+    private mutating func store(_ values: [Float]) -> Place {
+        let place = Place.constant(constants.count)
+        constants.append(contentsOf: values)
+        // Keep every constant block 32-byte aligned relative to the start.
+        constants.append(contentsOf: repeatElement(0, count: (8 - constants.count % 8) % 8))
+        return place
+    }
+
+    static func floats(_ data: ArraySlice<UInt8>) -> [Float] {
+        stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
+            Float(bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
+                    | UInt32(data[offset + 3]) << 24)
+        }
+    }
+
+    static func halfFloats(_ data: ArraySlice<UInt8>) -> [Float] {
+        stride(from: data.startIndex, to: data.endIndex, by: 2).map { offset in
+            floatFromHalf(UInt16(data[offset]) | UInt16(data[offset + 1]) << 8)
+        }
+    }
+}
+
+/// IEEE 754 binary16 to binary32, including subnormals, infinities and NaN.
+func floatFromHalf(_ bits: UInt16) -> Float {
+    let sign = UInt32(bits & 0x8000) << 16
+    let exponent = Int(bits >> 10) & 0x1F
+    let mantissa = UInt32(bits & 0x3FF)
+    switch exponent {
+    case 0:
+        let magnitude = Float(mantissa) * 0x1p-24
+        return sign == 0 ? magnitude : -magnitude
+    case 31:
+        return Float(bitPattern: sign | 0x7F80_0000 | mantissa << 13)
+    default:
+        return Float(bitPattern: sign | UInt32(exponent - 15 + 127) << 23 | mantissa << 13)
+    }
+}
+
+/// Offsets in a growing arena of floats, with freed blocks reused best-fit.
+struct ArenaAllocator {
+    /// The most the arena ever held: its size.
+    private(set) var size = 0
+    private var end = 0
+    private var free: [(offset: Int, count: Int)] = []
+    private var allocated: [Int: Int] = [:]
+
+    mutating func allocate(_ count: Int) -> Int {
+        let rounded = (count + 7) / 8 * 8
+        let fitting = free.indices.filter { free[$0].count >= rounded }
+        if let best = fitting.min(by: { free[$0].count < free[$1].count }) {
+            let block = free[best]
+            if block.count == rounded { free.remove(at: best) } else { free[best] = (block.offset + rounded, block.count - rounded) }
+            allocated[block.offset] = rounded
+            return block.offset
+        }
+        let offset = end
+        end += rounded
+        size = max(size, end)
+        allocated[offset] = rounded
+        return offset
+    }
+
+    mutating func free(_ offset: Int) {
+        guard let count = allocated.removeValue(forKey: offset) else { return }
+        free.append((offset, count))
+        free.sort { $0.offset < $1.offset }
+        var merged: [(offset: Int, count: Int)] = []
+        for block in free {
+            if let last = merged.last, last.offset + last.count == block.offset {
+                merged[merged.count - 1].count += block.count
+            } else {
+                merged.append(block)
+            }
+        }
+        if let last = merged.last, last.offset + last.count == end {
+            end = last.offset
+            merged.removeLast()
+        }
+        free = merged
+    }
+}

