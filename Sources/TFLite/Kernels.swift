@@ -17,8 +17,12 @@ struct Bounds {
         }
     }
 
+    /// (`replacing(with:where:)` compiles to vmaxps/vminps; the standard
+    /// library's `clamped` and `pointwiseMax` go lane by lane through a call.)
     @inline(__always) func apply(_ value: Vector) -> Vector {
-        value.clamped(lowerBound: Vector(repeating: lower), upperBound: Vector(repeating: upper))
+        let low = Vector(repeating: lower), high = Vector(repeating: upper)
+        let raised = value.replacing(with: low, where: value .< low)
+        return raised.replacing(with: high, where: raised .> high)
     }
 
     @inline(__always) func apply(_ value: Float) -> Float { min(max(value, lower), upper) }
@@ -82,6 +86,34 @@ enum Kernels {
             let wide = outputChannels - channel >= 16
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
             var pixel = 0
+            // Eight channels only: eight pixels at a time, so that eight sums are in flight.
+            while !wide, pixel + 8 <= pixels {
+                var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0, a7 = b0
+                let row = input + pixel * inputChannels
+                var w = weights + channel
+                for k in 0..<inputChannels {
+                    let w0 = load(w)
+                    a0.addProduct(Vector(repeating: row[k]), w0)
+                    a1.addProduct(Vector(repeating: row[inputChannels + k]), w0)
+                    a2.addProduct(Vector(repeating: row[2 * inputChannels + k]), w0)
+                    a3.addProduct(Vector(repeating: row[3 * inputChannels + k]), w0)
+                    a4.addProduct(Vector(repeating: row[4 * inputChannels + k]), w0)
+                    a5.addProduct(Vector(repeating: row[5 * inputChannels + k]), w0)
+                    a6.addProduct(Vector(repeating: row[6 * inputChannels + k]), w0)
+                    a7.addProduct(Vector(repeating: row[7 * inputChannels + k]), w0)
+                    w += stride
+                }
+                let out = output + pixel * outputChannels
+                write(bounds.apply(a0), to: out, channel: channel, of: outputChannels)
+                write(bounds.apply(a1), to: out + outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a2), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a3), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a4), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a5), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a6), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
+                write(bounds.apply(a7), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
+                pixel += 8
+            }
             while pixel + 4 <= pixels {
                 var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
                 let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
@@ -145,7 +177,13 @@ enum Kernels {
         }
     }
 
-    /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels].
+    /// Stores eight channels from `channel` on, fewer at the end of the row, none past it.
+    @inline(__always) private static func write(_ value: Vector, to pixel: UnsafeMutablePointer<Float>, channel: Int, of channels: Int) {
+        if channels - channel >= 8 { store(value, pixel + channel) } else if channel < channels { store(value, pixel + channel, count: channels - channel) }
+    }
+
+    /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels]:
+    /// per output pixel, each input value is broadcast once into up to 32 channels' sums.
     static func convolution(
         input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
@@ -159,26 +197,38 @@ enum Kernels {
                 let out = output + (y * g.outputWidth + x) * outputChannels
                 var channel = 0
                 while channel < outputChannels {
-                    var sum = load(bias + channel)
+                    let blocks = min(4, (paddedOutputChannels - channel) / 8)
+                    var s0 = load(bias + channel)
+                    var s1 = blocks > 1 ? load(bias + channel + 8) : Vector()
+                    var s2 = blocks > 2 ? load(bias + channel + 16) : Vector()
+                    var s3 = blocks > 3 ? load(bias + channel + 24) : Vector()
                     for ky in rows.range {
                         for kx in columns.range {
                             let pixel = input + ((rows.origin + ky) * g.inputWidth + columns.origin + kx) * inputChannels
                             var tap = weights + ((ky * w.width + kx) * inputChannels) * paddedOutputChannels + channel
                             for k in 0..<inputChannels {
-                                sum.addProduct(Vector(repeating: pixel[k]), load(tap))
+                                let value = Vector(repeating: pixel[k])
+                                s0.addProduct(value, load(tap))
+                                if blocks > 1 { s1.addProduct(value, load(tap + 8)) }
+                                if blocks > 2 { s2.addProduct(value, load(tap + 16)) }
+                                if blocks > 3 { s3.addProduct(value, load(tap + 24)) }
                                 tap += paddedOutputChannels
                             }
                         }
                     }
-                    let remaining = outputChannels - channel
-                    if remaining >= 8 { store(bounds.apply(sum), out + channel) } else { store(bounds.apply(sum), out + channel, count: remaining) }
-                    channel += 8
+                    write(bounds.apply(s0), to: out, channel: channel, of: outputChannels)
+                    if blocks > 1 { write(bounds.apply(s1), to: out, channel: channel + 8, of: outputChannels) }
+                    if blocks > 2 { write(bounds.apply(s2), to: out, channel: channel + 16, of: outputChannels) }
+                    if blocks > 3 { write(bounds.apply(s3), to: out, channel: channel + 24, of: outputChannels) }
+                    channel += 8 * blocks
                 }
             }
         }
     }
 
     /// Depthwise convolution with multiplier 1: weights [kh][kw][channels], bias [channels].
+    /// 3x3 windows wholly inside the input keep their nine weight vectors in registers
+    /// along the row; border pixels and odd channel tails take the general path.
     static func depthwiseConvolution(
         input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
@@ -186,35 +236,85 @@ enum Kernels {
     ) {
         let w = g.window
         let vectorEnd = channels & ~7
+        // Output columns whose window lies wholly inside the input.
+        let firstInside = min((g.padLeft + w.strideX - 1) / w.strideX, g.outputWidth)
+        let endInside = max(min(g.inputWidth + g.padLeft - w.width >= 0 ? (g.inputWidth + g.padLeft - w.width) / w.strideX + 1 : 0,
+                                g.outputWidth), firstInside)
+        let rowStride = g.inputWidth * channels
         for y in 0..<g.outputHeight {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
-            for x in 0..<g.outputWidth {
-                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
-                let out = output + (y * g.outputWidth + x) * channels
-                let origin = input + (rows.origin * g.inputWidth + columns.origin) * channels
-                var channel = 0
-                while channel < vectorEnd {
-                    var sum = load(bias + channel)
-                    for ky in rows.range {
-                        for kx in columns.range {
-                            sum.addProduct(load(origin + (ky * g.inputWidth + kx) * channels + channel),
-                                           load(weights + (ky * w.width + kx) * channels + channel))
-                        }
-                    }
-                    store(bounds.apply(sum), out + channel)
-                    channel += 8
+            let fast = w.width == 3 && w.height == 3 && rows.range == 0..<3
+            for x in 0..<g.outputWidth where !fast || x < firstInside || x >= endInside {
+                depthwisePixel(x: x, rows: rows, input: input, channels: channels, from: 0, geometry: g, weights: weights,
+                               bias: bias, output: output, bounds: bounds)
+            }
+            guard fast else { continue }
+            let outputRow = output + y * g.outputWidth * channels
+            var channel = 0
+            while channel < vectorEnd {
+                let k = weights + channel
+                let w00 = load(k), w01 = load(k + channels), w02 = load(k + 2 * channels)
+                let w10 = load(k + 3 * channels), w11 = load(k + 4 * channels), w12 = load(k + 5 * channels)
+                let w20 = load(k + 6 * channels), w21 = load(k + 7 * channels), w22 = load(k + 8 * channels)
+                let b = load(bias + channel)
+                for x in firstInside..<endInside {
+                    let top = input + (rows.origin * g.inputWidth + x * w.strideX - g.padLeft) * channels + channel
+                    let middle = top + rowStride, bottom = middle + rowStride
+                    var sum = b
+                    sum.addProduct(load(top), w00)
+                    sum.addProduct(load(top + channels), w01)
+                    sum.addProduct(load(top + 2 * channels), w02)
+                    sum.addProduct(load(middle), w10)
+                    sum.addProduct(load(middle + channels), w11)
+                    sum.addProduct(load(middle + 2 * channels), w12)
+                    sum.addProduct(load(bottom), w20)
+                    sum.addProduct(load(bottom + channels), w21)
+                    sum.addProduct(load(bottom + 2 * channels), w22)
+                    store(bounds.apply(sum), outputRow + x * channels + channel)
                 }
-                while channel < channels {
-                    var sum = bias[channel]
-                    for ky in rows.range {
-                        for kx in columns.range {
-                            sum += origin[(ky * g.inputWidth + kx) * channels + channel] * weights[(ky * w.width + kx) * channels + channel]
-                        }
-                    }
-                    out[channel] = bounds.apply(sum)
-                    channel += 1
+                channel += 8
+            }
+            if vectorEnd < channels {
+                for x in firstInside..<endInside {
+                    depthwisePixel(x: x, rows: rows, input: input, channels: channels, from: vectorEnd, geometry: g,
+                                   weights: weights, bias: bias, output: output, bounds: bounds)
                 }
             }
+        }
+    }
+
+    /// One output pixel of a depthwise convolution, channels `from` onwards, any window.
+    @inline(__always) private static func depthwisePixel(
+        x: Int, rows: (origin: Int, range: Range<Int>), input: UnsafePointer<Float>, channels: Int, from first: Int,
+        geometry g: WindowGeometry, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
+        let w = g.window
+        let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+        let y = (rows.origin + g.padTop) / w.strideY
+        let out = output + (y * g.outputWidth + x) * channels
+        let origin = input + (rows.origin * g.inputWidth + columns.origin) * channels
+        var channel = first
+        while channel + 8 <= channels {
+            var sum = load(bias + channel)
+            for ky in rows.range {
+                for kx in columns.range {
+                    sum.addProduct(load(origin + (ky * g.inputWidth + kx) * channels + channel),
+                                   load(weights + (ky * w.width + kx) * channels + channel))
+                }
+            }
+            store(bounds.apply(sum), out + channel)
+            channel += 8
+        }
+        while channel < channels {
+            var sum = bias[channel]
+            for ky in rows.range {
+                for kx in columns.range {
+                    sum += origin[(ky * g.inputWidth + kx) * channels + channel] * weights[(ky * w.width + kx) * channels + channel]
+                }
+            }
+            out[channel] = bounds.apply(sum)
+            channel += 1
         }
     }
 

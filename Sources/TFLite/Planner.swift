@@ -43,22 +43,55 @@ struct Planner {
         }
         places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
 
+        let (operators, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
         var lastUse: [Int: Int] = [:]
-        for (index, op) in model.operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
-        for output in model.outputs { lastUse[output] = Int.max }
+        for (index, op) in operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
+        for output in graphOutputs { lastUse[output] = Int.max }
 
         var steps: [PlannedStep] = []
-        for (index, op) in model.operators.enumerated() {
+        for (index, op) in operators.enumerated() {
             if let step = try prepare(op) { steps.append(step) }
             for tensor in Set(op.inputs) where tensor >= 0 && lastUse[tensor] == index {
                 if case .arena(let offset) = places[tensor] { arena.free(offset) }
             }
         }
-        let outputs = try model.outputs.map { output throws(ModelError) -> Place in
+        let outputs = try graphOutputs.map { output throws(ModelError) -> Place in
             if let place = places[output] { return place }
             throw fail("output tensor \(model.tensors[output].name) is never computed")
         }
         return Plan(steps: steps, constants: constants, arenaSize: arena.size, input: places[input]!, outputs: outputs)
+    }
+
+    /// Folds each RELU into the convolution or ADD before it when that result
+    /// feeds only the RELU: the producer clamps as it writes, the RELU goes,
+    /// and readers of the RELU's output read the producer's.
+    static func fusingRelu(_ operators: [OperatorDescription], outputs: [Int]) -> ([OperatorDescription], [Int]) {
+        var readers: [Int: Int] = [:]
+        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        var producer: [Int: Int] = [:]
+        for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
+        var fused = operators
+        var renamed: [Int: Int] = [:]
+        var dropped = Set<Int>()
+        for (index, op) in operators.enumerated() {
+            guard case .relu = op.operation, let source = op.inputs.first, readers[source] == 1, !outputs.contains(source),
+                  let producerIndex = producer[source] else { continue }
+            switch fused[producerIndex].operation {
+            case let .conv2D(window, .none): fused[producerIndex].operation = .conv2D(window, .relu)
+            case let .depthwiseConv2D(window, multiplier, .none):
+                fused[producerIndex].operation = .depthwiseConv2D(window, multiplier: multiplier, .relu)
+            case .add(.none): fused[producerIndex].operation = .add(.relu)
+            default: continue
+            }
+            renamed[op.outputs[0]] = source
+            dropped.insert(index)
+        }
+        let kept = fused.enumerated().filter { !dropped.contains($0.offset) }.map { entry in
+            var op = entry.element
+            op.inputs = op.inputs.map { renamed[$0] ?? $0 }
+            return op
+        }
+        return (kept, outputs.map { renamed[$0] ?? $0 })
     }
 
     // MARK: Operators
