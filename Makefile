@@ -40,7 +40,8 @@ test: setup firmware
 test-vm: release
 	tools/vm-test .build/release/sentry
 
-# libFuzzer on the cascade XML loader and the serial protocol, seeded from
+# libFuzzer on the cascade XML loader, the TFLite model reader/interpreter and
+# the serial protocol, seeded from
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
 # copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
@@ -48,7 +49,8 @@ FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sani
 fuzz-run:
 	$(FUZZ_BUILD) --product fuzz-cascade
 	$(FUZZ_BUILD) --product fuzz-protocol
-	for target in cascade protocol; do \
+	$(FUZZ_BUILD) --product fuzz-model
+	for target in cascade protocol model; do \
 		mkdir -p .cache/fuzz/$$target && \
 		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
 			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \

@@ -23,6 +23,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // Pure logic shared by the pipeline and the tests: no I/O at all.
@@ -58,12 +59,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
+        .executableTarget(
+            name: "count-allocations",
+            dependencies: ["FaceDetection", "Video", "SentryCore",
+                           .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
+            path: "Benchmarks/Allocations"
+        ),
         // libFuzzer targets (`make fuzz`); in a normal build they replay a corpus.
         .target(name: "FuzzSupport", path: "Fuzz/Support"),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "FuzzSupport"], path: "Fuzz/Cascade"),
+        .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "VideoTests", dependencies: ["Video"]),
+        .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),

@@ -76,6 +76,7 @@ public final class BlazeFaceDetector: FaceDetector {
     private var candidates: [Candidate] = []
     private var remaining: [Candidate] = []
     private var kept: [Candidate] = []
+    private var scoredFaces: [ScoredFace] = []
 
     /// A decoded box in letterbox coordinates (0...1).
     private struct Candidate {
@@ -121,10 +122,10 @@ public final class BlazeFaceDetector: FaceDetector {
         kept.reserveCapacity(anchors.count)
     }
 
-    public func detectFaces(in image: GrayImage) -> [Box] {
-        var faces: [ScoredFace] = []
-        detect(in: image, into: &faces)
-        return faces.map(\.box)
+    public func detectFaces(in image: GrayImage, into boxes: inout [Box]) {
+        detect(in: image, into: &scoredFaces)
+        boxes.removeAll(keepingCapacity: true)
+        for face in scoredFaces { boxes.append(face.box) }
     }
 
     /// The faces in `image` with their scores, best first, written into `faces`

@@ -55,10 +55,20 @@ public final class CascadeDetector: FaceDetector {
     /// rectangles as corner offsets into those tables.
     final class Scratch {
         var scaled: [UInt8] = []
+        var resize = LinearResize()
         var tables = IntegralImages()
         var featureOffsets: [Int32]
+        /// This thread's hits for all its scales, in scale order, with each scale's index.
+        var hits: [(scale: Int, box: Box)] = []
         init(featureCount: Int) { featureOffsets = [Int32](repeating: 0, count: featureCount * 12) }
     }
+
+    // Per-frame state kept between frames so that steady state allocates nothing.
+    private var scalesSize = (width: 0, height: 0)
+    private var cachedScales: [Float] = []
+    private var raw: [Box] = []
+    private var cursors: [Int] = []
+    private var grouping = RectangleGrouping()
 
     /// `threads` splits the scales between that many threads (the boxes do not change).
     public init(cascade: HaarCascade, parameters: CascadeParameters = CascadeParameters(), threads: Int = 1) {
@@ -128,48 +138,67 @@ public final class CascadeDetector: FaceDetector {
         return scales
     }
 
-    public func detectFaces(in image: GrayImage) -> [Box] {
-        RectangleGrouping.group(rawDetections(in: image), minNeighbors: parameters.minNeighbors)
+    public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
+        faces.removeAll(keepingCapacity: true)
+        collectRawDetections(in: image)
+        grouping.group(raw, minNeighbors: parameters.minNeighbors, into: &faces)
     }
 
     /// Every window the cascade accepts, before grouping, in scale order.
     public func rawDetections(in image: GrayImage) -> [Box] {
-        guard image.width >= cascade.windowWidth, image.height >= cascade.windowHeight else { return [] }
-        let scales = scales(width: image.width, height: image.height)
-        var hitsPerScale = [[Box]](repeating: [], count: scales.count)
-        if threads == 1 {
-            for (index, scale) in scales.enumerated() { hitsPerScale[index] = detect(in: image, scale: scale, using: scratch[0]) }
-        } else {
-            // Thread t takes scales t, t + threads, …: the big first scales are spread out.
-            // Safe to share: the cascade is read-only, each thread writes only its own
-            // scratch and its own scales' result slots.
-            nonisolated(unsafe) let detector = self
-            hitsPerScale.withUnsafeMutableBufferPointer { results in
-                nonisolated(unsafe) let results = results
-                DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                    for index in Swift.stride(from: thread, to: scales.count, by: detector.threads) {
-                        results[index] = detector.detect(in: image, scale: scales[index], using: detector.scratch[thread])
-                    }
-                }
-            }
-        }
-        return hitsPerScale.flatMap { $0 }
+        collectRawDetections(in: image)
+        return raw
     }
 
-    private func detect(in image: GrayImage, scale: Float, using scratch: Scratch) -> [Box] {
+    /// Fills `raw` with the accepted windows of every scale, in scale order.
+    private func collectRawDetections(in image: GrayImage) {
+        raw.removeAll(keepingCapacity: true)
+        guard image.width >= cascade.windowWidth, image.height >= cascade.windowHeight else { return }
+        if scalesSize != (image.width, image.height) {
+            cachedScales = scales(width: image.width, height: image.height)
+            scalesSize = (image.width, image.height)
+        }
+        let scales = cachedScales
+        if threads == 1 {
+            scratch[0].hits.removeAll(keepingCapacity: true)
+            for (index, scale) in scales.enumerated() { detect(in: image, scale: scale, index: index, using: scratch[0]) }
+            for hit in scratch[0].hits { raw.append(hit.box) }
+            return
+        }
+        // Thread t takes scales t, t + threads, …: the big first scales are spread out.
+        // Safe to share: the cascade is read-only, each thread writes only its own scratch.
+        nonisolated(unsafe) let detector = self
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            detector.scratch[thread].hits.removeAll(keepingCapacity: true)
+            for index in Swift.stride(from: thread, to: scales.count, by: detector.threads) {
+                detector.detect(in: image, scale: scales[index], index: index, using: detector.scratch[thread])
+            }
+        }
+        // Merge in scale order: scale i's hits are at the cursor of thread i % threads.
+        cursors.removeAll(keepingCapacity: true)
+        cursors.append(contentsOf: repeatElement(0, count: threads))
+        for index in scales.indices {
+            let thread = index % threads
+            let hits = scratch[thread].hits
+            while cursors[thread] < hits.count, hits[cursors[thread]].scale == index {
+                raw.append(hits[cursors[thread]].box)
+                cursors[thread] += 1
+            }
+        }
+    }
+
+    private func detect(in image: GrayImage, scale: Float, index: Int, using scratch: Scratch) {
         let width = Int((Float(image.width) / scale).rounded(.toNearestOrEven))
         let height = Int((Float(image.height) / scale).rounded(.toNearestOrEven))
         if scratch.scaled.count < width * height { scratch.scaled = [UInt8](repeating: 0, count: width * height) }
         image.pixels.withUnsafeBufferPointer { source in
             scratch.scaled.withUnsafeMutableBufferPointer { destination in
-                LinearResize.resize(source, width: image.width, height: image.height, into: destination, width: width, height: height)
+                scratch.resize.resize(source, width: image.width, height: image.height, into: destination, width: width, height: height)
             }
         }
         scratch.scaled.withUnsafeBufferPointer { scratch.tables.compute($0, width: width, height: height, withTilted: cascade.hasTiltedFeatures) }
         prepareFeatureOffsets(scratch)
-        var hits: [Box] = []
-        scan(scale: scale, scratch: scratch, into: &hits)
-        return hits
+        scan(scale: scale, index: index, scratch: scratch)
     }
 
     /// Corner offsets of every feature rectangle relative to a window's origin.
@@ -188,7 +217,7 @@ public final class CascadeDetector: FaceDetector {
         }
     }
 
-    private func scan(scale: Float, scratch: Scratch, into hits: inout [Box]) {
+    private func scan(scale: Float, index scaleIndex: Int, scratch: Scratch) {
         let tables = scratch.tables
         let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
         let step = scale >= 2 ? 1 : 2
@@ -271,9 +300,9 @@ public final class CascadeDetector: FaceDetector {
                         }
                     }
                     if result > 0 {
-                        hits.append(Box(x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                                        y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
-                                        width: boxWidth, height: boxHeight))
+                        scratch.hits.append((scaleIndex, Box(x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                                                             y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
+                                                             width: boxWidth, height: boxHeight)))
                     }
                     x += result == 0 ? 2 * step : step
                 }

@@ -11,29 +11,41 @@ struct LinearResize {
         var weight: Int
     }
 
-    /// Taps for `destination` samples taken from `source` samples.
-    private static func taps(source: Int, destination: Int) -> [Tap] {
+    // Kept between calls so that a resize allocates nothing once warm.
+    private var columns: [Tap] = []
+    private var rows: [Tap] = []
+    private var upper: [Int] = []
+    private var lower: [Int] = []
+
+    /// Fills `taps` for `destination` samples taken from `source` samples.
+    private static func taps(source: Int, destination: Int, into taps: inout [Tap]) {
+        taps.removeAll(keepingCapacity: true)
         let scale = 1.0 / (Double(destination) / Double(source))
-        return (0..<destination).map { d in
+        for d in 0..<destination {
             let position = (Double(d) + 0.5) * scale - 0.5
             let lower = Int(position.rounded(.down))
-            if lower < 0 || source == 1 { return Tap(index: 0, weight: 0) }
-            if lower >= source - 1 { return Tap(index: source - 1, weight: 0) }
-            let weight = Int(((position - Double(lower)) * 256).rounded(.toNearestOrEven))
-            return Tap(index: lower, weight: weight)
+            if lower < 0 || source == 1 {
+                taps.append(Tap(index: 0, weight: 0))
+            } else if lower >= source - 1 {
+                taps.append(Tap(index: source - 1, weight: 0))
+            } else {
+                taps.append(Tap(index: lower, weight: Int(((position - Double(lower)) * 256).rounded(.toNearestOrEven))))
+            }
         }
     }
 
-    /// Resizes `source` into `destination` (`width` x `height` bytes), using
-    /// `rowBuffer` (at least `2 * width` elements) as scratch space.
-    static func resize(
+    /// Resizes `source` into `destination` (`width` x `height` bytes).
+    mutating func resize(
         _ source: UnsafeBufferPointer<UInt8>, width sourceWidth: Int, height sourceHeight: Int,
         into destination: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int
     ) {
-        let columns = taps(source: sourceWidth, destination: width)
-        let rows = taps(source: sourceHeight, destination: height)
-        var upper = [Int](repeating: 0, count: width)
-        var lower = [Int](repeating: 0, count: width)
+        Self.taps(source: sourceWidth, destination: width, into: &columns)
+        Self.taps(source: sourceHeight, destination: height, into: &rows)
+        if upper.count < width {
+            upper = [Int](repeating: 0, count: width)
+            lower = upper
+        }
+        let columns = columns
         var cachedUpperRow = -1
         func horizontal(row: Int, into line: inout [Int]) {
             let base = row * sourceWidth

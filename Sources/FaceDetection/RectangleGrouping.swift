@@ -3,16 +3,29 @@ import SentryCore
 /// OpenCV's `groupRectangles`: clusters similar boxes, averages each cluster,
 /// keeps clusters with more than `minNeighbors` members, and drops a small
 /// cluster lying inside a larger, better supported one.
-enum RectangleGrouping {
+struct RectangleGrouping {
     /// OpenCV's `GROUP_EPS`: how much two boxes may differ and still be similar.
     static let epsilon = 0.2
 
-    static func group(_ boxes: [Box], minNeighbors: Int, epsilon: Double = epsilon) -> [Box] {
-        guard minNeighbors > 0, !boxes.isEmpty else { return boxes }
-        let labels = partition(boxes) { similar($0, $1, epsilon: epsilon) }
-        let classCount = (labels.max() ?? -1) + 1
-        var sums = [(x: Int, y: Int, width: Int, height: Int)](repeating: (0, 0, 0, 0), count: classCount)
-        var counts = [Int](repeating: 0, count: classCount)
+    // Kept between calls so that grouping allocates nothing once warm.
+    private var parent: [Int] = []
+    private var labels: [Int] = []
+    private var labelOfRoot: [Int] = []
+    private var sums: [(x: Int, y: Int, width: Int, height: Int)] = []
+    private var counts: [Int] = []
+    private var averages: [Box] = []
+
+    /// Appends the groups of `boxes` with more than `minNeighbors` members to `result`.
+    mutating func group(_ boxes: [Box], minNeighbors: Int, epsilon: Double = epsilon, into result: inout [Box]) {
+        guard minNeighbors > 0, !boxes.isEmpty else {
+            result.append(contentsOf: boxes)
+            return
+        }
+        let classCount = partition(boxes, epsilon: epsilon)
+        sums.removeAll(keepingCapacity: true)
+        for _ in 0..<classCount { sums.append((0, 0, 0, 0)) }
+        counts.removeAll(keepingCapacity: true)
+        counts.append(contentsOf: repeatElement(0, count: classCount))
         for (box, label) in zip(boxes, labels) {
             sums[label].x += box.x
             sums[label].y += box.y
@@ -20,12 +33,12 @@ enum RectangleGrouping {
             sums[label].height += box.height
             counts[label] += 1
         }
-        let averages = zip(sums, counts).map { sum, count in
+        averages.removeAll(keepingCapacity: true)
+        for (sum, count) in zip(sums, counts) {
             let scale = 1 / Float(count)
             func average(_ total: Int) -> Int { Int((Float(total) * scale).rounded(.toNearestOrEven)) }
-            return Box(x: average(sum.x), y: average(sum.y), width: average(sum.width), height: average(sum.height))
+            averages.append(Box(x: average(sum.x), y: average(sum.y), width: average(sum.width), height: average(sum.height)))
         }
-        var result: [Box] = []
         for i in 0..<classCount where counts[i] > minNeighbors {
             let r1 = averages[i], n1 = counts[i]
             let swallowed = (0..<classCount).contains { j in
@@ -39,7 +52,6 @@ enum RectangleGrouping {
             }
             if !swallowed { result.append(r1) }
         }
-        return result
     }
 
     /// OpenCV's `SimilarRects`: every edge within `epsilon` of the mean size.
@@ -50,10 +62,12 @@ enum RectangleGrouping {
             && Double(abs(a.y + a.height - b.y - b.height)) <= delta
     }
 
-    /// Equivalence classes of the transitive closure of `related`; labels are
-    /// numbered in order of each class's first member.
-    static func partition(_ boxes: [Box], related: (Box, Box) -> Bool) -> [Int] {
-        var parent = Array(boxes.indices)
+    /// Labels the equivalence classes of the transitive closure of `similar`
+    /// into `labels`, numbered in order of each class's first member; returns
+    /// how many classes there are.
+    private mutating func partition(_ boxes: [Box], epsilon: Double) -> Int {
+        parent.removeAll(keepingCapacity: true)
+        parent.append(contentsOf: boxes.indices)
         func root(_ i: Int) -> Int {
             var r = i
             while parent[r] != r { r = parent[r] }
@@ -62,18 +76,23 @@ enum RectangleGrouping {
             return r
         }
         for i in boxes.indices {
-            for j in boxes.indices where j < i && related(boxes[i], boxes[j]) {
+            for j in boxes.indices where j < i && Self.similar(boxes[i], boxes[j], epsilon: epsilon) {
                 let (a, b) = (root(i), root(j))
                 if a != b { parent[max(a, b)] = min(a, b) }
             }
         }
-        var labelOfRoot: [Int: Int] = [:]
-        return boxes.indices.map { i in
+        labelOfRoot.removeAll(keepingCapacity: true)
+        labelOfRoot.append(contentsOf: repeatElement(-1, count: boxes.count))
+        labels.removeAll(keepingCapacity: true)
+        var classCount = 0
+        for i in boxes.indices {
             let r = root(i)
-            if let label = labelOfRoot[r] { return label }
-            let label = labelOfRoot.count
-            labelOfRoot[r] = label
-            return label
+            if labelOfRoot[r] < 0 {
+                labelOfRoot[r] = classCount
+                classCount += 1
+            }
+            labels.append(labelOfRoot[r])
         }
+        return classCount
     }
 }

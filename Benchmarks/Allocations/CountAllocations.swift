@@ -1,0 +1,76 @@
+// Counts heap allocations per frame in the per-frame paths, once warm:
+// luma extraction from a V4L2 YUYV buffer, and each face detector.
+//
+//   LD_PRELOAD=.build/debug/libMallocInterposerSwift.so count-allocations CLIP
+//
+// Refuses to run without the preload (counts would read 0 and mean nothing);
+// the `control` line allocates once per frame to show the counter is live.
+// Prints one line per path:
+//   <path> <allocations> allocations in <frames> frames
+import FaceDetection
+import Foundation
+import MallocInterposerSwift
+import SentryCore
+import Video
+
+@main
+struct CountAllocations {
+    static func main() throws {
+        guard CommandLine.arguments.count == 2 else {
+            FileHandle.standardError.write(Data("usage: count-allocations CLIP\n".utf8))
+            exit(64)
+        }
+        guard ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("MallocInterposer") == true else {
+            FileHandle.standardError.write(Data("count-allocations: run with LD_PRELOAD=…/libMallocInterposerSwift.so\n".utf8))
+            exit(2)
+        }
+        let source = try FileFrameSource(path: CommandLine.arguments[1], size: FrameSize(width: 640, height: 480))
+        var frames: [GrayImage] = []
+        while frames.count < 20, let frame = try source.nextFrame() { frames.append(frame.image) }
+        source.close()
+
+        // A control that must allocate once per frame: proves the counter is live.
+        report("control", count(frames.count) { index in
+            let copy = Array(frames[index].pixels.prefix(64 + index))
+            precondition(!copy.isEmpty)
+        }, frames.count)
+
+        // Luma from YUYV driver buffers into one reused image.
+        let buffers = frames.map { image in
+            var buffer = [UInt8](repeating: 128, count: 2 * image.pixels.count)
+            for (index, luma) in image.pixels.enumerated() { buffer[2 * index] = luma }
+            return buffer
+        }
+        var luma = GrayImage(width: 640, height: 480)
+        report("luma-yuyv", count(frames.count) { index in
+            _ = buffers[index].withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: 1280, into: &luma) }
+        }, frames.count)
+
+        var detectors: [(String, any FaceDetector)] = []
+        for variant in BlazeFaceDetector.Variant.allCases {
+            if let path = ModelLocator.model(variant) { detectors.append((variant.rawValue, try BlazeFaceDetector(modelPath: path))) }
+        }
+        let cascade = try HaarCascade(contentsOfFile: HaarCascade.defaultPath)
+        detectors.append(("haar", CascadeDetector(cascade: cascade)))
+        detectors.append(("haar-2-threads", CascadeDetector(cascade: cascade, threads: 2)))
+        for (name, detector) in detectors {
+            var faces: [Box] = []
+            // Warm: one pass over the same frames lets every buffer reach its size.
+            for image in frames { detector.detectFaces(in: image, into: &faces) }
+            report(name, count(frames.count) { index in detector.detectFaces(in: frames[index], into: &faces) }, frames.count)
+        }
+    }
+
+    /// Allocations made by `body` over `frames` calls.
+    static func count(_ frames: Int, _ body: (Int) -> Void) -> Int {
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.hook()
+        for index in 0..<frames { body(index) }
+        MallocInterposerSwift.unhook()
+        return MallocInterposerSwift.getStatistics().mallocCount
+    }
+
+    static func report(_ name: String, _ allocations: Int, _ frames: Int) {
+        print("\(name) \(allocations) allocations in \(frames) frames")
+    }
+}

@@ -1,0 +1,139 @@
+import Testing
+@testable import TFLite
+
+/// Each operator on small tensors whose results are worked out by hand.
+@Suite("TFLite operators")
+struct OperatorTests {
+    /// A one-operator graph: tensor 0 is the input, the last tensor the output, the rest constants.
+    static func run(_ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
+                    output: [Int]) throws -> [Float] {
+        var tensors = [TensorDescription(name: "input", shape: input, type: .float32)]
+        tensors += constants
+        tensors.append(TensorDescription(name: "output", shape: output, type: .float32))
+        let op = OperatorDescription(operation: operation, inputs: Array(0..<tensors.count - 1), outputs: [tensors.count - 1])
+        let model = TFLiteModel(tensors: tensors, operators: [op], inputs: [0], outputs: [tensors.count - 1])
+        let interpreter = try Interpreter(model: model, path: "test")
+        for (index, value) in values.enumerated() { interpreter.input[index] = value }
+        interpreter.invoke()
+        return Array(interpreter.output(0))
+    }
+
+    static func floats(_ name: String, _ shape: [Int], _ values: [Float]) -> TensorDescription {
+        TensorDescription(name: name, shape: shape, type: .float32,
+                          data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }))
+    }
+
+    static func integers(_ name: String, _ shape: [Int], _ values: [Int32]) -> TensorDescription {
+        TensorDescription(name: name, shape: shape, type: .int32,
+                          data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }))
+    }
+
+    @Test("fp16 to fp32: normal, subnormal, zero, negative, infinity")
+    func halfFloats() {
+        #expect(floatFromHalf(0x3C00) == 1)
+        #expect(floatFromHalf(0xC000) == -2)
+        #expect(floatFromHalf(0x3555) == 0.333251953125)
+        #expect(floatFromHalf(0x0001) == 0x1p-24)
+        #expect(floatFromHalf(0x8000) == 0 && floatFromHalf(0x8000).sign == .minus)
+        #expect(floatFromHalf(0x7C00) == .infinity)
+        #expect(floatFromHalf(0x7E00).isNaN)
+    }
+
+    @Test("CONV_2D 3x3, stride 2, SAME pads only after on an even input (TFLite's rule)")
+    func convolutionSameStride2() throws {
+        // 4x4 input 1..16, one channel; all-ones kernel; output 2x2.
+        // SAME, stride 2: pad total 1, before 0, after 1. Output (0,0) sums rows 0-2, cols 0-2.
+        let input = (1...16).map(Float.init)
+        let filter = Self.floats("filter", [1, 3, 3, 1], Array(repeating: 1, count: 9))
+        let bias = Self.floats("bias", [1], [0.5])
+        let out = try Self.run(.conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none), input: [1, 4, 4, 1], input,
+                               constants: [filter, bias], output: [1, 2, 2, 1])
+        // (0,0): 1+2+3+5+6+7+9+10+11 = 54; (0,1): cols 2-3: 3+4+7+8+11+12 = 45;
+        // (1,0): rows 2-3: 9+10+11+13+14+15 = 72; (1,1): 11+12+15+16 = 54.
+        #expect(out == [54.5, 45.5, 72.5, 54.5])
+    }
+
+    @Test("CONV_2D VALID, two input and three output channels, fused RELU")
+    func convolutionChannels() throws {
+        // 1x2 input, 2 channels: pixel0 = (1, 2), pixel1 = (3, 4); 1x1 kernels.
+        let filter = Self.floats("filter", [3, 1, 1, 2], [1, 0, 0, 1, -1, -1])
+        let out = try Self.run(.conv2D(Window(padding: .valid, strideX: 1, strideY: 1), .relu), input: [1, 1, 2, 2], [1, 2, 3, 4],
+                               constants: [filter, Self.floats("bias", [3], [0, 0, 1])], output: [1, 1, 2, 3])
+        #expect(out == [1, 2, 0, 3, 4, 0])
+    }
+
+    @Test("DEPTHWISE_CONV_2D with multiplier 2: output channel c reads input channel c / 2")
+    func depthwiseMultiplier() throws {
+        // 1x1 input with channels (2, 3); 1x1 kernel with weights for 4 output channels.
+        let filter = Self.floats("filter", [1, 1, 1, 4], [1, 10, 100, 1000])
+        let out = try Self.run(.depthwiseConv2D(Window(padding: .valid, strideX: 1, strideY: 1), multiplier: 2, .none),
+                               input: [1, 1, 1, 2], [2, 3], constants: [filter, Self.floats("bias", [4], [0, 0, 0, 1])],
+                               output: [1, 1, 1, 4])
+        #expect(out == [2, 20, 300, 3001])
+    }
+
+    @Test("DEPTHWISE_CONV_2D 3x3 SAME stride 1 over 9 channels: inside, borders and the channel tail agree")
+    func depthwiseBorders() throws {
+        // 3x3 input, 9 channels, channel c of every pixel = c + 1; all-ones kernel.
+        let channels = 9
+        let input = (0..<9).flatMap { _ in (0..<channels).map { Float($0 + 1) } }
+        let filter = Self.floats("filter", [1, 3, 3, channels], Array(repeating: 1, count: 9 * channels))
+        let out = try Self.run(.depthwiseConv2D(Window(padding: .same, strideX: 1, strideY: 1), multiplier: 1, .none),
+                               input: [1, 3, 3, channels], input,
+                               constants: [filter, Self.floats("bias", [channels], Array(repeating: 0, count: channels))],
+                               output: [1, 3, 3, channels])
+        // Taps inside the input per output pixel: corners 4, edges 6, centre 9.
+        let taps: [Float] = [4, 6, 4, 6, 9, 6, 4, 6, 4]
+        #expect(out == taps.flatMap { count in (0..<channels).map { count * Float($0 + 1) } })
+    }
+
+    @Test("MAX_POOL_2D 2x2 stride 2 VALID")
+    func maxPool() throws {
+        let out = try Self.run(.maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
+                               input: [1, 2, 4, 1], [1, 5, 2, 0, -3, 4, 9, 8], output: [1, 1, 2, 1])
+        #expect(out == [5, 9])
+    }
+
+    @Test("PAD adds zero channels after the input's (BlazeFace's residual widening)")
+    func pad() throws {
+        let paddings = Self.integers("paddings", [4, 2], [0, 0, 1, 0, 0, 0, 0, 2])
+        let out = try Self.run(.pad, input: [1, 1, 2, 1], [7, 8], constants: [paddings], output: [1, 2, 2, 3])
+        #expect(out == [0, 0, 0, 0, 0, 0, 7, 0, 0, 8, 0, 0])
+    }
+
+    @Test("ADD with fused RELU; RELU alone")
+    func addAndRelu() throws {
+        let other = Self.floats("other", [1, 1, 1, 3], [1, -5, 0.5])
+        #expect(try Self.run(.add(.relu), input: [1, 1, 1, 3], [1, 2, -3], constants: [other], output: [1, 1, 1, 3]) == [2, 0, 0])
+        #expect(try Self.run(.relu, input: [1, 4], [-1, 0, 2, -0.5], output: [1, 4]) == [0, 0, 2, 0])
+    }
+
+    @Test("RESIZE_BILINEAR 2x to 4x, corners not aligned, no half-pixel centres (TFLite's sampling)")
+    func resize() throws {
+        let size = Self.integers("size", [2], [1, 4])
+        let out = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: false), input: [1, 1, 2, 1], [0, 8],
+                               constants: [size], output: [1, 1, 4, 1])
+        // Source x = 0, 0.5, 1, 1.5 -> 0, 4, 8, 8 (clamped at the last column).
+        #expect(out == [0, 4, 8, 8])
+        let centred = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, 1, 2, 1], [0, 8],
+                                   constants: [size], output: [1, 1, 4, 1])
+        // Source x = -0.25, 0.25, 0.75, 1.25: both neighbours of -0.25 clamp to column 0, as in TFLite.
+        #expect(centred == [0, 2, 6, 8])
+    }
+
+    @Test("CONCATENATION on the last axis and RESHAPE")
+    func concatenateAndReshape() throws {
+        let other = Self.floats("other", [1, 2, 1], [9, 10])
+        #expect(try Self.run(.concatenation(axis: -1, .none), input: [1, 2, 2], [1, 2, 3, 4], constants: [other], output: [1, 2, 3])
+                == [1, 2, 9, 3, 4, 10])
+        #expect(try Self.run(.reshape, input: [1, 2, 2], [1, 2, 3, 4], output: [4]) == [1, 2, 3, 4])
+    }
+
+    @Test("a shape that contradicts the operator is an error naming the tensor")
+    func wrongShape() throws {
+        let error = #expect(throws: ModelError.self) {
+            _ = try Self.run(.relu, input: [1, 4], [1, 2, 3, 4], output: [1, 5])
+        }
+        #expect(error?.description.contains("tensor output should be [1, 4]") == true)
+    }
+}
