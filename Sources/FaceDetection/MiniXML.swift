@@ -1,10 +1,11 @@
 /// A small XML reader for OpenCV's `FileStorage` cascade files: elements,
-/// attributes (skipped), text, comments, `<?...?>` and `<!...>` declarations.
+/// attributes, text, comments, `<?...?>` and `<!...>` declarations.
 /// Enough for cascades, strict about structure, with errors that give a line.
 struct XMLElement: Sendable {
     var name: String
     var children: [XMLElement] = []
     var text: String = ""
+    var attributes: [String: String] = [:]
 
     /// The first child called `name`.
     func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
@@ -98,7 +99,7 @@ enum MiniXML {
             guard depth < 64 else { throw fail("elements nested too deeply") }
             advance() // "<"
             var node = XMLElement(name: try name())
-            // Attributes: skipped, but their quotes must balance.
+            // Attributes: kept as written (no entity decoding); quotes must balance.
             while true {
                 skipWhitespace()
                 guard !atEnd else { throw fail("unterminated tag <\(node.name)>") }
@@ -110,7 +111,7 @@ enum MiniXML {
                     advance()
                     break
                 }
-                _ = try name()
+                let attribute = try name()
                 skipWhitespace()
                 guard !atEnd, bytes[index] == UInt8(ascii: "=") else { throw fail("expected '=' in tag <\(node.name)>") }
                 advance()
@@ -120,8 +121,10 @@ enum MiniXML {
                 }
                 let quote = bytes[index]
                 advance()
+                let valueStart = index
                 while !atEnd, bytes[index] != quote { advance() }
                 guard !atEnd else { throw fail("unterminated attribute in <\(node.name)>") }
+                node.attributes[attribute] = String(decoding: bytes[valueStart..<index], as: UTF8.self)
                 advance()
             }
             var text: [UInt8] = []
