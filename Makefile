@@ -65,8 +65,7 @@ fuzz: setup
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
 bench: release $(DEMO_CLIP)
-	.build/release/sentry bench --camera $(DEMO_CLIP) --size 640x480 --threads 1
-	.build/release/sentry bench --camera $(DEMO_CLIP) --size 640x480 --threads 2
+	tools/bench-detector $(DEMO_CLIP)
 
 # Regenerates Tests/Fixtures/opencv-detections.json with OpenCV itself.
 fixtures: setup

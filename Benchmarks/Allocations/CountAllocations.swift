@@ -50,6 +50,9 @@ struct CountAllocations {
         for variant in BlazeFaceDetector.Variant.allCases {
             if let path = ModelLocator.model(variant) { detectors.append((variant.rawValue, try BlazeFaceDetector(modelPath: path))) }
         }
+        if let path = ModelLocator.model(.fullRange) {
+            detectors.append(("blazeface-2-threads", try BlazeFaceDetector(modelPath: path, threads: 2)))
+        }
         let cascade = try HaarCascade(contentsOfFile: HaarCascade.defaultPath)
         detectors.append(("haar", CascadeDetector(cascade: cascade)))
         detectors.append(("haar-2-threads", CascadeDetector(cascade: cascade, threads: 2)))

@@ -94,12 +94,13 @@ public final class BlazeFaceDetector: FaceDetector {
     }
 
     /// Loads a BlazeFace `.tflite` model; the variant follows from its input size.
-    public init(modelPath: String, minScore: Float = BlazeFaceDetector.defaultMinScore) throws(ModelError) {
+    /// `threads` shares each convolution's rows between that many threads.
+    public init(modelPath: String, minScore: Float = BlazeFaceDetector.defaultMinScore, threads: Int = 1) throws(ModelError) {
         guard Self.cpuHasVectorUnit else {
             throw ModelError(path: modelPath, reason: "this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; use --detector haar")
         }
         let model = try TFLiteModel.load(path: modelPath)
-        interpreter = try Interpreter(model: model, path: modelPath)
+        interpreter = try Interpreter(model: model, path: modelPath, threads: threads)
         let shape = interpreter.inputShape
         guard shape.count == 4, shape[1] == shape[2], shape[3] == 3,
               let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] }) else {

@@ -72,7 +72,7 @@ public enum Bench {
             if let blazeFace = detector as? BlazeFaceDetector { networkTimes.append(blazeFace.lastNetworkSeconds) }
         }
 
-        let threads = name == "haar" ? options.threads : 1
+        let threads = options.threads
         let threadLabel = "\(threads) thread\(threads == 1 ? "" : "s")"
         print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), detector \(name), \(threadLabel)")
         print("  decode        \(Stats(seconds: decodeTimes))")

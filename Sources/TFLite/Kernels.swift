@@ -76,7 +76,7 @@ enum Kernels {
     /// by the repacked weights `inputChannels` x `paddedOutputChannels` (rows padded
     /// to a multiple of 8), plus bias. Four pixels by sixteen channels per step.
     static func pointwiseConvolution(
-        input: UnsafePointer<Float>, pixels: Int, inputChannels: Int,
+        input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
     ) {
@@ -85,9 +85,10 @@ enum Kernels {
         while channel < outputChannels {
             let wide = outputChannels - channel >= 16
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
-            var pixel = 0
+            var pixel = pixels.lowerBound
+            let end = pixels.upperBound
             // Eight channels only: eight pixels at a time, so that eight sums are in flight.
-            while !wide, pixel + 8 <= pixels {
+            while !wide, pixel + 8 <= end {
                 var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0, a7 = b0
                 let row = input + pixel * inputChannels
                 var w = weights + channel
@@ -114,7 +115,7 @@ enum Kernels {
                 write(bounds.apply(a7), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
                 pixel += 8
             }
-            while pixel + 4 <= pixels {
+            while pixel + 4 <= end {
                 var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
                 let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
                 let row2 = row1 + inputChannels, row3 = row2 + inputChannels
@@ -147,7 +148,7 @@ enum Kernels {
                 write(bounds.apply(a30), bounds.apply(a31), to: out + 3 * outputChannels, remaining: outputChannels - channel)
                 pixel += 4
             }
-            while pixel < pixels {
+            while pixel < end {
                 var a0 = b0, a1 = b1
                 let row = input + pixel * inputChannels
                 var w = weights + channel
@@ -185,12 +186,12 @@ enum Kernels {
     /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels]:
     /// per output pixel, each input value is broadcast once into up to 32 channels' sums.
     static func convolution(
-        input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry,
+        input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
     ) {
         let w = g.window
-        for y in 0..<g.outputHeight {
+        for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
             for x in 0..<g.outputWidth {
                 let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
@@ -230,7 +231,7 @@ enum Kernels {
     /// 3x3 windows wholly inside the input keep their nine weight vectors in registers
     /// along the row; border pixels and odd channel tails take the general path.
     static func depthwiseConvolution(
-        input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry,
+        input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
         output: UnsafeMutablePointer<Float>, bounds: Bounds
     ) {
@@ -241,7 +242,7 @@ enum Kernels {
         let endInside = max(min(g.inputWidth + g.padLeft - w.width >= 0 ? (g.inputWidth + g.padLeft - w.width) / w.strideX + 1 : 0,
                                 g.outputWidth), firstInside)
         let rowStride = g.inputWidth * channels
-        for y in 0..<g.outputHeight {
+        for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
             let fast = w.width == 3 && w.height == 3 && rows.range == 0..<3
             for x in 0..<g.outputWidth where !fast || x < firstInside || x >= endInside {

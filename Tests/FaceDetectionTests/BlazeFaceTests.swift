@@ -71,6 +71,20 @@ struct BlazeFaceTests {
         }
     }
 
+    @Test("two threads find exactly what one finds")
+    func threads() throws {
+        let path = try Fixtures.blazeFaceModel(.fullRange)
+        let one = try BlazeFaceDetector(modelPath: path), two = try BlazeFaceDetector(modelPath: path, threads: 2)
+        for name in ["astronaut", "astronaut-left", "camera", "astronaut-tiny"] {
+            let image = try Self.frame(name, width: 0, height: 0)
+            var a: [ScoredFace] = [], b: [ScoredFace] = []
+            one.detect(in: image, into: &a)
+            two.detect(in: image, into: &b)
+            #expect(a == b, "\(name)")
+            #expect(!a.isEmpty, "\(name)")
+        }
+    }
+
     static func overlap(_ a: ScoredFace, _ b: Reference.Face) -> Float {
         let left = max(a.x, b.x), right = min(a.x + a.width, b.x + b.width)
         let top = max(a.y, b.y), bottom = min(a.y + a.height, b.y + b.height)
