@@ -16,6 +16,7 @@ static const unsigned long SENTRY_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
 static const unsigned long SENTRY_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
 static const unsigned long SENTRY_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
 static const unsigned long SENTRY_VIDIOC_S_FMT = VIDIOC_S_FMT;
+static const unsigned long SENTRY_VIDIOC_G_FMT = VIDIOC_G_FMT;
 static const unsigned long SENTRY_VIDIOC_G_PARM = VIDIOC_G_PARM;
 static const unsigned long SENTRY_VIDIOC_S_PARM = VIDIOC_S_PARM;
 static const unsigned long SENTRY_VIDIOC_REQBUFS = VIDIOC_REQBUFS;

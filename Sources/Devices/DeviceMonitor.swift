@@ -43,18 +43,26 @@ public final class DeviceMonitor {
     }
 
     /// The events that arrive within `timeout` seconds (all that are waiting
-    /// once the first one is there; empty on time-out).
+    /// once the first one is there; empty on time-out). Messages libudev
+    /// filters out (other subsystems) do not end the wait.
     public func events(timeout: Double) -> [Event] {
         var events: [Event] = []
-        var wait = Int32(max(0, timeout) * 1000)
+        let deadline = Self.now() + max(0, timeout)
         while true {
+            let wait = events.isEmpty ? Int32(max(0, (deadline - Self.now()) * 1000).rounded(.up)) : 0
             var pollfd = Glibc.pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&pollfd, 1, wait) > 0, let device = udev_monitor_receive_device(monitor) else { return events }
+            guard poll(&pollfd, 1, wait) > 0 else { return events }
+            guard let device = udev_monitor_receive_device(monitor) else { continue }
             defer { udev_device_unref(device) }
             events.append(Event(action: udev_device_get_action(device).map { String(cString: $0) } ?? "",
                                 subsystem: udev_device_get_subsystem(device).map { String(cString: $0) } ?? "",
                                 path: udev_device_get_devnode(device).map { String(cString: $0) }))
-            wait = 0
         }
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -241,9 +241,7 @@ public final class V4L2Camera: FrameSource {
     static func ioctl<T>(_ fd: Int32, _ request: UInt, _ argument: inout T, path: String, what: String) throws(VideoError) {
         guard sentry_v4l2_ioctl(fd, request, &argument) == 0 else {
             let code = errno
-            if code == EBUSY {
-                throw VideoError(source: path, reason: "device is busy: another program holds it", hint: "close the other program (a browser, a video call, another sentry)")
-            }
+            if code == EBUSY { throw openError(path: path, errno: EBUSY) }
             throw VideoError(source: path, reason: "cannot \(what) (\(String(cString: strerror(code))))", hint: "try another --size or --pixel-format")
         }
     }
@@ -260,6 +258,14 @@ public final class V4L2Camera: FrameSource {
                 throw VideoError(source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
             }
             capabilities = try Self.capabilities(caps, path: path)
+            // Another program streaming from the device refuses any format change:
+            // ask the driver with its own format, before libv4l2 (which would print
+            // a complaint of its own on stderr).
+            var format = v4l2_format()
+            format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            if sentry_ioctl(fd, SENTRY_VIDIOC_G_FMT, &format) == 0, sentry_ioctl(fd, SENTRY_VIDIOC_S_FMT, &format) != 0, errno == EBUSY {
+                throw openError(path: path, errno: EBUSY)
+            }
             guard sentry_v4l2_fd_open(fd) >= 0 else { throw openError(path: path, errno: errno) }
         } catch {
             Glibc.close(fd)
@@ -275,7 +281,7 @@ public final class V4L2Camera: FrameSource {
         case EACCES, EPERM:
             VideoError(source: path, reason: "permission denied", hint: "add yourself to the video group (sudo usermod -aG video $USER) and log in again")
         case EBUSY:
-            VideoError(source: path, reason: "device is busy: another program holds it", hint: "close the other program and try again")
+            VideoError(source: path, reason: "device is busy: another program holds it", hint: "close the other program (a browser, a video call, another sentry) and try again")
         default:
             VideoError(source: path, reason: "cannot open (\(String(cString: strerror(code))))", hint: "pass a camera such as /dev/video0 or a video file")
         }

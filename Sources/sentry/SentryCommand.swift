@@ -298,7 +298,31 @@ struct Evaluate: ParsableCommand {
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras and serial ports (likely Arduinos marked).")
 
-    func run() {
+    @Option(parsing: .unconditional, help: "Then print cameras and serial ports plugged in or out for this many seconds.")
+    var watch: Double?
+
+    func validate() throws {
+        if let watch, !(watch.isFinite && watch > 0) { throw ValidationError("--watch \(watch) must be a positive number of seconds") }
+    }
+
+    func run() throws {
+        list()
+        guard let watch else { return }
+        guard let monitor = DeviceMonitor(subsystems: ["video4linux", "tty"]) else {
+            FileHandle.standardError.write(Data("sentry: devices --watch: this system gives no device events (no netlink access)\n".utf8))
+            throw ExitCode.failure
+        }
+        print("watching for \(watch) s:")
+        StopSignal.install()
+        let end = monotonicSeconds() + watch
+        while !StopSignal.isRequested, monotonicSeconds() < end {
+            for event in monitor.events(timeout: min(0.5, max(0, end - monotonicSeconds()))) {
+                print("  \(event.action) \(event.subsystem) \(event.path ?? "(no node)")")
+            }
+        }
+    }
+
+    func list() {
         let cameras = DeviceList.cameras()
         print("cameras:")
         if cameras.isEmpty { print("  none (is the camera plugged in? are you in the video group?)") }
