@@ -38,9 +38,9 @@ let package = Package(
         // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
         .target(name: "Video", dependencies: ["FaceDetection", "CV4L2"]),
         // Cameras and serial ports on this machine (libudev).
-        .target(name: "Devices", dependencies: ["Video", "CUdev"]),
+        .target(name: "Devices", dependencies: ["Video", "CUdev", "SentryCore"]),
         // termios serial ports and pseudo-terminals.
-        .target(name: "Serial"),
+        .target(name: "Serial", dependencies: ["SentryCore"]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["SentryCore", "Serial"]),
         // The pipeline: frames -> faces -> angles -> commands -> serial.
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "VideoTests", dependencies: ["Video"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
-        .testTarget(name: "SerialTests", dependencies: ["Serial"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
         .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Devices", "SentryCore", "ServoSim", "Serial", "Video", "FaceDetection"]),

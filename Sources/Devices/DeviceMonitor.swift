@@ -1,5 +1,6 @@
 import CUdev
 import Foundation
+import SentryCore
 
 /// Hotplug events from udev (or, with no udev daemon running, straight from
 /// the kernel), for the subsystems asked for.
@@ -47,9 +48,9 @@ public final class DeviceMonitor {
     /// filters out (other subsystems) do not end the wait.
     public func events(timeout: Double) -> [Event] {
         var events: [Event] = []
-        let deadline = Self.now() + max(0, timeout)
+        let deadline = monotonicSeconds() + max(0, timeout)
         while true {
-            let wait = events.isEmpty ? Int32(max(0, (deadline - Self.now()) * 1000).rounded(.up)) : 0
+            let wait = events.isEmpty ? Int32(max(0, (deadline - monotonicSeconds()) * 1000).rounded(.up)) : 0
             var pollfd = Glibc.pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&pollfd, 1, wait) > 0 else { return events }
             guard let device = udev_monitor_receive_device(monitor) else { continue }
@@ -60,9 +61,4 @@ public final class DeviceMonitor {
         }
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 }

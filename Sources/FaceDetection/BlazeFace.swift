@@ -135,9 +135,9 @@ public final class BlazeFaceDetector: FaceDetector {
         faces.removeAll(keepingCapacity: true)
         guard image.width > 0, image.height > 0 else { return }
         letterbox.fill(interpreter.input, from: image)
-        let start = Self.now()
+        let start = monotonicSeconds()
         interpreter.invoke()
-        lastNetworkSeconds = Self.now() - start
+        lastNetworkSeconds = monotonicSeconds() - start
         decode()
         suppress()
         // Undo the letterbox: fractions of the padded square to frame pixels.
@@ -230,11 +230,6 @@ public final class BlazeFaceDetector: FaceDetector {
         return anchors
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 
     /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).
     public static let cpuHasVectorUnit: Bool = {

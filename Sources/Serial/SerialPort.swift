@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SentryCore
 #endif
 
 /// A serial port in raw 8N1 mode (SPEC §5), opened non-blocking and
@@ -160,9 +161,3 @@ public final class SerialPort {
     }
 }
 
-/// Seconds on the monotonic clock.
-public func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

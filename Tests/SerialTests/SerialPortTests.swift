@@ -1,4 +1,5 @@
 import Foundation
+import SentryCore
 import Serial
 import Testing
 
