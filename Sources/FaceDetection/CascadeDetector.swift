@@ -32,6 +32,15 @@ public final class CascadeDetector: FaceDetector {
 
     private let stages: [(threshold: Float, treeCount: Int)]
     private let isStumpCascade: Bool
+    /// A one-node tree, packed so that the hot loop reads one element per tree.
+    private struct Stump {
+        var feature: Int32
+        var threshold: Float
+        var below: Float
+        var above: Float
+    }
+    /// Every tree as a stump when the cascade has only stumps (the usual case), else empty.
+    private let stumps: [Stump]
     // Flattened trees: every node's feature, threshold and children; leaves.
     private let nodeFeature: [Int32]
     private let nodeThreshold: [Float]
@@ -78,7 +87,10 @@ public final class CascadeDetector: FaceDetector {
         scratch = (0..<max(1, threads)).map { _ in Scratch(featureCount: cascade.features.count) }
         stages = cascade.stages.map { ($0.threshold, $0.trees.count) }
         let trees = cascade.stages.flatMap(\.trees)
-        isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 }
+        isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 && $0.leaves.count == 2 }
+        stumps = isStumpCascade
+            ? trees.map { Stump(feature: Int32($0.nodes[0].featureIndex), threshold: $0.nodes[0].threshold, below: $0.leaves[0], above: $0.leaves[1]) }
+            : []
         var nodeStart: [Int32] = [], leafStart: [Int32] = []
         var nodeCount: Int32 = 0, leafCount: Int32 = 0
         for tree in trees {
@@ -231,6 +243,8 @@ public final class CascadeDetector: FaceDetector {
         let n0 = stride + 1, n1 = stride + windowWidth - 1
         let n2 = (windowHeight - 1) * stride + 1, n3 = (windowHeight - 1) * stride + windowWidth - 1
         let isStumps = isStumpCascade
+        let anyTilted = cascade.hasTiltedFeatures
+        stumps.withUnsafeBufferPointer { stumps in
         tables.sums.withUnsafeBufferPointer { sum in
         tables.squares.withUnsafeBufferPointer { square in
         tables.tilted.withUnsafeBufferPointer { tilted in
@@ -246,16 +260,18 @@ public final class CascadeDetector: FaceDetector {
         leaves.withUnsafeBufferPointer { leaves in
             /// A feature's response at the window whose tables start at `base`/`tiltedBase`.
             @inline(__always) func feature(_ index: Int, _ base: Int, _ tiltedBase: Int) -> Float {
-                let o = index * 12
-                let table = isTilted[index] ? tilted : sum
-                let b = isTilted[index] ? tiltedBase : base
+                let o = index &* 12
+                let isTiltedFeature = anyTilted && isTilted[index]
+                let table = isTiltedFeature ? tilted : sum
+                let b = isTiltedFeature ? tiltedBase : base
                 @inline(__always) func rect(_ r: Int) -> Float {
-                    let p = o + r * 4
-                    return Float(table[b + Int(offsets[p])] &- table[b + Int(offsets[p + 1])]
-                        &- table[b + Int(offsets[p + 2])] &+ table[b + Int(offsets[p + 3])])
+                    let p = o &+ r &* 4
+                    return Float(table[b &+ Int(offsets[p])] &- table[b &+ Int(offsets[p &+ 1])]
+                        &- table[b &+ Int(offsets[p &+ 2])] &+ table[b &+ Int(offsets[p &+ 3])])
                 }
-                var value = weights[index * 3] * rect(0) + weights[index * 3 + 1] * rect(1)
-                if weights[index * 3 + 2] != 0 { value += weights[index * 3 + 2] * rect(2) }
+                let w = index &* 3
+                var value = weights[w] * rect(0) + weights[w &+ 1] * rect(1)
+                if weights[w &+ 2] != 0 { value += weights[w &+ 2] * rect(2) }
                 return value
             }
             var y = 0
@@ -279,8 +295,9 @@ public final class CascadeDetector: FaceDetector {
                                 for t in tree ..< tree + treeCount {
                                     let nodeBase = Int(treeNodeStart[t])
                                     if isStumps {
-                                        let value = feature(Int(nodeFeature[nodeBase]), base, tiltedBase) * normalizer
-                                        total += Double(value < nodeThreshold[nodeBase] ? leaves[Int(treeLeafStart[t])] : leaves[Int(treeLeafStart[t]) + 1])
+                                        let stump = stumps[t]
+                                        let value = feature(Int(stump.feature), base, tiltedBase) * normalizer
+                                        total += Double(value < stump.threshold ? stump.below : stump.above)
                                     } else {
                                         var node: Int32 = 0
                                         repeat {
@@ -308,6 +325,6 @@ public final class CascadeDetector: FaceDetector {
                 }
                 y += step
             }
-        }}}}}}}}}}}}}
+        }}}}}}}}}}}}}}
     }
 }
