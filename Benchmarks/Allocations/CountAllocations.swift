@@ -56,6 +56,7 @@ struct CountAllocations {
         let cascade = try HaarCascade(contentsOfFile: HaarCascade.defaultPath)
         detectors.append(("haar", CascadeDetector(cascade: cascade)))
         detectors.append(("haar-2-threads", CascadeDetector(cascade: cascade, threads: 2)))
+        detectors.append(("lbp", CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultLBPPath))))
         for (name, detector) in detectors {
             var faces: [Box] = []
             // Warm: one pass over the same frames lets every buffer reach its size.

@@ -41,6 +41,8 @@ public final class CascadeDetector: FaceDetector {
     }
     /// Every tree as a stump when the cascade has only stumps (the usual case), else empty.
     private let stumps: [Stump]
+    /// LBP: each stump's 256-bit set of codes that take its first leaf (8 words per stump).
+    private let categories: [Int32]
     // Flattened trees: every node's feature, threshold and children; leaves.
     private let nodeFeature: [Int32]
     private let nodeThreshold: [Float]
@@ -69,7 +71,7 @@ public final class CascadeDetector: FaceDetector {
         var featureOffsets: [Int32]
         /// This thread's hits for all its scales, in scale order, with each scale's index.
         var hits: [(scale: Int, box: Box)] = []
-        init(featureCount: Int) { featureOffsets = [Int32](repeating: 0, count: featureCount * 12) }
+        init(offsetCount: Int) { featureOffsets = [Int32](repeating: 0, count: offsetCount) }
     }
 
     // Per-frame state kept between frames so that steady state allocates nothing.
@@ -84,13 +86,14 @@ public final class CascadeDetector: FaceDetector {
         self.cascade = cascade
         self.parameters = parameters
         self.threads = max(1, threads)
-        scratch = (0..<max(1, threads)).map { _ in Scratch(featureCount: cascade.features.count) }
+        scratch = (0..<max(1, threads)).map { _ in Scratch(offsetCount: cascade.features.count * (cascade.isLBP ? 16 : 12)) }
         stages = cascade.stages.map { ($0.threshold, $0.trees.count) }
         let trees = cascade.stages.flatMap(\.trees)
         isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 && $0.leaves.count == 2 }
         stumps = isStumpCascade
             ? trees.map { Stump(feature: Int32($0.nodes[0].featureIndex), threshold: $0.nodes[0].threshold, below: $0.leaves[0], above: $0.leaves[1]) }
             : []
+        categories = cascade.isLBP ? trees.flatMap { $0.nodes[0].categories } : []
         var nodeStart: [Int32] = [], leafStart: [Int32] = []
         var nodeCount: Int32 = 0, leafCount: Int32 = 0
         for tree in trees {
@@ -109,8 +112,20 @@ public final class CascadeDetector: FaceDetector {
         leaves = trees.flatMap(\.leaves)
         featureWeights = cascade.features.flatMap { f in (0..<3).map { $0 < f.rects.count ? f.rects[$0].weight : 0 } }
         featureTilted = cascade.features.map(\.tilted)
-        var xs = [Int32](repeating: 0, count: cascade.features.count * 12), ys = xs
+        let points = cascade.isLBP ? 16 : 12
+        var xs = [Int32](repeating: 0, count: cascade.features.count * points), ys = xs
         for (index, feature) in cascade.features.enumerated() {
+            if cascade.isLBP {
+                // The 4x4 grid of corners of the 3x3 blocks, row by row.
+                let rect = feature.rects[0]
+                for j in 0..<4 {
+                    for i in 0..<4 {
+                        xs[index * 16 + j * 4 + i] = Int32(rect.x + i * rect.width)
+                        ys[index * 16 + j * 4 + i] = Int32(rect.y + j * rect.height)
+                    }
+                }
+                continue
+            }
             for (r, rect) in feature.rects.enumerated() {
                 let corners: [(x: Int, y: Int)] = feature.tilted
                     ? [(rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
@@ -220,9 +235,10 @@ public final class CascadeDetector: FaceDetector {
         cornerX.withUnsafeBufferPointer { x in
             cornerY.withUnsafeBufferPointer { y in
                 scratch.featureOffsets.withUnsafeMutableBufferPointer { out in
+                    let points = x.count / max(tilted.count, 1)
                     for feature in 0..<tilted.count {
                         let rowStride = tilted[feature] ? tiltedStride : stride
-                        for i in feature * 12 ..< feature * 12 + 12 { out[i] = y[i] &* rowStride &+ x[i] }
+                        for i in feature * points ..< feature * points + points { out[i] = y[i] &* rowStride &+ x[i] }
                     }
                 }
             }
@@ -244,6 +260,8 @@ public final class CascadeDetector: FaceDetector {
         let n2 = (windowHeight - 1) * stride + 1, n3 = (windowHeight - 1) * stride + windowWidth - 1
         let isStumps = isStumpCascade
         let anyTilted = cascade.hasTiltedFeatures
+        let isLBP = cascade.isLBP
+        categories.withUnsafeBufferPointer { categories in
         stumps.withUnsafeBufferPointer { stumps in
         tables.sums.withUnsafeBufferPointer { sum in
         tables.squares.withUnsafeBufferPointer { square in
@@ -274,6 +292,25 @@ public final class CascadeDetector: FaceDetector {
                 if weights[w &+ 2] != 0 { value += weights[w &+ 2] * rect(2) }
                 return value
             }
+            /// OpenCV's LBP code of a feature: its 3x3 blocks' sums, each of the eight
+            /// around the centre compared with the centre, clockwise from the top left.
+            @inline(__always) func lbpCode(_ index: Int, _ base: Int) -> Int {
+                let o = index &* 16
+                @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
+                    sum[base &+ Int(offsets[o &+ a])] &- sum[base &+ Int(offsets[o &+ b])]
+                        &- sum[base &+ Int(offsets[o &+ c])] &+ sum[base &+ Int(offsets[o &+ d])]
+                }
+                let center = block(5, 6, 9, 10)
+                var code = block(0, 1, 4, 5) >= center ? 128 : 0
+                if block(1, 2, 5, 6) >= center { code |= 64 }
+                if block(2, 3, 6, 7) >= center { code |= 32 }
+                if block(6, 7, 10, 11) >= center { code |= 16 }
+                if block(10, 11, 14, 15) >= center { code |= 8 }
+                if block(9, 10, 13, 14) >= center { code |= 4 }
+                if block(8, 9, 12, 13) >= center { code |= 2 }
+                if block(4, 5, 8, 9) >= center { code |= 1 }
+                return code
+            }
             var y = 0
             while y < rows {
                 var x = 0
@@ -285,7 +322,25 @@ public final class CascadeDetector: FaceDetector {
                     let windowSquares = square[base + n0] &- square[base + n1] &- square[base + n2] &+ square[base + n3]
                     var result = -1
                     let spread = normArea * Double(windowSquares) - Double(windowSum) * Double(windowSum)
-                    if spread > 0 {
+                    if isLBP {
+                        // OpenCV's predictCategoricalStump: no variance normalisation.
+                        result = 1
+                        var tree = 0
+                        for (stage, (threshold, treeCount)) in stages.enumerated() {
+                            var total: Float = 0
+                            for t in tree ..< tree + treeCount {
+                                let stump = stumps[t]
+                                let code = lbpCode(Int(stump.feature), base)
+                                let inSet = categories[t &* 8 &+ (code >> 5)] & (1 << Int32(code & 31)) != 0
+                                total += inSet ? stump.below : stump.above
+                            }
+                            tree += treeCount
+                            if total < threshold {
+                                result = -stage
+                                break
+                            }
+                        }
+                    } else if spread > 0 {
                         let normalizer = Float(1 / spread.squareRoot())
                         if normArea * Double(normalizer) < 0.1 {
                             result = 1
@@ -325,6 +380,6 @@ public final class CascadeDetector: FaceDetector {
                 }
                 y += step
             }
-        }}}}}}}}}}}}}}
+        }}}}}}}}}}}}}}}
     }
 }

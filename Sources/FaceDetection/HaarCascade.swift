@@ -14,6 +14,7 @@ public struct HaarCascade: Sendable {
     }
 
     /// A Haar feature: two or three weighted rectangles, upright or rotated 45°.
+    /// An LBP feature: one rectangle, the size and origin of a 3x3 grid of blocks.
     public struct Feature: Sendable {
         public var rects: [WeightedRect]
         public var tilted: Bool
@@ -26,6 +27,8 @@ public struct HaarCascade: Sendable {
         public var threshold: Float
         public var left: Int
         public var right: Int
+        /// LBP: the 256-bit set of codes that go left, as eight 32-bit words; empty for Haar.
+        public var categories: [Int32] = []
     }
 
     public struct Tree: Sendable {
@@ -44,6 +47,8 @@ public struct HaarCascade: Sendable {
     public var windowHeight: Int
     public var stages: [Stage]
     public var features: [Feature]
+    /// Local binary pattern features and categorical stumps, instead of Haar features.
+    public var isLBP = false
 
     public var hasTiltedFeatures: Bool { features.contains { $0.tilted } }
 
@@ -65,6 +70,8 @@ public struct CascadeError: Error, CustomStringConvertible, Equatable {
 extension HaarCascade {
     /// Debian's default frontal face cascade (package `opencv-data`).
     public static let defaultPath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+    /// Debian's (opencv-data) best LBP face cascade.
+    public static let defaultLBPPath = "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"
 
     /// Loads a cascade file, with a clear error for a missing, unreadable or
     /// malformed file.
@@ -102,16 +109,18 @@ extension HaarCascade {
             throw CascadeFormatError("no <cascade> element")
         }
         let featureType = cascade.child("featureType")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "HAAR"
-        guard featureType == "HAAR" else {
-            throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR; LBP is not supported yet)")
+        guard featureType == "HAAR" || featureType == "LBP" else {
+            throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR and LBP)")
         }
+        isLBP = featureType == "LBP"
         windowWidth = try Self.integer(cascade, "width")
         windowHeight = try Self.integer(cascade, "height")
         guard (4...1024).contains(windowWidth), (4...1024).contains(windowHeight) else {
             throw CascadeFormatError("window size \(windowWidth)x\(windowHeight) is out of range")
         }
-        features = try Self.features(cascade.child("features"), width: windowWidth, height: windowHeight)
-        stages = try Self.stages(cascade.child("stages"), featureCount: features.count)
+        features = isLBP ? try Self.lbpFeatures(cascade.child("features"), width: windowWidth, height: windowHeight)
+            : try Self.features(cascade.child("features"), width: windowWidth, height: windowHeight)
+        stages = try Self.stages(cascade.child("stages"), featureCount: features.count, categorical: isLBP)
     }
 
     private static func integer(_ parent: XMLElement, _ name: String) throws(CascadeFormatError) -> Int {
@@ -125,7 +134,7 @@ extension HaarCascade {
     private static func numbers(_ element: XMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
         guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
         var values: [Double] = []
-        for token in element.text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }) {
+        for token in element.text.split(whereSeparator: \.isWhitespace) { // also "\r\n", one Character
             guard let value = Double(token), value.isFinite else {
                 throw CascadeFormatError("\(context): '\(token.prefix(20))' in <\(name)> is not a number")
             }
@@ -163,7 +172,27 @@ extension HaarCascade {
         return features
     }
 
-    private static func stages(_ element: XMLElement?, featureCount: Int) throws(CascadeFormatError) -> [Stage] {
+    /// LBP features: `<rect>x y width height</rect>`, a 3x3 grid of such blocks inside the window.
+    private static func lbpFeatures(_ element: XMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
+        guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <features>") }
+        var features: [Feature] = []
+        for (index, node) in element.children.enumerated() {
+            let context = "feature \(index)"
+            let v = try numbers(node.child("rect"), "rect", context: context)
+            guard v.count == 4, v.allSatisfy({ $0 == $0.rounded() && abs($0) <= 4096 }) else {
+                throw CascadeFormatError("\(context): an LBP <rect> needs 'x y width height'")
+            }
+            let rect = WeightedRect(x: Int(v[0]), y: Int(v[1]), width: Int(v[2]), height: Int(v[3]), weight: 0)
+            guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
+                  rect.x + 3 * rect.width <= width, rect.y + 3 * rect.height <= height else {
+                throw CascadeFormatError("\(context): the 3x3 blocks lie outside the \(width)x\(height) window")
+            }
+            features.append(Feature(rects: [rect], tilted: false))
+        }
+        return features
+    }
+
+    private static func stages(_ element: XMLElement?, featureCount: Int, categorical: Bool) throws(CascadeFormatError) -> [Stage] {
         guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <stages>") }
         var stages: [Stage] = []
         for (stageIndex, stageNode) in element.children.enumerated() {
@@ -178,6 +207,10 @@ extension HaarCascade {
                 let treeContext = "\(context), tree \(treeIndex)"
                 let splits = try numbers(treeNode.child("internalNodes"), "internalNodes", context: treeContext)
                 let leaves = try numbers(treeNode.child("leafValues"), "leafValues", context: treeContext)
+                if categorical {
+                    trees.append(try lbpStump(splits, leaves, featureCount: featureCount, context: treeContext))
+                    continue
+                }
                 guard !splits.isEmpty, splits.count % 4 == 0 else {
                     throw CascadeFormatError("\(treeContext): <internalNodes> needs groups of 'left right feature threshold' (categorical LBP splits are not supported)")
                 }
@@ -206,6 +239,26 @@ extension HaarCascade {
             stages.append(Stage(threshold: Float(threshold[0]) - thresholdEpsilon, trees: trees))
         }
         return stages
+    }
+}
+
+extension HaarCascade {
+    /// An LBP weak classifier: `left right feature` and eight category words, two leaves.
+    private static func lbpStump(_ splits: [Double], _ leaves: [Double], featureCount: Int,
+                                 context: String) throws(CascadeFormatError) -> Tree {
+        guard splits.count == 11, leaves.count == 2 else {
+            throw CascadeFormatError("\(context): an LBP tree needs one node 'left right feature' + 8 category words, and 2 <leafValues>")
+        }
+        guard splits.allSatisfy({ $0 == $0.rounded() && abs($0) <= Double(UInt32.max) }) else {
+            throw CascadeFormatError("\(context): LBP node values must be integers")
+        }
+        let feature = Int(splits[2])
+        guard (0..<featureCount).contains(feature) else {
+            throw CascadeFormatError("\(context): feature \(feature) does not exist (\(featureCount) features)")
+        }
+        let words = splits[3...].map { Int32(truncatingIfNeeded: Int64($0)) }
+        return Tree(nodes: [Node(featureIndex: feature, threshold: 0, left: 0, right: -1, categories: words)],
+                    leaves: leaves.map { Float($0) })
     }
 }
 

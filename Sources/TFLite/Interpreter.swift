@@ -78,6 +78,10 @@ public final class Interpreter {
         UnsafeBufferPointer(start: outputPointers[index], count: outputShapes[index].reduce(1, *))
     }
 
+    /// Steps with fewer multiply-adds than this run on one thread: handing a
+    /// part to a helper and waiting for it costs about as much.
+    static let splitWork = 200_000
+
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions' rows are shared out; the other steps are too
     /// small to be worth waking a thread for.
@@ -88,7 +92,7 @@ public final class Interpreter {
         }
         pool.session {
             for (index, step) in steps.enumerated() {
-                if step.parallelRows >= 2 * threads { pool.run(step: index) } else { step.run() }
+                if step.parallelRows >= 2 * threads, step.work >= Self.splitWork { pool.run(step: index) } else { step.run() }
             }
         }
     }
@@ -133,6 +137,17 @@ struct Step {
         case let .pointwise(pixels, _, _, _): pixels
         case let .convolution(geometry, _, _, _), let .depthwise(geometry, _): geometry.outputHeight
         default: 1
+        }
+    }
+
+    /// Multiply-adds the step does, to judge whether splitting it pays for the hand-over.
+    var work: Int {
+        switch kind {
+        case let .pointwise(pixels, inputChannels, _, outputChannels): pixels * inputChannels * outputChannels
+        case let .convolution(g, inputChannels, _, outputChannels):
+            g.outputWidth * g.outputHeight * g.window.width * g.window.height * inputChannels * outputChannels
+        case let .depthwise(g, channels): g.outputWidth * g.outputHeight * g.window.width * g.window.height * channels
+        default: 0
         }
     }
 

