@@ -42,8 +42,9 @@ struct Letterbox {
                 }
             }
         }
-        // Horizontal pass: every row of the square to `size` columns.
-        horizontalPass(side: side)
+        // Horizontal pass: the frame's rows of the square to `size` columns (the
+        // padding rows stay black from `prepare`).
+        horizontalPass(side: side, rows: top..<top + image.height)
         // Vertical pass, then the value range, three channels.
         let scale = Float(2.0 / 255.0)
         taps.withUnsafeBufferPointer { taps in
@@ -68,13 +69,13 @@ struct Letterbox {
         }
     }
 
-    /// Shrinks every row of the `side` x `side` square to `size` columns.
-    private mutating func horizontalPass(side: Int) {
+    /// Shrinks `rows` of the `side` x `side` square to `size` columns.
+    private mutating func horizontalPass(side: Int, rows: Range<Int>) {
         taps.withUnsafeBufferPointer { taps in
             weights.withUnsafeBufferPointer { weights in
                 square.withUnsafeBufferPointer { square in
                     horizontal.withUnsafeMutableBufferPointer { horizontal in
-                        for row in 0..<side {
+                        for row in rows {
                             let source = square.baseAddress! + row * side
                             let target = horizontal.baseAddress! + row * size
                             for x in 0..<size {
