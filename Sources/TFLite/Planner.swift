@@ -260,14 +260,16 @@ struct Planner {
 
     /// Where a float input lives; constants are copied into the constant area on first use.
     private mutating func place(of index: Int) throws(ModelError) -> Place {
-        if index < 0 { return .constant(0) }
+        guard index >= 0 else { throw fail("an operator lacks a required input") }
         if let place = places[index] { return place }
         if let values = constantValues[index] {
             let place = store(values)
             places[index] = place
             return place
         }
-        if model.tensors[index].type == .int32 { return .constant(0) }
+        if model.tensors[index].type != .float32 {
+            throw fail("tensor \(model.tensors[index].name) is \(model.tensors[index].type) where float32 is needed")
+        }
         throw fail("tensor \(model.tensors[index].name) is read before any operator computes it")
     }
 

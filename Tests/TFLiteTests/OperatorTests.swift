@@ -129,6 +129,14 @@ struct OperatorTests {
         #expect(try Self.run(.reshape, input: [1, 2, 2], [1, 2, 3, 4], output: [4]) == [1, 2, 3, 4])
     }
 
+    @Test("an int32 tensor where a float one is read is an error, not a read of the wrong memory")
+    func integerOperand() throws {
+        let error = #expect(throws: ModelError.self) {
+            _ = try Self.run(.add(.none), input: [1, 2], [1, 2], constants: [Self.integers("ints", [1, 2], [3, 4])], output: [1, 2])
+        }
+        #expect(error?.description.contains("tensor ints is int32 where float32 is needed") == true, "\(String(describing: error))")
+    }
+
     @Test("a shape that contradicts the operator is an error naming the tensor")
     func wrongShape() throws {
         let error = #expect(throws: ModelError.self) {
