@@ -60,5 +60,4 @@ public final class DeviceMonitor {
                                 path: udev_device_get_devnode(device).map { String(cString: $0) }))
         }
     }
-
 }

@@ -160,12 +160,14 @@ public final class BlazeFaceDetector: FaceDetector {
         // sigmoid(x) > minScore  <=>  x > logit(minScore); raw scores are clipped to ±80 first.
         let clippedMin = min(max(minScore, 1e-6), 1 - 1e-6)
         let threshold = log(clippedMin / (1 - clippedMin))
-        for anchor in anchors.indices where min(max(scores[anchor], -80), 80) > threshold {
+        for anchor in anchors.indices {
+            let logit = min(max(scores[anchor], -80), 80)
+            guard logit > threshold else { continue }
             let raw = regressors.baseAddress! + anchor * 16
             let centerX = raw[0] / size + anchors[anchor].x, centerY = raw[1] / size + anchors[anchor].y
             let halfWidth = raw[2] / size / 2, halfHeight = raw[3] / size / 2
             guard halfWidth > 0, halfHeight > 0 else { continue }
-            let score = 1 / (1 + exp(-min(max(scores[anchor], -80), 80)))
+            let score = 1 / (1 + exp(-logit))
             candidates.append(Candidate(minX: centerX - halfWidth, minY: centerY - halfHeight,
                                         maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score))
         }
@@ -229,7 +231,6 @@ public final class BlazeFaceDetector: FaceDetector {
         }
         return anchors
     }
-
 
     /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).
     public static let cpuHasVectorUnit: Bool = {

