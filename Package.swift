@@ -35,8 +35,12 @@ let package = Package(
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search. Pure.
+        .target(name: "Tracking", dependencies: ["SentryCore"]),
         // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
         .target(name: "Video", dependencies: ["FaceDetection", "CV4L2"]),
+        // A camera on the simulated turret: the view of a wide image that follows the servo.
+        .target(name: "VirtualCamera", dependencies: ["Video", "FaceDetection", "SentryCore"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["Video", "CUdev", "SentryCore"]),
         // termios serial ports and pseudo-terminals.
@@ -47,14 +51,14 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "FaceDetection", "Video", "Serial", "ServoSim", "Devices",
+                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp", "ServoSim",
+                "SentryApp", "ServoSim", "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -72,13 +76,14 @@ let package = Package(
         .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
-        .testTarget(name: "VideoTests", dependencies: ["Video"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Devices", "SentryCore", "ServoSim", "Serial", "Video", "FaceDetection"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,21 +1,21 @@
 import FaceDetection
 import SentryCore
 import Serial
+import Tracking
 import Video
 
 /// How the pipeline turns faces into commands.
 public struct PipelineSettings: Sendable {
-    public var mapper: AngleMapper
-    public var tiltEnabled: Bool
+    public var tracking: TrackingSettings
+    /// Ignore aim changes of at most this many degrees (on the wire).
     public var deadband: Int
-    public var lostAfter: Double
 
-    public init(mapper: AngleMapper = AngleMapper(), tiltEnabled: Bool = false, deadband: Int = 0, lostAfter: Double = 0) {
-        self.mapper = mapper
-        self.tiltEnabled = tiltEnabled
+    public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
+        self.tracking = tracking
         self.deadband = deadband
-        self.lostAfter = lostAfter
     }
+
+    public var tiltEnabled: Bool { tracking.tiltEnabled }
 }
 
 /// What happened to one frame.
@@ -23,29 +23,38 @@ public struct FrameResult: Sendable {
     public var index: Int
     public var timestamp: Double
     public var faces: [Box]
+    /// The target, when it is in sight this frame.
     public var target: Box?
-    public var aim: Aim?
+    /// What the tracker asked for.
+    public var intent: Intent
     /// The commands this frame handed to the serial link (after de-duplication).
     public var commands: [Command]
     /// Seconds spent per stage.
     public var detectSeconds: Double
     public var selectAndMapSeconds: Double
     public var writeSeconds: Double
+
+    /// The aim asked for, if any.
+    public var aim: Aim? {
+        if case .aim(let aim) = intent { aim } else { nil }
+    }
 }
 
-/// One frame at a time (SPEC §1): detect → select → map → filter → write.
+/// One frame at a time (SPEC §1): detect → track and choose → aim → filter → write.
 public final class Pipeline {
     public let detector: any FaceDetector
     public let output: any CommandOutput
     public let settings: PipelineSettings
-    private var selector = TargetSelector()
+    private var tracker: Tracker
     private var filter: CommandFilter
+    private var lastFrameTime = 0.0
 
     public init(detector: any FaceDetector, output: any CommandOutput, settings: PipelineSettings) {
         self.detector = detector
         self.output = output
         self.settings = settings
-        filter = CommandFilter(deadband: settings.deadband, lostAfter: settings.lostAfter, tiltEnabled: settings.tiltEnabled)
+        tracker = Tracker(settings: settings.tracking)
+        filter = CommandFilter(deadband: settings.deadband, tiltEnabled: settings.tiltEnabled)
     }
 
     /// Runs one frame through every stage and writes its commands.
@@ -53,26 +62,38 @@ public final class Pipeline {
         let t0 = monotonicSeconds()
         let faces = detector.detectFaces(in: frame.image)
         let t1 = monotonicSeconds()
-        if output.takeReconnected() { filter.reset() }
-        let target = selector.select(from: faces)
-        let aim = target.map { settings.mapper.aim(at: $0, frameWidth: frame.image.width, frameHeight: frame.image.height) }
-        let commands = filter.commands(for: aim, at: frame.timestamp)
+        if output.takeReconnected() {
+            filter.reset()
+            tracker.deviceRebooted(at: frame.timestamp)
+        }
+        let (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
+        let commands: [Command]
+        switch intent {
+        case .aim(let aim): commands = filter.commands(for: aim)
+        case .scan: commands = filter.commands(for: nil)
+        case .hold: commands = []
+        }
+        tracker.sent(commands, at: frame.timestamp)
+        lastFrameTime = frame.timestamp
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
-        return FrameResult(index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, aim: aim,
+        return FrameResult(index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
                            commands: commands, detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
     /// The camera went away: sweep until it is back.
     public func cameraLost() throws(SerialError) {
-        selector = TargetSelector()
-        try output.send(filter.lostNow())
+        tracker.forgetFaces()
+        let commands = filter.commands(for: nil)
+        tracker.sent(commands, at: lastFrameTime)
+        try output.send(commands)
     }
 
-    /// Sends the parting command (`L`, centre, or nothing) and flushes.
+    /// Sends the parting command (`L`, centre, or nothing) unless it would
+    /// repeat the last command on its axis, and flushes.
     public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(SerialError) {
-        try output.send(exitCommand.commands(tiltEnabled: settings.tiltEnabled))
+        try output.send(filter.parting(exitCommand.commands(tiltEnabled: settings.tiltEnabled)))
         try output.flush(timeout: timeout)
     }
 }

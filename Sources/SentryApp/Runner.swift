@@ -5,7 +5,9 @@ import Logging
 import SentryCore
 import Serial
 import ServoSim
+import Tracking
 import Video
+import VirtualCamera
 
 /// Everything `sentry --camera … --serial …` needs, already validated.
 public struct RunOptions: Sendable {
@@ -23,6 +25,13 @@ public struct RunOptions: Sendable {
     public var pixelFormat: String?
     public var controls = CameraControls()
     public var realtime = false
+    /// Stop after this many frames (`nil`: at the end of the stream).
+    public var maxFrames: Int?
+    /// The simulated servo's speed (`--servo-speed`).
+    public var servoSecondsPer60Degrees = ServoMotion.typicalSecondsPer60Degrees
+    /// The virtual camera's true field of view (`--sim-fov`; `nil`: the
+    /// tracker's `--fov`).
+    public var virtualFieldOfView: Double?
     public var detector = DetectorOptions()
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.scan
@@ -43,6 +52,9 @@ public struct RunOptions: Sendable {
 /// The special `--serial` value that runs the simulated servo in-process.
 public let simulatedSerialName = "sim"
 
+/// `--camera sim:IMAGE`: the virtual camera on the simulated turret.
+public let virtualCameraPrefix = "sim:"
+
 /// Opens the camera, detector and serial link, and runs the pipeline until
 /// the stream ends or SIGINT/SIGTERM arrives.
 public enum Runner {
@@ -58,13 +70,20 @@ public enum Runner {
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
         let (detector, detectorName) = try makeDetector(options.detector, logger: logger)
-        var source = try openCamera(options, logger: logger)
-        defer { source.close() }
-        let simulator = options.serial == simulatedSerialName ? try SimulatedServo() : nil
+        let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
+        let simulator = options.serial == simulatedSerialName
+            ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
         defer { simulator?.stop() }
         let output = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
                                              bootWait: options.bootWait, logger: logger)
         defer { output.close() }
+        var source: any FrameSource
+        if let virtualScene, let simulator {
+            source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: output)
+        } else {
+            source = try openCamera(options, logger: logger)
+        }
+        defer { source.close() }
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
 
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
@@ -73,7 +92,7 @@ public enum Runner {
         let serialEvents = simulator == nil ? DeviceMonitor(subsystems: ["tty"]) : nil
         var results: [FrameResult] = []
         var frameCount = 0
-        while !StopSignal.isRequested {
+        while !StopSignal.isRequested, frameCount < options.maxFrames ?? .max {
             let next: Frame?
             do {
                 next = try source.nextFrame()
@@ -108,6 +127,21 @@ public enum Runner {
         if StopSignal.isRequested { logger.info("stopped by signal") }
         return Summary(frames: frameCount, bytesWritten: output.bytesWritten, results: results,
                        servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [])
+    }
+
+    /// `--camera sim:IMAGE`: frames rendered where the simulated servo
+    /// points, on the frame clock. Before each frame the simulator takes in
+    /// every byte written so far, so the loop's lag is the servo's, never
+    /// the machine's.
+    static func openVirtualCamera(scene: String, _ options: RunOptions, simulator: SimulatedServo,
+                                  output: SerialCommandOutput) throws(VideoError) -> any FrameSource {
+        try VirtualCamera(scenePath: scene, size: options.size ?? FrameSize(width: 640, height: 480),
+                          fieldOfView: options.virtualFieldOfView ?? options.settings.tracking.fieldOfView,
+                          framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime) { time in
+            simulator.waitForBytes(output.bytesWritten, timeout: 0.5)
+            let state = simulator.advance(to: time)
+            return (state.panPosition, state.tiltPosition)
+        }
     }
 
     /// A frame source for `--camera`: a V4L2 device node, or a file.

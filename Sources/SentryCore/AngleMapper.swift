@@ -29,11 +29,20 @@ public struct AngleMapper: Hashable, Sendable {
     /// One axis: `Int((position * newRange) / extent + newMin)`, truncated
     /// toward zero, then mirrored (`180 - angle`) when `inverted`.
     public func angle(position: Double, extent: Int, inverted: Bool = false) -> Int {
-        let newMin = Double(offset)
-        let newRange = Double(180 - offset) - newMin
-        let angle = Int((position * newRange) / Double(extent) + newMin)
+        let angle = Int(unroundedAngle(position: position, extent: extent))
         return inverted ? 180 - angle : angle
     }
+
+    /// The formula before `Int(...)` truncates it (no mirroring): what a
+    /// smoother works on so that it can keep a whole-degree output steady.
+    public func unroundedAngle(position: Double, extent: Int) -> Double {
+        let newMin = Double(offset)
+        let newRange = Double(180 - offset) - newMin
+        return (position * newRange) / Double(extent) + newMin
+    }
+
+    /// The angles this mapping can produce: `offset ... 180 - offset`.
+    public var range: ClosedRange<Int> { offset...(180 - offset) }
 
     /// Pan and tilt for the centre of `box` in a `width` x `height` frame.
     public func aim(at box: Box, frameWidth width: Int, frameHeight height: Int) -> Aim {

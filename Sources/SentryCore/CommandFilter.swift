@@ -1,36 +1,27 @@
 /// Decides which commands actually go on the wire (SPEC §1.6).
 ///
-/// - Never repeats the command last written on an axis.
+/// - Never repeats the command last written on an axis: not an aim, not `L`,
+///   not the parting command.
 /// - `deadband`: an aim that moved by no more than this many degrees from the
 ///   last written aim on that axis is dropped.
-/// - `lostAfter`: `L` is sent only once no face has been seen for this many
-///   seconds; a face seen again before that cancels it.
 ///
-/// Time is passed in (seconds on any monotonic clock), so tests control it.
+/// When to give up on a face (`--lost-after`) is the tracker's business; this
+/// filter only guards the wire.
 public struct CommandFilter: Sendable {
     public var deadband: Int
-    public var lostAfter: Double
     public var tiltEnabled: Bool
 
     private var lastPan: Command?
     private var lastTilt: Command?
-    private var missingSince: Double?
 
-    public init(deadband: Int = 0, lostAfter: Double = 0, tiltEnabled: Bool = false) {
+    public init(deadband: Int = 0, tiltEnabled: Bool = false) {
         self.deadband = deadband
-        self.lostAfter = lostAfter
         self.tiltEnabled = tiltEnabled
     }
 
-    /// The commands to write for this frame: `aim` is the target's angles,
-    /// or `nil` when no face is in view.
-    public mutating func commands(for aim: Aim?, at time: Double) -> [Command] {
-        guard let aim else {
-            let since = missingSince ?? time
-            missingSince = since
-            return time - since >= lostAfter ? lostOnce() : []
-        }
-        missingSince = nil
+    /// The commands to write for an aim; `nil` means sweep (`L`).
+    public mutating func commands(for aim: Aim?) -> [Command] {
+        guard let aim else { return lostOnce() }
         var out: [Command] = []
         if let pan = accept(.pan(aim.pan), after: lastPan) {
             lastPan = pan
@@ -43,11 +34,21 @@ public struct CommandFilter: Sendable {
         return out
     }
 
-    /// `L` now, whatever the debounce says (the camera itself is gone);
-    /// nothing if `L` was the last command.
-    public mutating func lostNow() -> [Command] {
-        missingSince = nil
-        return lostOnce()
+    /// The parting command (`--on-exit`): each one that differs from the
+    /// last written on its axis, the deadband aside (a centring on exit is
+    /// meant exactly).
+    public mutating func parting(_ commands: [Command]) -> [Command] {
+        commands.filter { command in
+            switch command.axis {
+            case .pan:
+                guard command != lastPan else { return false }
+                lastPan = command
+            case .tilt:
+                guard command != lastTilt else { return false }
+                lastTilt = command
+            }
+            return true
+        }
     }
 
     /// `L`, unless it was the last command on the pan axis.

@@ -10,22 +10,23 @@ public struct TargetSelector: Sendable {
     /// Chooses a target among `boxes` and remembers it. Returns `nil` (and
     /// forgets the previous target) when there are no boxes.
     public mutating func select(from boxes: [Box]) -> Box? {
-        guard let largestArea = boxes.map(\.area).max() else {
-            previous = nil
-            return nil
-        }
-        let largest = boxes.filter { $0.area == largestArea }
-        var chosen = largest[0]
-        if largest.count > 1, let previous {
-            let anchor = previous.center
-            func distance(_ box: Box) -> Double {
-                let c = box.center
-                return (c.x - anchor.x) * (c.x - anchor.x) + (c.y - anchor.y) * (c.y - anchor.y)
-            }
-            // `min(by:)` keeps the first of equally near boxes.
-            chosen = largest.min { distance($0) < distance($1) }!
-        }
+        let chosen = Self.largest(of: boxes, nearest: previous).map { boxes[$0] }
         previous = chosen
         return chosen
+    }
+
+    /// The index of the SPEC §1.3 choice among `boxes`: largest area, then
+    /// nearest `anchor`'s centre, then first; `nil` for no boxes.
+    public static func largest(of boxes: [Box], nearest anchor: Box?) -> Int? {
+        guard let largestArea = boxes.map(\.area).max() else { return nil }
+        let candidates = boxes.indices.filter { boxes[$0].area == largestArea }
+        guard candidates.count > 1, let anchor else { return candidates[0] }
+        let a = anchor.center
+        func distance(_ index: Int) -> Double {
+            let c = boxes[index].center
+            return (c.x - a.x) * (c.x - a.x) + (c.y - a.y) * (c.y - a.y)
+        }
+        // `min(by:)` keeps the first of equally near boxes.
+        return candidates.min { distance($0) < distance($1) }
     }
 }

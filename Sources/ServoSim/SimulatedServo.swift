@@ -4,28 +4,49 @@ import Serial
 import Synchronization
 
 /// A servo turret on a pseudo-terminal: a program that opens `devicePath`
-/// talks to a `ServoController` exactly as it would to the real firmware.
-/// A background thread reads the bytes and records the angles over time.
+/// talks to the firmware's state machine exactly as it would to the real
+/// firmware, and the servos take a real servo's time to get where they are
+/// told (`TurretModel`). A background thread reads the bytes and records the
+/// angles over time.
+///
+/// Time is the wall clock since start, or, with `frameClock`, whatever the
+/// caller last passed to `advance(to:)`: a virtual camera rendering frame
+/// by frame then sees the servo move on the frames' own clock, however fast
+/// the frames are processed.
 public final class SimulatedServo: Sendable {
     /// The servo state at one moment.
     public struct Sample: Sendable, Equatable {
-        /// Seconds since the simulator started.
+        /// Seconds since the simulator started (or on the frame clock).
         public var time: Double
+        /// The angles the firmware has commanded.
         public var pan: Int
         public var tilt: Int
         public var isScanning: Bool
+        /// Where the horns physically point (they lag behind commands).
+        public var panPosition: Double
+        public var tiltPosition: Double
     }
 
     private struct State {
-        var controller: ServoController
+        var turret: TurretModel
         var received: [UInt8] = []
         var track: [Sample] = []
         var running = true
+        /// The frame clock's time, or `nil` for the wall clock.
+        var frameTime: Double?
+
+        var sample: Sample {
+            let c = turret.controller
+            return Sample(time: frameTime ?? 0, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
+                          panPosition: turret.pan, tiltPosition: turret.tilt)
+        }
 
         /// Appends a sample when the servo state changed.
         mutating func record(at time: Double) {
-            let sample = Sample(time: time, pan: controller.pan, tilt: controller.tilt, isScanning: controller.isScanning)
-            if let last = track.last, (last.pan, last.tilt, last.isScanning) == (sample.pan, sample.tilt, sample.isScanning) { return }
+            var sample = sample
+            sample.time = time
+            if let last = track.last, (last.pan, last.tilt, last.isScanning, last.panPosition, last.tiltPosition)
+                == (sample.pan, sample.tilt, sample.isScanning, sample.panPosition, sample.tiltPosition) { return }
             track.append(sample)
         }
     }
@@ -37,13 +58,16 @@ public final class SimulatedServo: Sendable {
     private let start = monotonicSeconds()
     private let stopped = Mutex(false)
 
-    /// Creates the pty and starts listening on it.
-    public init(limits: ClosedRange<Int> = 0...180) throws(SerialError) {
+    /// Creates the pty and starts listening on it. `secondsPer60Degrees` is
+    /// the servos' speed (0: they jump); `frameClock` see above.
+    public init(limits: ClosedRange<Int> = 0...180, secondsPer60Degrees: Double = ServoMotion.typicalSecondsPer60Degrees,
+                frameClock: Bool = false) throws(SerialError) {
         let pty = try PseudoTerminal()
         devicePath = pty.devicePath
-        let controller = ServoController(limits: limits)
         terminal = Mutex(pty)
-        state = Mutex(State(controller: controller, track: [Sample(time: 0, pan: controller.pan, tilt: controller.tilt, isScanning: false)]))
+        var initial = State(turret: TurretModel(limits: limits, secondsPer60Degrees: secondsPer60Degrees), frameTime: frameClock ? 0 : nil)
+        initial.record(at: 0)
+        state = Mutex(initial)
         let thread = Thread { [self] in run() }
         thread.name = "servo-sim"
         thread.start()
@@ -59,11 +83,26 @@ public final class SimulatedServo: Sendable {
 
     /// The state now.
     public var current: Sample {
-        let now = monotonicSeconds() - start
+        let wall = monotonicSeconds() - start
         return state.withLock { state in
-            state.controller.advance(to: now)
-            return Sample(time: now, pan: state.controller.pan, tilt: state.controller.tilt, isScanning: state.controller.isScanning)
+            let now = state.frameTime ?? wall
+            state.turret.advance(to: now)
+            state.record(at: now)
+            var sample = state.sample
+            sample.time = now
+            return sample
         }
+    }
+
+    /// Moves the frame clock to `time` (a simulator made with `frameClock`)
+    /// and returns the state then.
+    @discardableResult
+    public func advance(to time: Double) -> Sample {
+        state.withLock { state in
+            precondition(state.frameTime != nil, "advance(to:) needs a simulator on the frame clock")
+            state.frameTime = max(state.frameTime ?? 0, time)
+        }
+        return current
     }
 
     /// Waits until `count` bytes have arrived or `timeout` seconds pass.
@@ -72,7 +111,7 @@ public final class SimulatedServo: Sendable {
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
             if receivedBytes.count >= count { return true }
-            usleep(2000)
+            usleep(500)
         }
         return receivedBytes.count >= count
     }
@@ -89,14 +128,15 @@ public final class SimulatedServo: Sendable {
         defer { stopped.withLock { $0 = true } }
         while state.withLock({ $0.running }) {
             let bytes = terminal.withLock { $0?.read(timeout: 0.005) } ?? []
-            let now = monotonicSeconds() - start
+            let wall = monotonicSeconds() - start
             state.withLock { state in
+                let now = state.frameTime ?? wall
                 for byte in bytes {
-                    state.controller.receive(byte, at: now)
+                    state.turret.receive(byte, at: now)
                     state.received.append(byte)
                     state.record(at: now)
                 }
-                state.controller.advance(to: now)
+                state.turret.advance(to: now)
                 state.record(at: now)
             }
         }

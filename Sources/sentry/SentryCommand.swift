@@ -6,6 +6,7 @@ import Logging
 import SentryApp
 import SentryCore
 import Serial
+import Tracking
 import ServoSim
 import Video
 
@@ -103,6 +104,8 @@ struct DetectionOptions: ParsableArguments {
 }
 
 extension ExitCommand: ExpressibleByArgument {}
+extension Mount: ExpressibleByArgument {}
+extension SearchPolicy: ExpressibleByArgument {}
 extension DetectorOptions.Kind: ExpressibleByArgument {}
 
 /// `on` or `off`.
@@ -113,7 +116,7 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
 
-    @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image.")
+    @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE.")
     var camera: String
 
     @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), 'auto' for the only one, or 'sim' for the simulated servo.")
@@ -145,6 +148,48 @@ struct Run: ParsableCommand {
 
     @Option(help: "What to send when sentry exits: scan (L), center (90°) or none.")
     var onExit: ExitCommand = .scan
+
+    @Option(help: "Where the camera is: fixed (beside the turret: the frame maps to angles) or turret (on the pan/tilt head: a closed loop).")
+    var mount: Mount = .fixed
+
+    @Option(parsing: .unconditional, help: "The camera's horizontal field of view in degrees (--mount turret; the vertical one follows from the frame's aspect).")
+    var fov: Double = 60
+
+    @Option(parsing: .unconditional, help: "Turret loop: proportional gain (share of the error corrected per frame).")
+    var kp: Double = TurretLoop.Gains.standard.proportional
+
+    @Option(parsing: .unconditional, help: "Turret loop: integral gain (per second; removes the lag behind a face that keeps moving).")
+    var ki: Double = TurretLoop.Gains.standard.integral
+
+    @Option(parsing: .unconditional, help: "Turret loop: derivative gain (seconds).")
+    var kd: Double = TurretLoop.Gains.standard.derivative
+
+    @Flag(help: "Smooth the target's centre (One Euro filter): a still face stops jittering the servo.")
+    var smooth = false
+
+    @Option(parsing: .unconditional, help: "Smoothing: cutoff in Hz for a still face (lower: steadier, more lag).")
+    var smoothCutoff: Double = OneEuroFilter.Parameters.standard.minCutoff
+
+    @Option(parsing: .unconditional, help: "Smoothing: how fast the cutoff rises with speed (higher: less lag when moving).")
+    var smoothBeta: Double = OneEuroFilter.Parameters.standard.beta
+
+    @Option(parsing: .unconditional, help: "Another face takes over the target only when its area is larger by this share (0.2 = 20%)...")
+    var switchMargin: Double = 0.2
+
+    @Option(parsing: .unconditional, help: "...for this many frames in a row.")
+    var switchFrames: Int = 3
+
+    @Option(help: "Once the target is gone: scan (L: sweep), hold (stay), or last-seen (aim at the edge it left by, sweep after --lost-after).")
+    var search: SearchPolicy = .scan
+
+    @Option(parsing: .unconditional, help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Option(parsing: .unconditional, help: "The servos' speed in seconds per 60° (the simulated servo's, and the turret loop's model); 0 for instant.")
+    var servoSpeed: Double = ServoMotion.typicalSecondsPer60Degrees
+
+    @Option(parsing: .unconditional, help: "The virtual camera's true field of view (default: --fov), to try a wrong --fov.")
+    var simFov: Double?
 
     @Flag(help: "Play files at their own frame rate instead of as fast as possible.")
     var realtime = false
@@ -180,6 +225,50 @@ struct Run: ParsableCommand {
         }
         guard !camera.isEmpty else { throw ValidationError("--camera needs a file path") }
         guard !serial.isEmpty else { throw ValidationError("--serial needs a port path or 'sim'") }
+        if camera.hasPrefix(virtualCameraPrefix) {
+            guard camera.count > virtualCameraPrefix.count else { throw ValidationError("--camera sim: needs an image, e.g. --camera sim:room.png") }
+            guard serial == simulatedSerialName else {
+                throw ValidationError("--camera \(camera) rides on the simulated turret: use it with --serial sim")
+            }
+        }
+        try validateTracking()
+    }
+
+    /// The behaviour flags (mount, loop, smoothing, stickiness, search).
+    func validateTracking() throws {
+        func check(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+            guard value.isFinite, range.contains(value) else {
+                throw ValidationError("--\(flag) \(value) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
+            }
+        }
+        try check(fov, "fov", 1...179, " degrees (a typical webcam sees 60)")
+        if let simFov { try check(simFov, "sim-fov", 1...179, " degrees") }
+        try check(kp, "kp", 0.01...2, " (default \(TurretLoop.Gains.standard.proportional))")
+        try check(ki, "ki", 0...10, " per second (default \(TurretLoop.Gains.standard.integral))")
+        try check(kd, "kd", 0...1, " seconds (default \(TurretLoop.Gains.standard.derivative))")
+        try check(smoothCutoff, "smooth-cutoff", 0.01...100, " Hz")
+        try check(smoothBeta, "smooth-beta", 0...100, "")
+        try check(switchMargin, "switch-margin", 0...100, " (0.2: another face must be 20% larger)")
+        try check(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
+        guard (1...10_000).contains(switchFrames) else { throw ValidationError("--switch-frames \(switchFrames) must be between 1 and 10000") }
+        if let frames, frames < 1 { throw ValidationError("--frames \(frames) must be at least 1") }
+        if search == .lastSeen, lostAfter <= 0 {
+            throw ValidationError("--search last-seen needs --lost-after above 0: how long to watch the edge before sweeping, e.g. --lost-after 2")
+        }
+    }
+
+    var tracking: TrackingSettings {
+        var settings = TrackingSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY), tiltEnabled: tilt)
+        settings.mount = mount
+        settings.fieldOfView = fov
+        settings.gains = TurretLoop.Gains(proportional: kp, integral: ki, derivative: kd)
+        settings.smoothing = smooth ? OneEuroFilter.Parameters(minCutoff: smoothCutoff, beta: smoothBeta) : nil
+        settings.switchMargin = switchMargin
+        settings.switchFrames = switchFrames
+        settings.lostAfter = lostAfter
+        settings.search = search
+        settings.servoSecondsPer60Degrees = servoSpeed
+        return settings
     }
 
     func run() throws {
@@ -196,8 +285,10 @@ struct Run: ParsableCommand {
         options.loop = loop
         options.bootWait = bootWait
         options.detector = detection.options
-        options.settings = PipelineSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY),
-                                            tiltEnabled: tilt, deadband: deadband, lostAfter: lostAfter)
+        options.settings = PipelineSettings(tracking: tracking, deadband: deadband)
+        options.maxFrames = frames
+        options.servoSecondsPer60Degrees = servoSpeed
+        options.virtualFieldOfView = simFov
         options.onExit = onExit
         options.showStatus = !quiet
         options.printTrack = track

@@ -1,5 +1,4 @@
 import SentryCore
-import ServoSim
 import Testing
 
 @Suite("The firmware's state machine in Swift (SPEC §3)")

@@ -1,0 +1,144 @@
+import SentryCore
+
+/// A face followed across frames: the same person keeps the same `id`.
+public struct TrackedFace: Sendable, Equatable {
+    public let id: Int
+    /// The box it was last seen in.
+    public var box: Box
+    public var lastSeen: Double
+    /// Seen in the latest frame.
+    public var isVisible: Bool
+}
+
+/// Gives the faces of each frame identities: a box that overlaps, or lies
+/// close to, a face of the previous frames is that face; any other box is a
+/// new face. Faces unseen for `forgetAfter` seconds are dropped.
+public struct FaceTracks: Sendable {
+    public private(set) var faces: [TrackedFace] = []
+    public var forgetAfter: Double
+    private var nextID = 1
+
+    /// Boxes at least this overlapping (IoU) are the same face, whatever else.
+    static let sameFaceOverlap = 0.25
+    /// Otherwise a box whose centre is within this many of the face's widths.
+    static let sameFaceDistance = 0.75
+
+    public init(forgetAfter: Double) {
+        self.forgetAfter = forgetAfter
+    }
+
+    /// Matches `boxes` to the known faces, greediest match first, and
+    /// returns the tracks (visible ones carry this frame's box).
+    @discardableResult
+    public mutating func update(with boxes: [Box], at time: Double) -> [TrackedFace] {
+        var pairs: [(score: Double, face: Int, box: Int)] = []
+        for (f, face) in faces.enumerated() {
+            for (b, box) in boxes.enumerated() {
+                if let score = Self.matchScore(face.box, box) { pairs.append((score, f, b)) }
+            }
+        }
+        pairs.sort { $0.score > $1.score }
+        var faceTaken = [Bool](repeating: false, count: faces.count)
+        var boxTaken = [Bool](repeating: false, count: boxes.count)
+        for index in faces.indices { faces[index].isVisible = false }
+        for pair in pairs where !faceTaken[pair.face] && !boxTaken[pair.box] {
+            faceTaken[pair.face] = true
+            boxTaken[pair.box] = true
+            faces[pair.face].box = boxes[pair.box]
+            faces[pair.face].lastSeen = time
+            faces[pair.face].isVisible = true
+        }
+        faces.removeAll { !$0.isVisible && time - $0.lastSeen > forgetAfter }
+        for (b, box) in boxes.enumerated() where !boxTaken[b] {
+            faces.append(TrackedFace(id: nextID, box: box, lastSeen: time, isVisible: true))
+            nextID += 1
+        }
+        return faces
+    }
+
+    /// Forgets every face (the camera was replaced or lost).
+    public mutating func removeAll() {
+        faces = []
+    }
+
+    /// How well `box` continues `face`: overlap first (1...2), then
+    /// nearness (0...1); `nil` when it is a different face.
+    static func matchScore(_ face: Box, _ box: Box) -> Double? {
+        let overlap = face.intersectionOverUnion(box)
+        if overlap >= sameFaceOverlap { return 1 + overlap }
+        let a = face.center, b = box.center
+        let distance = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
+        let reach = sameFaceDistance * Double(max(face.width, face.height, 1))
+        return distance < reach ? 1 - distance / reach : nil
+    }
+}
+
+/// Which face is the target, and when to let go of it:
+///
+/// - a new target is the SPEC §1.3 choice among the visible faces (largest,
+///   then nearest the last target, then first);
+/// - the target stays the target until another face is larger by
+///   `switchMargin` (0.2: 20 % more area) for `switchFrames` frames in a
+///   row, so two faces of about the same size never make the aim flip-flop;
+/// - a target out of sight is held for `lostAfter` seconds, then dropped.
+///
+/// `switchMargin 0` with `switchFrames 1` is SPEC §1.3 frame by frame.
+public struct StickyTarget: Sendable {
+    public var switchMargin: Double
+    public var switchFrames: Int
+    public var lostAfter: Double
+    public private(set) var targetID: Int?
+    private var lastTargetBox: Box?
+    private var challenger: (id: Int, frames: Int)?
+
+    public init(switchMargin: Double = 0.2, switchFrames: Int = 3, lostAfter: Double = 0) {
+        self.switchMargin = switchMargin
+        self.switchFrames = switchFrames
+        self.lostAfter = lostAfter
+    }
+
+    /// The target among `faces` at `time`: visible, or held out of sight;
+    /// `nil` when there is none.
+    public mutating func choose(among faces: [TrackedFace], at time: Double) -> TrackedFace? {
+        let visible = faces.filter(\.isVisible)
+        if let id = targetID, let target = faces.first(where: { $0.id == id }),
+           target.isVisible || time - target.lastSeen < lostAfter {
+            guard target.isVisible else { return target }
+            if let rival = Self.largestOther(in: visible, than: id, anchor: target.box),
+               Double(rival.box.area) > Double(target.box.area) * (1 + switchMargin) {
+                let frames = challenger?.id == rival.id ? challenger!.frames + 1 : 1
+                challenger = (rival.id, frames)
+                if frames >= switchFrames { return take(rival) }
+            } else {
+                challenger = nil
+            }
+            lastTargetBox = target.box
+            return target
+        }
+        guard let index = TargetSelector.largest(of: visible.map(\.box), nearest: lastTargetBox) else {
+            targetID = nil
+            challenger = nil
+            return nil
+        }
+        return take(visible[index])
+    }
+
+    private mutating func take(_ face: TrackedFace) -> TrackedFace {
+        targetID = face.id
+        lastTargetBox = face.box
+        challenger = nil
+        return face
+    }
+
+    private static func largestOther(in visible: [TrackedFace], than id: Int, anchor: Box) -> TrackedFace? {
+        let others = visible.filter { $0.id != id }
+        return TargetSelector.largest(of: others.map(\.box), nearest: anchor).map { others[$0] }
+    }
+
+    /// Lets go of the target.
+    public mutating func reset() {
+        targetID = nil
+        lastTargetBox = nil
+        challenger = nil
+    }
+}

@@ -1,0 +1,175 @@
+import SentryCore
+
+/// Where the camera is (`--mount`).
+public enum Mount: String, CaseIterable, Sendable {
+    /// Beside the turret, still: SPEC §2's offset-range mapping.
+    case fixed
+    /// On the pan/tilt head: the closed loop of `TurretLoop`.
+    case turret
+}
+
+/// What to do once the target is gone (`--search`).
+public enum SearchPolicy: String, CaseIterable, Sendable {
+    /// `L`: the firmware sweeps (the original behaviour).
+    case scan
+    /// Stay where the turret points.
+    case hold
+    /// Aim at the edge the face went out of; sweep once `--lost-after` passes.
+    case lastSeen = "last-seen"
+}
+
+/// Everything that shapes how faces become aims.
+public struct TrackingSettings: Sendable {
+    public var mapper: AngleMapper
+    public var tiltEnabled: Bool
+    public var mount: Mount = .fixed
+    /// Horizontal field of view in degrees (`--mount turret`).
+    public var fieldOfView: Double = 60
+    public var gains: TurretLoop.Gains = .standard
+    /// The One Euro filter on the target's centre, or `nil` for none.
+    public var smoothing: OneEuroFilter.Parameters?
+    public var switchMargin: Double = 0.2
+    public var switchFrames: Int = 3
+    /// Seconds a target may be out of sight before it is given up.
+    public var lostAfter: Double = 0
+    public var search: SearchPolicy = .scan
+    /// The servos' speed, for the turret loop's model of them.
+    public var servoSecondsPer60Degrees = ServoMotion.typicalSecondsPer60Degrees
+
+    public init(mapper: AngleMapper = AngleMapper(), tiltEnabled: Bool = false) {
+        self.mapper = mapper
+        self.tiltEnabled = tiltEnabled
+    }
+}
+
+/// What the turret should do after a frame.
+public enum Intent: Hashable, Sendable {
+    /// Point here.
+    case aim(Aim)
+    /// Send nothing: stay.
+    case hold
+    /// Sweep (`L`).
+    case scan
+}
+
+/// Faces of each frame in, an intent out: identities (`FaceTracks`), the
+/// sticky target (`StickyTarget`), smoothing, the mount's geometry
+/// (`AngleMapper` or `TurretLoop`) and the search once the target is gone.
+/// Pure: frame times are passed in.
+public struct Tracker: Sendable {
+    public let settings: TrackingSettings
+    private var tracks: FaceTracks
+    private var sticky: StickyTarget
+    private var loop: TurretLoop?
+    private var smoothX: OneEuroFilter
+    private var smoothY: OneEuroFilter
+    private var steadyPan = SteadyDegree()
+    private var steadyTilt = SteadyDegree()
+    private var targetID: Int?
+    /// Where to look while the target is out of sight (`last-seen`).
+    private var exitAim: Aim?
+
+    public init(settings: TrackingSettings) {
+        self.settings = settings
+        tracks = FaceTracks(forgetAfter: max(settings.lostAfter, 0.5))
+        sticky = StickyTarget(switchMargin: settings.switchMargin, switchFrames: settings.switchFrames, lostAfter: settings.lostAfter)
+        if settings.mount == .turret {
+            loop = TurretLoop(fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
+                              invertX: settings.mapper.invertX, invertY: settings.mapper.invertY,
+                              servoSecondsPer60Degrees: settings.servoSecondsPer60Degrees)
+        }
+        smoothX = OneEuroFilter(settings.smoothing ?? .standard)
+        smoothY = OneEuroFilter(settings.smoothing ?? .standard)
+    }
+
+    /// The target this frame (its box, if in sight) and what to do.
+    public mutating func update(faces: [Box], frameWidth width: Int, frameHeight height: Int, at time: Double) -> (target: Box?, intent: Intent) {
+        let target = sticky.choose(among: tracks.update(with: faces, at: time), at: time)
+        if target?.id != targetID {
+            targetID = target?.id
+            restartFollowing()
+        }
+        guard let target else {
+            return (nil, settings.search == .hold ? .hold : .scan)
+        }
+        guard target.isVisible else {
+            guard settings.search == .lastSeen else { return (nil, .hold) }
+            if exitAim == nil { exitAim = edgeAim(leaving: target.box, width: width, height: height, at: target.lastSeen) }
+            return (nil, exitAim.map(Intent.aim) ?? .hold)
+        }
+        exitAim = nil
+        return (target.box, .aim(aim(at: target.box.center, width: width, height: height, at: time)))
+    }
+
+    /// Tells the turret model what went on the wire.
+    public mutating func sent(_ commands: [Command], at time: Double) {
+        loop?.sent(commands, at: time)
+    }
+
+    /// The board came back after a disconnect: it rebooted, centred.
+    public mutating func deviceRebooted(at time: Double) {
+        loop?.deviceRebooted(at: time)
+        restartFollowing()
+    }
+
+    /// The camera went away: every face is forgotten.
+    public mutating func forgetFaces() {
+        tracks.removeAll()
+        sticky.reset()
+        targetID = nil
+        restartFollowing()
+    }
+
+    private mutating func restartFollowing() {
+        smoothX.reset()
+        smoothY.reset()
+        steadyPan.reset()
+        steadyTilt.reset()
+        loop?.restart()
+        exitAim = nil
+    }
+
+    private mutating func aim(at point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
+        let mapper = settings.mapper
+        guard var loop else {
+            guard settings.smoothing != nil else {
+                return Aim(pan: mapper.angle(position: point.x, extent: width, inverted: mapper.invertX),
+                           tilt: mapper.angle(position: point.y, extent: height, inverted: mapper.invertY))
+            }
+            let x = smoothX.filter(point.x, at: time), y = smoothY.filter(point.y, at: time)
+            let pan = steadyPan.degree(for: mapper.unroundedAngle(position: x, extent: width), rounding: .towardZero)
+            let tilt = steadyTilt.degree(for: mapper.unroundedAngle(position: y, extent: height), rounding: .towardZero)
+            return Aim(pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt)
+        }
+        defer { self.loop = loop }
+        var error = loop.offset(of: point, width: width, height: height)
+        if settings.smoothing != nil {
+            // Smooth where the face is in the room (pose + offset), not in
+            // the moving picture; in pixel units so the parameters mean the
+            // same for both mounts.
+            let pose = loop.pose(at: time)
+            let pixelsPerDegree = Double(width) / settings.fieldOfView
+            error.pan = smoothX.filter((pose.pan + error.pan) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.pan
+            error.tilt = smoothY.filter((pose.tilt + error.tilt) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.tilt
+        }
+        let unrounded = loop.aim(correcting: error, at: time)
+        return Aim(pan: steadyPan.degree(for: unrounded.pan, rounding: .toNearestOrAwayFromZero),
+                   tilt: steadyTilt.degree(for: unrounded.tilt, rounding: .toNearestOrAwayFromZero))
+    }
+
+    /// The aim at the frame edge nearest to where `box` was last seen.
+    private mutating func edgeAim(leaving box: Box, width: Int, height: Int, at time: Double) -> Aim {
+        let center = box.center
+        let edge = (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y)
+        let mapper = settings.mapper
+        guard var loop else {
+            return Aim(pan: mapper.angle(position: edge.x, extent: width, inverted: mapper.invertX),
+                       tilt: mapper.angle(position: edge.y, extent: height, inverted: mapper.invertY))
+        }
+        let pose = loop.pose(at: time)
+        let offset = loop.offset(of: edge, width: width, height: height)
+        let range = mapper.range
+        func clamp(_ angle: Double) -> Int { min(max(Int(angle.rounded()), range.lowerBound), range.upperBound) }
+        return Aim(pan: clamp(pose.pan + offset.pan), tilt: clamp(pose.tilt + offset.tilt))
+    }
+}
