@@ -16,7 +16,7 @@ public struct OneEuroFilter: Sendable {
         public var derivativeCutoff: Double
 
         /// Tuned on detector noise of a few pixels at 10–30 fps.
-        public static let standard = Parameters(minCutoff: 0.5, beta: 0.05)
+        public static let standard = Parameters(minCutoff: 0.3, beta: 0.01)
 
         public init(minCutoff: Double, beta: Double, derivativeCutoff: Double = 1) {
             self.minCutoff = minCutoff

@@ -5,6 +5,7 @@ import SentryCore
 import Serial
 import ServoSim
 import Testing
+import Tracking
 import Video
 
 @Suite("End to end on the demo clip against the simulated servo", .serialized)
@@ -64,7 +65,7 @@ struct EndToEndTests {
         let detector = CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultPath))
         let output = try SerialCommandOutput(path: servo.devicePath)
         defer { output.close() }
-        let pipeline = Pipeline(detector: detector, output: output, settings: PipelineSettings(tiltEnabled: true))
+        let pipeline = Pipeline(detector: detector, output: output, settings: PipelineSettings(tracking: TrackingSettings(tiltEnabled: true)))
         let mapper = AngleMapper()
         for _ in 0..<12 {
             let frame = try #require(try source.nextFrame())
