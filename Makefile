@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo test test-vm bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo demo-turret test test-vm bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -22,6 +22,12 @@ $(DEMO_CLIP): tools/make-demo-clip Tests/Fixtures/photos/astronaut.png
 
 demo: release $(DEMO_CLIP)
 	.build/release/sentry --camera $(DEMO_CLIP) --serial sim --track --quiet
+
+# The closed loop (--mount turret) in the virtual camera: a camera on the
+# simulated turret looking at a wide scene with a face at 107.5°.
+demo-turret: release
+	tools/make-scene .cache/scene.png
+	.build/release/sentry --camera sim:.cache/scene.png --serial sim --mount turret --frames 90 --track --quiet
 
 # The sketch for the Uno/Nano and the simavr harness that runs it in tests.
 firmware: setup
