@@ -46,10 +46,12 @@ public struct AngleMapper: Hashable, Sendable {
 
     /// Pan and tilt for the centre of `box` in a `width` x `height` frame.
     public func aim(at box: Box, frameWidth width: Int, frameHeight height: Int) -> Aim {
-        let center = box.center
-        return Aim(
-            pan: angle(position: center.x, extent: width, inverted: invertX),
-            tilt: angle(position: center.y, extent: height, inverted: invertY)
-        )
+        aim(at: box.center, frameWidth: width, frameHeight: height)
+    }
+
+    /// Pan and tilt for a point (pixels) of a `width` x `height` frame.
+    public func aim(at point: (x: Double, y: Double), frameWidth width: Int, frameHeight height: Int) -> Aim {
+        Aim(pan: angle(position: point.x, extent: width, inverted: invertX),
+            tilt: angle(position: point.y, extent: height, inverted: invertY))
     }
 }

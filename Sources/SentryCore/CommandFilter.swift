@@ -38,24 +38,26 @@ public struct CommandFilter: Sendable {
     /// last written on its axis, the deadband aside (a centring on exit is
     /// meant exactly).
     public mutating func parting(_ commands: [Command]) -> [Command] {
-        commands.filter { command in
-            switch command.axis {
-            case .pan:
-                guard command != lastPan else { return false }
-                lastPan = command
-            case .tilt:
-                guard command != lastTilt else { return false }
-                lastTilt = command
-            }
-            return true
-        }
+        commands.filter { recordIfNew($0) }
     }
 
     /// `L`, unless it was the last command on the pan axis.
     private mutating func lostOnce() -> [Command] {
-        guard lastPan != .lost else { return [] }
-        lastPan = .lost
-        return [.lost]
+        recordIfNew(.lost) ? [.lost] : []
+    }
+
+    /// True (and remembered as written) when `command` differs from the last
+    /// command on its axis.
+    private mutating func recordIfNew(_ command: Command) -> Bool {
+        switch command.axis {
+        case .pan:
+            guard command != lastPan else { return false }
+            lastPan = command
+        case .tilt:
+            guard command != lastTilt else { return false }
+            lastTilt = command
+        }
+        return true
     }
 
     /// Forgets what was written, so the next aim is sent again (after a

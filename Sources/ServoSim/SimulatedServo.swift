@@ -35,16 +35,15 @@ public final class SimulatedServo: Sendable {
         /// The frame clock's time, or `nil` for the wall clock.
         var frameTime: Double?
 
-        var sample: Sample {
+        func sample(at time: Double) -> Sample {
             let c = turret.controller
-            return Sample(time: frameTime ?? 0, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
+            return Sample(time: time, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
                           panPosition: turret.pan, tiltPosition: turret.tilt)
         }
 
         /// Appends a sample when the servo state changed.
         mutating func record(at time: Double) {
-            var sample = sample
-            sample.time = time
+            let sample = sample(at: time)
             if let last = track.last, (last.pan, last.tilt, last.isScanning, last.panPosition, last.tiltPosition)
                 == (sample.pan, sample.tilt, sample.isScanning, sample.panPosition, sample.tiltPosition) { return }
             track.append(sample)
@@ -88,9 +87,7 @@ public final class SimulatedServo: Sendable {
             let now = state.frameTime ?? wall
             state.turret.advance(to: now)
             state.record(at: now)
-            var sample = state.sample
-            sample.time = now
-            return sample
+            return state.sample(at: now)
         }
     }
 

@@ -132,10 +132,7 @@ public struct Tracker: Sendable {
     private mutating func aim(at point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
         let mapper = settings.mapper
         guard var loop else {
-            guard settings.smoothing != nil else {
-                return Aim(pan: mapper.angle(position: point.x, extent: width, inverted: mapper.invertX),
-                           tilt: mapper.angle(position: point.y, extent: height, inverted: mapper.invertY))
-            }
+            guard settings.smoothing != nil else { return mapper.aim(at: point, frameWidth: width, frameHeight: height) }
             let x = smoothX.filter(point.x, at: time), y = smoothY.filter(point.y, at: time)
             let pan = steadyPan.degree(for: mapper.unroundedAngle(position: x, extent: width), rounding: .towardZero)
             let tilt = steadyTilt.degree(for: mapper.unroundedAngle(position: y, extent: height), rounding: .towardZero)
@@ -162,10 +159,7 @@ public struct Tracker: Sendable {
         let center = box.center
         let edge = (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y)
         let mapper = settings.mapper
-        guard var loop else {
-            return Aim(pan: mapper.angle(position: edge.x, extent: width, inverted: mapper.invertX),
-                       tilt: mapper.angle(position: edge.y, extent: height, inverted: mapper.invertY))
-        }
+        guard var loop else { return mapper.aim(at: edge, frameWidth: width, frameHeight: height) }
         let pose = loop.pose(at: time)
         let offset = loop.offset(of: edge, width: width, height: height)
         let range = mapper.range

@@ -143,7 +143,7 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Ignore aim changes of at most this many degrees.")
     var deadband: Int = 0
 
-    @Option(parsing: .unconditional, help: "Send L only after the face has been missing this many seconds.")
+    @Option(parsing: .unconditional, help: "Seconds a target may be out of sight before it is given up (then --search, or another face).")
     var lostAfter: Double = 0
 
     @Option(help: "What to send when sentry exits: scan (L), center (90°) or none.")
