@@ -1,7 +1,9 @@
 // libFuzzer target for the serial protocol as the simulated servo reads it
 // (`make fuzz`). Invariants checked on every input: the servo never leaves its
-// limits, and decoding yields only well-formed commands that the firmware's
-// state machine acts on exactly.
+// limits, a shot only ever comes from a whole fire command at a held,
+// settled aim and never faster than the minimum interval, and decoding
+// yields only well-formed commands that the firmware's state machine acts on
+// exactly.
 //
 // Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
 // `LLVMFuzzerTestOneInput`; a normal build replays the files named on the
@@ -15,8 +17,16 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var servo = ServoController(limits: 10...170)
     var time = 0.0
+    var lastShot: Double?
     for byte in bytes {
+        let shots = servo.shots
         servo.receive(byte, at: time)
+        if servo.shots != shots {
+            precondition(byte == UInt8(ascii: ".") && servo.isAimed && !servo.isScanning, "a shot without a whole fire command at a held aim")
+            precondition(time - servo.lastAimChange >= ServoController.fireSettle, "a shot at an aim still settling")
+            precondition(lastShot.map { time - $0 >= ServoController.fireMinimumInterval } ?? true, "shots too close")
+            lastShot = time
+        }
         time += 0.001 + Double(byte % 7) * 0.01
         precondition((10...170).contains(servo.pan) && (10...170).contains(servo.tilt), "servo left its limits")
     }
@@ -24,7 +34,7 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition((10...170).contains(servo.pan), "sweep left the limits")
     for command in Command.decode(bytes) {
         switch command {
-        case .pan(let angle), .tilt(let angle): precondition((0...180).contains(angle), "decoded angle \(angle)")
+        case .pan(let angle), .tilt(let angle), .fire(let angle): precondition((0...180).contains(angle), "decoded angle \(angle)")
         case .lost: break
         }
         precondition(Command.decode(command.bytes) == [command], "\(command) does not survive a round trip")

@@ -6,6 +6,11 @@ public enum Command: Hashable, Sendable, CustomStringConvertible {
     case tilt(Int)
     /// `L`: target lost, sweep.
     case lost
+    /// `F<deg>.`: fire, confirming the pan angle the servo is expected to
+    /// hold (extension, sent only with `--fire`). The firmware refuses it
+    /// unless that is the aim it holds, settled, not sweeping, and not too
+    /// soon after the last shot.
+    case fire(Int)
 
     /// The largest angle the protocol carries.
     public static let maxAngle = 180
@@ -18,18 +23,21 @@ public enum Command: Hashable, Sendable, CustomStringConvertible {
         case .pan(let degrees): "X\(degrees)."
         case .tilt(let degrees): "Y\(degrees)."
         case .lost: "L"
+        case .fire(let degrees): "F\(degrees)."
         }
     }
 
-    /// The axis the command drives: the pan axis owns both `X` and `L`.
+    /// The axis the command drives: the pan axis owns both `X` and `L`; a
+    /// shot has an axis of its own.
     public var axis: Axis {
         switch self {
         case .pan, .lost: .pan
         case .tilt: .tilt
+        case .fire: .trigger
         }
     }
 
-    public enum Axis: Hashable, Sendable { case pan, tilt }
+    public enum Axis: Hashable, Sendable { case pan, tilt, trigger }
 
     /// Splits a byte stream into the commands it holds, the way the firmware
     /// reads it. Bytes that form no valid command are skipped.
@@ -41,11 +49,11 @@ public enum Command: Hashable, Sendable, CustomStringConvertible {
 
 /// The firmware's byte-at-a-time protocol parser (SPEC §3), without the servo.
 ///
-/// - `X`/`Y` start a number; up to three digits; `.` ends it. A number with
-///   more than three digits or above 180 is discarded.
+/// - `X`/`Y`/`F` start a number; up to three digits; `.` ends it. A number
+///   with more than three digits or above 180 is discarded.
 /// - `L` is a command on its own.
-/// - Any other byte ends a number in progress without effect; a new `X`, `Y`
-///   or `L` always starts afresh.
+/// - Any other byte ends a number in progress without effect; a new `X`,
+///   `Y`, `F` or `L` always starts afresh.
 public struct CommandParser: Hashable, Sendable {
     private enum State: Hashable, Sendable {
         case idle
@@ -68,6 +76,8 @@ public struct CommandParser: Hashable, Sendable {
             state = .number(axis: .pan, value: 0, digits: 0)
         case UInt8(ascii: "Y"):
             state = .number(axis: .tilt, value: 0, digits: 0)
+        case UInt8(ascii: "F"):
+            state = .number(axis: .trigger, value: 0, digits: 0)
         case UInt8(ascii: "L"):
             state = .idle
             return .lost
@@ -80,7 +90,11 @@ public struct CommandParser: Hashable, Sendable {
         case UInt8(ascii: "."):
             defer { state = .idle }
             if case .number(let axis, let value, let digits) = state, digits > 0, value <= Command.maxAngle {
-                return axis == .pan ? .pan(value) : .tilt(value)
+                switch axis {
+                case .pan: return .pan(value)
+                case .tilt: return .tilt(value)
+                case .trigger: return .fire(value)
+                }
             }
         default:
             state = .idle

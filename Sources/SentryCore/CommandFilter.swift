@@ -56,6 +56,8 @@ public struct CommandFilter: Sendable {
         case .tilt:
             guard command != lastTilt else { return false }
             lastTilt = command
+        case .trigger:
+            break  // a shot is never a repeat: the fire control paces it
         }
         return true
     }

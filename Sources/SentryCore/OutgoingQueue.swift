@@ -3,7 +3,8 @@
 /// At most one command per axis waits: a newer aim replaces an older one
 /// that has not started to go out, so a stuck port never builds up latency.
 /// A command that went out in part is always finished first, so the line
-/// never carries a broken command.
+/// never carries a broken command. A waiting shot (`F`) is dropped when a
+/// new aim arrives: it confirms an aim that is about to change.
 public struct OutgoingQueue: Sendable, Equatable {
     /// The unsent rest of a partly written command.
     private var started: [UInt8] = []
@@ -14,9 +15,10 @@ public struct OutgoingQueue: Sendable, Equatable {
 
     public var isEmpty: Bool { started.isEmpty && waiting.isEmpty }
 
-    /// Queues `command`, dropping a waiting command of the same axis.
+    /// Queues `command`, dropping a waiting command of the same axis (and a
+    /// waiting shot, for a new aim).
     public mutating func enqueue(_ command: Command) {
-        waiting.removeAll { $0.axis == command.axis }
+        waiting.removeAll { $0.axis == command.axis || $0.axis == .trigger }
         waiting.append(command)
     }
 

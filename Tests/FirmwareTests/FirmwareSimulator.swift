@@ -26,6 +26,13 @@ final class FirmwareSimulator {
         var maxPulse: Int
     }
 
+    /// The trigger pin's pulses: when each rose and how long it stayed high
+    /// (`nil` while still high), in milliseconds of simulated time.
+    struct Pulses {
+        var pulses: [(start: Double, width: Double?)]
+        var isHigh: Bool
+    }
+
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
@@ -69,6 +76,16 @@ final class FirmwareSimulator {
         write("stats")
         let f = try reply("stats").split(separator: " ")
         return Stats(maxLatencyMicroseconds: Int(f[1])!, minPulse: Int(f[2])!, maxPulse: Int(f[3])!)
+    }
+
+    func pulses() throws -> Pulses {
+        write("pulses")
+        let f = try reply("pulses").split(separator: " ").dropFirst()
+        let numbers = f.dropFirst(2).map { Double($0)! }
+        let pulses = stride(from: 0, to: numbers.count, by: 2).map { i in
+            (start: numbers[i], width: numbers[i + 1] < 0 ? nil : numbers[i + 1])
+        }
+        return Pulses(pulses: pulses, isHigh: f[f.startIndex + 1] == "1")
     }
 
     private func write(_ line: String) {

@@ -69,11 +69,13 @@ struct FirmwareTests {
         #expect(try firmware.angles().pan == stopped.pan, "X did not stop the sweep")
     }
 
-    @Test("100,000 random bytes and targeted garbage: widths stay in 544–2400 µs, X90. always answers within 40 ms")
+    @Test("100,000 random bytes and targeted garbage: widths stay in 544–2400 µs, X90. always answers within 40 ms, the trigger never rises")
     func fuzz() throws {
         let firmware = try FirmwareSimulator()
         var generator = SeededGenerator(seed: 0x5E47_12)
-        let targeted = ["X", "X999999.", "X-5.", "XX90.", "\u{80}\u{FF}\u{FE}", ".", "X12", "L", "Y", "Y1234567890.", "X90"]
+        let targeted = ["X", "X999999.", "X-5.", "XX90.", "\u{80}\u{FF}\u{FE}", ".", "X12", "L", "Y", "Y1234567890.", "X90",
+                        // Fire bytes inside numbers, fire commands cut short or malformed.
+                        "X9F0.", "X90F.", "F", "F9", "F90X", "F1800.", "F-90.", "F 90.", "f90.", "FF.", "F.", "F\u{80}90.", "F9L", "F9\u{FF}0."]
         var sent = 0
         while sent < 100_000 {
             var chunk = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -87,6 +89,15 @@ struct FirmwareTests {
             let stats = try firmware.stats()
             #expect(stats.minPulse >= 544 && stats.maxPulse <= 2400, "pulse \(stats.minPulse)–\(stats.maxPulse) µs")
         }
+        // Every targeted string once more, each at an aim held long enough to fire at.
+        for garbage in targeted {
+            firmware.send(Array("X90.".utf8))
+            firmware.wait(milliseconds: 300)
+            firmware.send(Array(garbage.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }))
+            firmware.wait(milliseconds: 60)
+        }
+        let trigger = try firmware.pulses()
+        #expect(trigger.pulses.isEmpty && !trigger.isHigh, "the trigger rose: \(trigger.pulses)")
     }
 
     @Test("a new aim reaches the timer within 2 ms of its '.', so the next 20 ms period carries it")

@@ -6,7 +6,13 @@
  *   X<deg>.   aim pan   (0-180, at most 3 digits, '.' ends it)
  *   Y<deg>.   aim tilt
  *   L         target lost: sweep pan 20..160, 1 degree per 15 ms, from the
- *             current angle, up first; any command byte stops the sweep
+ *             current angle, up first; any aim byte stops the sweep
+ *   F<deg>.   fire: raise the trigger pin (7) for 100 ms, only when <deg>
+ *             is the pan angle the servo holds, set by an X (not a sweep or
+ *             boot), unchanged for 100 ms, not sweeping, the last shot at
+ *             least 1 s ago, and the whole command arrived within 50 ms.
+ *             Anything else is refused without a sound. sentry sends it
+ *             only with --fire; the original single-servo host never does.
  *
  * Never blocks: one byte at a time through a state machine, the sweep is a
  * millis() timer. Anything that is not part of a valid command is ignored
@@ -36,19 +42,33 @@ const uint16_t PERIOD_TICKS = 40000;
 
 const uint8_t PAN_PIN = 9;   // OC1A
 const uint8_t TILT_PIN = 10; // OC1B
+const uint8_t TRIGGER_PIN = 7; // PD7: clear of Timer1, the UART and the LED
+
+// The fire rules (the Swift ServoController holds the same constants).
+const unsigned long FIRE_PULSE_MS = 100;
+const unsigned long FIRE_MIN_INTERVAL_MS = 1000;
+const unsigned long FIRE_SETTLE_MS = 100;
+const unsigned long FIRE_WINDOW_MS = 50;
 
 enum ParseState : uint8_t { IDLE, NUMBER, DISCARD };
 
 static ParseState state = IDLE;
-static char axis = 0;        // 'X' or 'Y' while a number is read
+static char axis = 0;        // 'X', 'Y' or 'F' while a number is read
 static uint16_t value = 0;   // the number so far
 static uint8_t digits = 0;
+static unsigned long commandStart = 0;  // when the 'F' arrived
 
 static uint8_t pan = BOOT_ANGLE;
 static uint8_t tilt = BOOT_ANGLE;
 static bool scanning = false;
 static bool scanningUp = true;
 static unsigned long lastScanStep = 0;
+
+static bool aimed = false;            // an X set the pan since boot or the last L
+static unsigned long lastAimChange = 0;
+static bool firing = false;           // the trigger pin is high
+static bool everFired = false;
+static unsigned long lastShot = 0;
 
 static uint8_t clampAngle(uint16_t angle, uint8_t low, uint8_t high) {
   if (angle < low) return low;
@@ -73,6 +93,41 @@ static void setTilt(uint8_t angle) {
   OCR1B = pulseTicks(tilt);
 }
 
+// An aim from the host: the fire rules count its settling from a change.
+static void aimPan(uint8_t angle) {
+  uint8_t before = pan;
+  setPan(angle);
+  if (pan != before) lastAimChange = millis();
+  aimed = true;
+}
+
+static void aimTilt(uint8_t angle) {
+  uint8_t before = tilt;
+  setTilt(angle);
+  if (tilt != before) lastAimChange = millis();
+}
+
+// F<angle>. arrived whole: fire only at the aim held, settled, not too soon.
+static void fireAt(uint16_t angle) {
+  unsigned long now = millis();
+  if (now - commandStart > FIRE_WINDOW_MS) return;
+  if (scanning || !aimed || angle != pan) return;
+  if (now - lastAimChange < FIRE_SETTLE_MS) return;
+  if (everFired && now - lastShot < FIRE_MIN_INTERVAL_MS) return;
+  digitalWrite(TRIGGER_PIN, HIGH);
+  firing = true;
+  everFired = true;
+  lastShot = now;
+}
+
+// Ends a shot after its constant width.
+static void trigger() {
+  if (firing && millis() - lastShot >= FIRE_PULSE_MS) {
+    digitalWrite(TRIGGER_PIN, LOW);
+    firing = false;
+  }
+}
+
 static void startServos() {
   pinMode(PAN_PIN, OUTPUT);
   pinMode(TILT_PIN, OUTPUT);
@@ -92,7 +147,13 @@ static void receive(uint8_t byte) {
   switch (byte) {
     case 'X':
     case 'Y':
-      scanning = false;  // any command stops the sweep where it is
+    case 'F':
+      if (byte == 'F') {
+        commandStart = millis();
+      } else if (scanning) {
+        scanning = false;  // any aim byte stops the sweep where it is
+        lastAimChange = millis();
+      }
       state = NUMBER;
       axis = (char)byte;
       value = 0;
@@ -102,12 +163,14 @@ static void receive(uint8_t byte) {
       state = IDLE;
       scanning = true;
       scanningUp = true;
+      aimed = false;
       lastScanStep = millis();
       return;
     case '.':
       if (state == NUMBER && digits > 0 && value <= 180) {
-        if (axis == 'X') setPan((uint8_t)value);
-        else setTilt((uint8_t)value);
+        if (axis == 'X') aimPan((uint8_t)value);
+        else if (axis == 'Y') aimTilt((uint8_t)value);
+        else fireAt(value);
       }
       state = IDLE;
       return;
@@ -141,6 +204,8 @@ static void sweep() {
 }
 
 void setup() {
+  digitalWrite(TRIGGER_PIN, LOW);
+  pinMode(TRIGGER_PIN, OUTPUT);
   startServos();
   Serial.begin(9600);
   Serial.println(F("READY"));
@@ -149,4 +214,5 @@ void setup() {
 void loop() {
   while (Serial.available() > 0) receive((uint8_t)Serial.read());
   sweep();
+  trigger();
 }

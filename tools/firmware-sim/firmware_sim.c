@@ -10,9 +10,14 @@
  *       stats                   print "stats MAX_LATENCY_US MIN_PULSE_US MAX_PULSE_US":
  *                               the longest time from a '.' byte to the new
  *                               OCR1A/B value, and the extreme widths ever set
+ *       pulses                  print "pulses COUNT HIGH [START_MS WIDTH_MS]...":
+ *                               the trigger pin's (PD7, pin 7) pulses since
+ *                               boot or the last reset, and whether it is high
+ *                               now (a pulse still high has width -1)
  *   firmware-sim ELF --pty [--seconds S]
  *       bridges the UART to a new pseudo-terminal, printed as "pty /dev/pts/N",
- *       runs in step with the wall clock, prints "t_ms pan tilt" on each change.
+ *       runs in step with the wall clock, prints "t_ms pan tilt" on each change
+ *       and "t_ms trigger 1|0" when the trigger pin changes.
  *
  * Pulse widths come from the values written to OCR1A/OCR1B (simavr reports
  * them through TIMER_IRQ_OUT_PWM0/1) times the Timer1 tick, 8 / 16 MHz.
@@ -29,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <simavr/avr_ioport.h>
 #include <simavr/avr_timer.h>
 #include <simavr/avr_uart.h>
 #include <simavr/sim_avr.h>
@@ -50,6 +56,12 @@ static int uart_ready = 1;
 static avr_cycle_count_t last_dot_cycle;
 static unsigned long max_latency_us;
 static int pty_fd = -1;
+
+/* The trigger pin's pulses, in cycles. */
+#define MAX_PULSES 4096
+static avr_cycle_count_t pulse_start[MAX_PULSES], pulse_end[MAX_PULSES];
+static int pulse_count;
+static int trigger_high;
 static volatile sig_atomic_t stop_requested;
 
 static void on_pwm(avr_irq_t *irq, uint32_t value, void *param) {
@@ -62,6 +74,24 @@ static void on_pwm(avr_irq_t *irq, uint32_t value, void *param) {
         unsigned long us = (unsigned long)((avr->cycle - last_dot_cycle) / (F_CPU / 1000000));
         if (us > max_latency_us) max_latency_us = us;
         last_dot_cycle = 0;
+    }
+}
+
+static void on_trigger(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    int high = value != 0;
+    if (high == trigger_high) return;
+    trigger_high = high;
+    if (high && pulse_count < MAX_PULSES) {
+        pulse_start[pulse_count] = avr->cycle;
+        pulse_end[pulse_count] = 0;
+        pulse_count++;
+    } else if (!high && pulse_count > 0) {
+        pulse_end[pulse_count - 1] = avr->cycle;
+    }
+    if (pty_fd >= 0) {
+        printf("%.1f trigger %d\n", (double)avr->cycle * 1000.0 / F_CPU, high);
+        fflush(stdout);
     }
 }
 
@@ -131,8 +161,16 @@ static int run_script(void) {
         } else if (strncmp(line, "reset", 5) == 0) {
             max_latency_us = 0;
             last_dot_cycle = 0;
+            pulse_count = 0;
             pulse_min_ticks = pulse_ticks[0] < pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
             pulse_max_ticks = pulse_ticks[0] > pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
+        } else if (strncmp(line, "pulses", 6) == 0) {
+            printf("pulses %d %d", pulse_count, trigger_high);
+            for (int i = 0; i < pulse_count; i++) {
+                double width = pulse_end[i] ? (double)(pulse_end[i] - pulse_start[i]) * 1000.0 / F_CPU : -1;
+                printf(" %.3f %.3f", (double)pulse_start[i] * 1000.0 / F_CPU, width);
+            }
+            printf("\n");
         } else if (strncmp(line, "stats", 5) == 0) {
             printf("stats %lu %u %u\n", max_latency_us, pulse_min_ticks * TICK_NS / 1000, pulse_max_ticks * TICK_NS / 1000);
         } else if (line[0] != '\n' && line[0] != '#') {
@@ -233,6 +271,7 @@ int main(int argc, char **argv) {
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), on_xoff, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM0), on_pwm, (void *)0);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM1), on_pwm, (void *)1);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 7), on_trigger, NULL);
 
     /* Boot: let setup() run before anything is sent. */
     run_until(F_CPU / 20);

@@ -1,0 +1,101 @@
+import SentryCore
+import Testing
+
+/// Bytes and pauses from a fresh boot, and how many shots must come of them.
+struct FireScenario: CustomTestStringConvertible, Sendable {
+    enum Step: Sendable {
+        /// Bytes (`\xNN` escapes allowed), one per byte time.
+        case send(String)
+        /// Seconds of silence.
+        case wait(Double)
+    }
+
+    var name: String
+    var steps: [Step]
+    var shots: Int
+
+    var testDescription: String { name }
+
+    /// Runs the steps on the firmware in simavr and on the Swift controller,
+    /// byte for byte at the same times.
+    func run() throws -> (firmware: FirmwareSimulator.Pulses, swift: ServoController) {
+        let firmware = try FirmwareSimulator()
+        var swift = ServoController()
+        var time = 0.0
+        for step in steps {
+            switch step {
+            case .send(let text):
+                let bytes = ProtocolVector.unescape(text)
+                firmware.send(bytes)
+                for byte in bytes {
+                    swift.receive(byte, at: time)
+                    time += 1 / FirmwareSimulator.bytesPerSecond
+                }
+            case .wait(let seconds):
+                firmware.wait(milliseconds: seconds * 1000)
+                time += seconds
+            }
+        }
+        // Let the last pulse end.
+        firmware.wait(milliseconds: ServoController.firePulse * 1000 + 20)
+        return (try firmware.pulses(), swift)
+    }
+}
+
+@Suite("The trigger: fires only at the aim it holds, settled, not sweeping, not too often — the firmware in simavr and the Swift controller alike")
+struct FireTests {
+    /// Longer than the settling time and the fire window, with a margin.
+    static let settled = FireScenario.Step.wait(0.3)
+
+    static let scenarios: [FireScenario] = [
+        FireScenario(name: "the aim held, settled: one shot", steps: [.send("X90."), settled, .send("F90.")], shots: 1),
+        FireScenario(name: "a long silence after the aim: a still face is still a target", steps: [.send("X120."), .wait(5), .send("F120.")], shots: 1),
+        FireScenario(name: "three digits are the same angle, as for X", steps: [.send("X90."), settled, .send("F090.")], shots: 1),
+        FireScenario(name: "no aim since boot (the servo stands at 90 by itself): refused", steps: [.wait(1), .send("F90.")], shots: 0),
+        FireScenario(name: "another angle than the one held: refused", steps: [.send("X90."), settled, .send("F91."), .send("F89."), .send("F0.")], shots: 0),
+        FireScenario(name: "right after the aim changed: refused", steps: [.send("X90."), settled, .send("X100.F100.")], shots: 0),
+        FireScenario(name: "while sweeping, at every angle of the sweep: refused",
+                     steps: [.send("X90."), settled, .send("L"), .wait(0.2)] + (20...160).map { .send("F\($0).") }, shots: 0),
+        FireScenario(name: "after L, at the aim held before it: refused", steps: [.send("X90."), settled, .send("LF90.")], shots: 0),
+        FireScenario(name: "a sweep stopped by Y alone is no aim: refused",
+                     steps: [.send("X90."), settled, .send("L"), .wait(0.5), .send("Y45."), settled] + (20...160).map { .send("F\($0).") }, shots: 0),
+        FireScenario(name: "a fire command cut short, finished after a pause: refused",
+                     steps: [.send("X90."), settled, .send("F9"), .wait(1), .send("0."), .send("F"), .wait(0.08), .send("90.")], shots: 0),
+        FireScenario(name: "fire bytes inside numbers and other garbage: refused",
+                     steps: [.send("X90."), settled, .send("X9F0.X90F.F9X90."), settled,
+                             .send("F1800.F-90.F 90.f90.FF.F.F\\x8090.F9L"), .send("X90."), settled, .send("F90X.F90Y.F9\\xff0.")], shots: 0),
+        FireScenario(name: "F does not stop a sweep, and once aimed, fires",
+                     steps: [.send("L"), .wait(0.2), .send("F50."), .wait(0.2), .send("X60."), settled, .send("F60.")], shots: 1),
+        FireScenario(name: "a tilt aim that changes is settling too", steps: [.send("X90.Y90."), settled, .send("Y100.F90.")], shots: 0),
+        FireScenario(name: "twice within the minimum interval: the second is refused; after it: fires",
+                     steps: [.send("X90."), settled, .send("F90."), .wait(0.5), .send("F90."), .wait(0.6), .send("F90.")], shots: 2),
+    ]
+
+    @Test("fire rules", arguments: scenarios)
+    func rules(_ scenario: FireScenario) throws {
+        let (firmware, swift) = try scenario.run()
+        #expect(firmware.pulses.count == scenario.shots, "firmware: \(firmware.pulses)")
+        #expect(swift.shots == scenario.shots, "Swift: \(swift.shots) shots, last refusal \(String(describing: swift.lastRefusal))")
+        #expect(!firmware.isHigh)
+    }
+
+    @Test("a shot is a 100 ms pulse on pin 7, and F every 50 ms fires at most once a second")
+    func pulseWidthAndInterval() throws {
+        let volley: [FireScenario.Step] = (0..<100).flatMap { _ in [FireScenario.Step.send("F90."), .wait(0.05)] }
+        let scenario = FireScenario(name: "volley", steps: [.send("X90."), Self.settled] + volley, shots: 6)
+        let (firmware, swift) = try scenario.run()
+        let widths = firmware.pulses.compactMap(\.width)
+        let starts = firmware.pulses.map(\.start)
+        let intervals = zip(starts.dropFirst(), starts).map { $0 - $1 }
+        print("trigger pulses: widths \(widths.map { String(format: "%.2f", $0) }) ms, intervals \(intervals.map { String(format: "%.1f", $0) }) ms")
+        #expect(widths.count == firmware.pulses.count)
+        // millis() ticks every 1.024 ms on a 16 MHz AVR: ±1.5 ms.
+        #expect(widths.allSatisfy { abs($0 - 100) <= 1.5 }, "\(widths)")
+        // At least the firmware's interval, and at most one volley step (the
+        // 50 ms pause and the command's 4.6 ms) more.
+        #expect(intervals.allSatisfy { $0 >= 999 && $0 <= 1000 + 55 + 2 }, "\(intervals)")
+        // 100 commands over ~5.5 s: a shot every 19 commands, at 0, ~1.04, … ~5.2 s.
+        #expect(firmware.pulses.count == 6)
+        #expect(swift.shots == 6)
+    }
+}
