@@ -47,11 +47,13 @@ let package = Package(
         .target(name: "Serial", dependencies: ["SentryCore"]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["SentryCore", "Serial"]),
+        // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
+        .target(name: "Hooks", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
         // The pipeline: frames -> faces -> angles -> commands -> serial.
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices",
+                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -77,6 +79,7 @@ let package = Package(
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
+        .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),

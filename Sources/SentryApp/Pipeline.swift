@@ -9,6 +9,11 @@ public struct PipelineSettings: Sendable {
     public var tracking: TrackingSettings
     /// Ignore aim changes of at most this many degrees (on the wire).
     public var deadband: Int
+    /// Seconds a target must be held to be locked (`--lock-after`).
+    public var lockAfter: Double = 2
+    /// When to send the fire command; `nil` (no `--fire`): never, and
+    /// nothing new goes on the wire.
+    public var fire: FireControl.Settings?
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking
@@ -29,6 +34,12 @@ public struct FrameResult: Sendable {
     public var intent: Intent
     /// The commands this frame handed to the serial link (after de-duplication).
     public var commands: [Command]
+    /// The target is locked (held `--lock-after` seconds).
+    public var isLocked: Bool
+    /// The lock was gained or lost this frame.
+    public var lockEvent: LockOn.Event?
+    /// The angles the turret holds once this frame's commands arrive.
+    public var commanded: Aim
     /// Seconds spent per stage.
     public var detectSeconds: Double
     public var selectAndMapSeconds: Double
@@ -47,7 +58,10 @@ public final class Pipeline {
     public let settings: PipelineSettings
     private var tracker: Tracker
     private var filter: CommandFilter
-    private var lastFrameTime = 0.0
+    private var lock: LockOn
+    private var fire: FireControl?
+    /// The timestamp of the last frame processed.
+    public private(set) var lastFrameTime = 0.0
 
     public init(detector: any FaceDetector, output: any CommandOutput, settings: PipelineSettings) {
         self.detector = detector
@@ -55,6 +69,8 @@ public final class Pipeline {
         self.settings = settings
         tracker = Tracker(settings: settings.tracking)
         filter = CommandFilter(deadband: settings.deadband, tiltEnabled: settings.tiltEnabled)
+        lock = LockOn(lockAfter: settings.lockAfter)
+        fire = settings.fire.map(FireControl.init)
     }
 
     /// Runs one frame through every stage and writes its commands.
@@ -67,27 +83,42 @@ public final class Pipeline {
             tracker.deviceRebooted(at: frame.timestamp)
         }
         let (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
-        let commands: [Command]
+        var commands: [Command]
         switch intent {
         case .aim(let aim): commands = filter.commands(for: aim)
         case .scan: commands = filter.commands(for: nil)
         case .hold: commands = []
         }
         tracker.sent(commands, at: frame.timestamp)
+        let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
+        if let shot = fire?.shot(locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret, at: frame.timestamp) {
+            commands.append(shot)
+            tracker.sent([shot], at: frame.timestamp)
+        }
         lastFrameTime = frame.timestamp
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
         return FrameResult(index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
-                           commands: commands, detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+                           commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, commanded: commanded,
+                           detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
-    /// The camera went away: sweep until it is back.
-    public func cameraLost() throws(SerialError) {
+    /// The angles the turret has been told to hold (the firmware's own
+    /// state, as the host models it).
+    public var commanded: Aim {
+        let held = tracker.turret.controller
+        return Aim(pan: held.pan, tilt: held.tilt)
+    }
+
+    /// The camera went away: sweep until it is back. Returns the loss of
+    /// the lock, if there was one.
+    public func cameraLost() throws(SerialError) -> LockOn.Event? {
         tracker.forgetFaces()
         let commands = filter.commands(for: nil)
         tracker.sent(commands, at: lastFrameTime)
         try output.send(commands)
+        return lock.update(targetID: nil, box: nil, at: lastFrameTime)
     }
 
     /// Sends the parting command (`L`, centre, or nothing) unless it would

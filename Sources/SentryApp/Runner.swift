@@ -1,6 +1,7 @@
 import Devices
 import FaceDetection
 import Foundation
+import Hooks
 import Logging
 import SentryCore
 import Serial
@@ -35,6 +36,8 @@ public struct RunOptions: Sendable {
     public var detector = DetectorOptions()
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.scan
+    /// Commands run when the target is locked and when the lock is lost.
+    public var hooks = LockHookSettings()
     /// Print the HUD line on stderr.
     public var showStatus = true
     /// Print one line per frame that wrote commands, on stdout.
@@ -65,6 +68,8 @@ public enum Runner {
         /// The simulated servo's angles over time (`--serial sim` only).
         public var servoTrack: [SimulatedServo.Sample]
         public var receivedBytes: [UInt8]
+        /// What became of the `--on-lock`/`--on-lost` runs.
+        public var hooks: HookRunner.Counts?
     }
 
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
@@ -87,6 +92,7 @@ public enum Runner {
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
 
         let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
+        let hooks = options.hooks.onLock != nil || options.hooks.onLost != nil ? LockHooks(settings: options.hooks, logger: logger) : nil
         let status = StatusPrinter(enabled: options.showStatus)
         // Serial hotplug: a port that appears is tried at once, not at the next poll.
         let serialEvents = simulator == nil ? DeviceMonitor(subsystems: ["tty"]) : nil
@@ -100,7 +106,7 @@ public enum Runner {
                 guard source is V4L2Camera else { throw error }
                 // A live camera that goes away: sweep, keep the serial link, wait for it.
                 logger.warning("\(error.description)")
-                try pipeline.cameraLost()
+                if let event = try pipeline.cameraLost() { report(event, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime, hooks: hooks, logger: logger) }
                 status.update(hud: "camera lost", serial: output.state)
                 source.close()
                 source = try waitForCamera(options, logger: logger)
@@ -115,18 +121,32 @@ public enum Runner {
             let result = try pipeline.process(frame)
             frameCount += 1
             if options.keepResults { results.append(result) }
-            status.update(hud: StatusLine.hud(for: result.aim, tiltEnabled: options.settings.tiltEnabled), serial: output.state)
+            if let event = result.lockEvent { report(event, turret: result.commanded, frameTime: result.timestamp, hooks: hooks, logger: logger) }
+            if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
+            status.update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: options.settings.tiltEnabled),
+                          serial: output.state)
             if options.printTrack, !result.commands.isEmpty {
                 simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
                 print(trackLine(result, servo: simulator?.current))
             }
         }
         try pipeline.finish(with: options.onExit)
+        hooks?.finish()
         simulator?.waitForBytes(output.bytesWritten, timeout: 0.5)
         status.finish()
         if StopSignal.isRequested { logger.info("stopped by signal") }
         return Summary(frames: frameCount, bytesWritten: output.bytesWritten, results: results,
-                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [])
+                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
+                       hooks: hooks?.runner.counts)
+    }
+
+    /// Logs a lock event and runs its hook.
+    static func report(_ event: LockOn.Event, turret: Aim, frameTime: Double, hooks: LockHooks?, logger: Logger) {
+        switch event {
+        case .locked(let box): logger.notice("target locked at \(box)")
+        case .lost(let box): logger.notice("lock lost (target last seen at \(box))")
+        }
+        hooks?.handle(event, turret: turret, frameTime: frameTime)
     }
 
     /// `--camera sim:IMAGE`: frames rendered where the simulated servo

@@ -1,13 +1,15 @@
 import SentryCore
 
 /// The heads-up line on stderr, as in the original tracker's HUD:
-/// `Sentry mode — no targets` or `Shooting — X: 93 | Y: 71`, plus frame rate
-/// and serial state.
+/// `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`, or
+/// `Locked — X: 93 | Y: 71` once the target is held `--lock-after`
+/// seconds; plus frame rate and serial state.
 public struct StatusLine: Sendable {
     /// The HUD text for a target's aim (or none).
-    public static func hud(for aim: Aim?, tiltEnabled: Bool) -> String {
+    public static func hud(for aim: Aim?, locked: Bool = false, tiltEnabled: Bool) -> String {
         guard let aim else { return "Sentry mode — no targets" }
-        return tiltEnabled ? "Shooting — X: \(aim.pan) | Y: \(aim.tilt)" : "Shooting — X: \(aim.pan)"
+        let mode = locked ? "Locked" : "Shooting"
+        return tiltEnabled ? "\(mode) — X: \(aim.pan) | Y: \(aim.tilt)" : "\(mode) — X: \(aim.pan)"
     }
 
     /// The whole line.

@@ -25,6 +25,9 @@ public final class SimulatedServo: Sendable {
         /// Where the horns physically point (they lag behind commands).
         public var panPosition: Double
         public var tiltPosition: Double
+        /// Shots fired so far, and whether the trigger is high now.
+        public var shots: Int
+        public var isFiring: Bool
     }
 
     private struct State {
@@ -38,14 +41,17 @@ public final class SimulatedServo: Sendable {
         func sample(at time: Double) -> Sample {
             let c = turret.controller
             return Sample(time: time, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
-                          panPosition: turret.pan, tiltPosition: turret.tilt)
+                          panPosition: turret.pan, tiltPosition: turret.tilt, shots: c.shots, isFiring: c.isFiring(at: time))
         }
 
         /// Appends a sample when the servo state changed.
         mutating func record(at time: Double) {
-            let sample = sample(at: time)
-            if let last = track.last, (last.pan, last.tilt, last.isScanning, last.panPosition, last.tiltPosition)
-                == (sample.pan, sample.tilt, sample.isScanning, sample.panPosition, sample.tiltPosition) { return }
+            var sample = sample(at: time)
+            if let last = track.last {
+                sample.time = last.time
+                if last == sample { return }
+                sample.time = time
+            }
             track.append(sample)
         }
     }

@@ -56,8 +56,20 @@ public enum Intent: Hashable, Sendable {
 /// sticky target (`StickyTarget`), smoothing, the mount's geometry
 /// (`AngleMapper` or `TurretLoop`) and the search once the target is gone.
 /// Pure: frame times are passed in.
+///
+/// It also keeps the host's `TurretModel` (the firmware's state machine fed
+/// every command sent, with the servos' travel time): the protocol never
+/// says where the turret points, and both the turret loop and the fire
+/// control need to know.
 public struct Tracker: Sendable {
     public let settings: TrackingSettings
+    /// Where the turret is, as far as the host can tell.
+    public private(set) var turret: TurretModel
+    /// The target's identity (`FaceTracks`), visible or held out of sight.
+    public private(set) var targetID: Int?
+    /// How far the turret points from the target seen this frame, in
+    /// degrees (tilt 0 without `--tilt`); `nil` with no target in sight.
+    public private(set) var aimError: (pan: Double, tilt: Double)?
     private var tracks: FaceTracks
     private var sticky: StickyTarget
     private var loop: TurretLoop?
@@ -65,18 +77,17 @@ public struct Tracker: Sendable {
     private var smoothY: OneEuroFilter
     private var steadyPan = SteadyDegree()
     private var steadyTilt = SteadyDegree()
-    private var targetID: Int?
     /// Where to look while the target is out of sight (`last-seen`).
     private var exitAim: Aim?
 
     public init(settings: TrackingSettings) {
         self.settings = settings
+        turret = TurretModel(secondsPer60Degrees: settings.servoSecondsPer60Degrees)
         tracks = FaceTracks(forgetAfter: max(settings.lostAfter, 0.5))
         sticky = StickyTarget(switchMargin: settings.switchMargin, switchFrames: settings.switchFrames, lostAfter: settings.lostAfter)
         if settings.mount == .turret {
             loop = TurretLoop(fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
-                              invertX: settings.mapper.invertX, invertY: settings.mapper.invertY,
-                              servoSecondsPer60Degrees: settings.servoSecondsPer60Degrees)
+                              invertX: settings.mapper.invertX, invertY: settings.mapper.invertY)
         }
         smoothX = OneEuroFilter(settings.smoothing ?? .standard)
         smoothY = OneEuroFilter(settings.smoothing ?? .standard)
@@ -89,6 +100,7 @@ public struct Tracker: Sendable {
             targetID = target?.id
             restartFollowing()
         }
+        aimError = target.flatMap { $0.isVisible ? error(toward: $0.box.center, width: width, height: height, at: time) : nil }
         guard let target else {
             return (nil, settings.search == .hold ? .hold : .scan)
         }
@@ -103,13 +115,36 @@ public struct Tracker: Sendable {
 
     /// Tells the turret model what went on the wire.
     public mutating func sent(_ commands: [Command], at time: Double) {
-        loop?.sent(commands, at: time)
+        for command in commands { turret.receive(command, at: time) }
     }
 
     /// The board came back after a disconnect: it rebooted, centred.
     public mutating func deviceRebooted(at time: Double) {
-        loop?.deviceRebooted(at: time)
+        turret = TurretModel(secondsPer60Degrees: settings.servoSecondsPer60Degrees, at: time)
         restartFollowing()
+    }
+
+    /// Where the turret points at `time`.
+    private mutating func pose(at time: Double) -> (pan: Double, tilt: Double) {
+        turret.advance(to: time)
+        return (turret.pan, turret.tilt)
+    }
+
+    /// The turret's angle from `point` (the target's centre): what the
+    /// camera shows on a turret, the mapped angle less the pose when fixed.
+    private mutating func error(toward point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> (pan: Double, tilt: Double) {
+        var error: (pan: Double, tilt: Double)
+        if let loop {
+            error = loop.offset(of: point, width: width, height: height)
+        } else {
+            let mapper = settings.mapper
+            let pose = pose(at: time)
+            let pan = mapper.unroundedAngle(position: point.x, extent: width)
+            let tilt = mapper.unroundedAngle(position: point.y, extent: height)
+            error = ((mapper.invertX ? 180 - pan : pan) - pose.pan, (mapper.invertY ? 180 - tilt : tilt) - pose.tilt)
+        }
+        if !settings.tiltEnabled { error.tilt = 0 }
+        return error
     }
 
     /// The camera went away: every face is forgotten.
@@ -144,12 +179,12 @@ public struct Tracker: Sendable {
             // Smooth where the face is in the room (pose + offset), not in
             // the moving picture; in pixel units so the parameters mean the
             // same for both mounts.
-            let pose = loop.pose(at: time)
+            let pose = pose(at: time)
             let pixelsPerDegree = Double(width) / settings.fieldOfView
             error.pan = smoothX.filter((pose.pan + error.pan) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.pan
             error.tilt = smoothY.filter((pose.tilt + error.tilt) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.tilt
         }
-        let unrounded = loop.aim(correcting: error, at: time)
+        let unrounded = loop.aim(correcting: error, from: pose(at: time), at: time)
         return Aim(pan: steadyPan.degree(for: unrounded.pan, rounding: .toNearestOrAwayFromZero),
                    tilt: steadyTilt.degree(for: unrounded.tilt, rounding: .toNearestOrAwayFromZero))
     }
@@ -159,8 +194,8 @@ public struct Tracker: Sendable {
         let center = box.center
         let edge = (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y)
         let mapper = settings.mapper
-        guard var loop else { return mapper.aim(at: edge, frameWidth: width, frameHeight: height) }
-        let pose = loop.pose(at: time)
+        guard let loop else { return mapper.aim(at: edge, frameWidth: width, frameHeight: height) }
+        let pose = pose(at: time)
         let offset = loop.offset(of: edge, width: width, height: height)
         let range = mapper.range
         func clamp(_ angle: Double) -> Int { min(max(Int(angle.rounded()), range.lowerBound), range.upperBound) }

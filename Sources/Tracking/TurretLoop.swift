@@ -4,11 +4,11 @@ import SentryCore
 /// turret`, SPEC §8): the face's offset from the frame centre, in degrees,
 /// corrects the current aim.
 ///
-/// The protocol never says where the turret is, so the loop keeps its own
-/// `TurretModel`: the firmware's state machine fed every command sent, with
-/// the servos' travel time. "The current aim" is that model's pose at the
-/// frame's time; without it a servo still on its way would look like an
-/// error still to correct, and the aim would overshoot.
+/// The protocol never says where the turret is, so "the current aim" is the
+/// pose of the tracker's `TurretModel` (the firmware's state machine fed
+/// every command sent, with the servos' travel time) at the frame's time;
+/// without it a servo still on its way would look like an error still to
+/// correct, and the aim would overshoot.
 ///
 /// Each axis is a PID on the error in degrees: aim = pose + Kp·e + Ki·∫e +
 /// Kd·de/dt. Kp alone already removes a still face's error (the pose moves
@@ -40,27 +40,16 @@ public struct TurretLoop: Sendable {
     public var limits: ClosedRange<Int>
     public var invertX: Bool
     public var invertY: Bool
-    /// The servos' speed the model assumes (`--servo-speed`).
-    public let servoSecondsPer60Degrees: Double
-    public private(set) var model: TurretModel
     private var panAxis = PID()
     private var tiltAxis = PID()
 
     public init(fieldOfView: Double, gains: Gains = .standard, limits: ClosedRange<Int> = 40...140,
-                invertX: Bool = false, invertY: Bool = false, servoSecondsPer60Degrees: Double = ServoMotion.typicalSecondsPer60Degrees) {
+                invertX: Bool = false, invertY: Bool = false) {
         self.fieldOfView = fieldOfView
         self.gains = gains
         self.limits = limits
         self.invertX = invertX
         self.invertY = invertY
-        self.servoSecondsPer60Degrees = servoSecondsPer60Degrees
-        model = TurretModel(secondsPer60Degrees: servoSecondsPer60Degrees)
-    }
-
-    /// Where the turret points at `time`, as far as the host can tell.
-    public mutating func pose(at time: Double) -> (pan: Double, tilt: Double) {
-        model.advance(to: time)
-        return (model.pan, model.tilt)
     }
 
     /// The angle between the camera's axis and `point` (pixels in a
@@ -74,29 +63,18 @@ public struct TurretLoop: Sendable {
     }
 
     /// The unrounded aim that corrects `error` (degrees, as from `offset`)
-    /// seen at `time`, clamped to `limits`.
-    public mutating func aim(correcting error: (pan: Double, tilt: Double), at time: Double) -> (pan: Double, tilt: Double) {
-        let pose = pose(at: time)
+    /// seen at `time` with the turret at `pose`, clamped to `limits`.
+    public mutating func aim(correcting error: (pan: Double, tilt: Double), from pose: (pan: Double, tilt: Double),
+                             at time: Double) -> (pan: Double, tilt: Double) {
         let range = Double(limits.lowerBound)...Double(limits.upperBound)
         return (panAxis.output(pose: pose.pan, error: error.pan, at: time, gains: gains, range: range),
                 tiltAxis.output(pose: pose.tilt, error: error.tilt, at: time, gains: gains, range: range))
-    }
-
-    /// Tells the model what went on the wire at `time`.
-    public mutating func sent(_ commands: [Command], at time: Double) {
-        for command in commands { model.receive(command, at: time) }
     }
 
     /// The target changed or was lost: start the integral and derivative afresh.
     public mutating func restart() {
         panAxis = PID()
         tiltAxis = PID()
-    }
-
-    /// The board rebooted (a reconnect): it stands centred, not scanning.
-    public mutating func deviceRebooted(at time: Double) {
-        model = TurretModel(secondsPer60Degrees: servoSecondsPer60Degrees, at: time)
-        restart()
     }
 }
 

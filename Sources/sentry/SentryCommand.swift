@@ -182,6 +182,27 @@ struct Run: ParsableCommand {
     @Option(help: "Once the target is gone: scan (L: sweep), hold (stay), or last-seen (aim at the edge it left by, sweep after --lost-after).")
     var search: SearchPolicy = .scan
 
+    @Option(parsing: .unconditional, help: "Seconds a target must be held to be locked (status 'Locked', --on-lock, --fire).")
+    var lockAfter: Double = 2
+
+    @Option(help: "A shell command run when the target is locked; SENTRY_EVENT, SENTRY_PAN, SENTRY_TILT, SENTRY_BOX (x,y,w,h), SENTRY_TIME in its environment. One at a time, never blocking a frame.")
+    var onLock: String?
+
+    @Option(help: "A shell command run when the locked target is lost (same environment, SENTRY_BOX where it was last seen).")
+    var onLost: String?
+
+    @Option(parsing: .unconditional, help: "Seconds before a hook still running is killed.")
+    var hookTimeout: Double = LockHookSettings.defaultTimeout
+
+    @Flag(help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
+    var fire = false
+
+    @Option(parsing: .unconditional, help: "Seconds between shots (at least the firmware's 1 s).")
+    var fireCooldown: Double = FireControl.Settings.defaultCooldown
+
+    @Option(parsing: .unconditional, help: "Degrees between aim and target that still count as aimed.")
+    var fireTolerance: Double = FireControl.Settings.defaultTolerance
+
     @Option(parsing: .unconditional, help: "Stop after this many frames.")
     var frames: Int?
 
@@ -252,6 +273,16 @@ struct Run: ParsableCommand {
         try check(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
         guard (1...10_000).contains(switchFrames) else { throw ValidationError("--switch-frames \(switchFrames) must be between 1 and 10000") }
         if let frames, frames < 1 { throw ValidationError("--frames \(frames) must be at least 1") }
+        try check(lockAfter, "lock-after", 0...3600, " seconds")
+        try check(hookTimeout, "hook-timeout", 0.1...3600, " seconds")
+        try check(fireCooldown, "fire-cooldown", ServoController.fireMinimumInterval...3600,
+                  " seconds (the firmware never fires more than once a second)")
+        try check(fireTolerance, "fire-tolerance", 0.1...45, " degrees")
+        for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
+            if let command, command.allSatisfy(\.isWhitespace) {
+                throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")
+            }
+        }
         if search == .lastSeen, lostAfter <= 0 {
             throw ValidationError("--search last-seen needs --lost-after above 0: how long to watch the edge before sweeping, e.g. --lost-after 2")
         }
@@ -286,6 +317,10 @@ struct Run: ParsableCommand {
         options.bootWait = bootWait
         options.detector = detection.options
         options.settings = PipelineSettings(tracking: tracking, deadband: deadband)
+        options.settings.lockAfter = lockAfter
+        options.settings.fire = fire ? FireControl.Settings(tolerance: fireTolerance, cooldown: fireCooldown) : nil
+        options.hooks = LockHookSettings(onLock: onLock, onLost: onLost)
+        options.hooks.timeout = hookTimeout
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = servoSpeed
         options.virtualFieldOfView = simFov
@@ -296,7 +331,8 @@ struct Run: ParsableCommand {
         if serial == simulatedSerialName {
             let commands = Command.decode(summary.receivedBytes)
             let final = summary.servoTrack.last
-            print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")")
+            let shots = fire ? ", \(final?.shots ?? 0) shots fired" : ""
+            print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)")
         }
     }
 }
@@ -322,13 +358,15 @@ struct Simulate: ParsableCommand {
         FileHandle.standardOutput.write(Data("simulated servo on \(servo.devicePath)\ntry: sentry --camera CLIP --serial \(servo.devicePath)\n".utf8))
         StopSignal.install()
         let start = monotonicSeconds()
-        var last: (Int, Int, Bool)?
+        var last: (Int, Int, Bool, Int)?
         while !StopSignal.isRequested, duration.map({ monotonicSeconds() - start < $0 }) ?? true {
             let s = servo.current
-            if last.map({ $0 != (s.pan, s.tilt, s.isScanning) }) ?? true {
+            if last.map({ $0 != (s.pan, s.tilt, s.isScanning, s.shots) }) ?? true {
+                let fired = last.map { s.shots > $0.3 } ?? false
                 let line = String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
+                    + (fired ? "  FIRE (shot \(s.shots))" : "")
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                last = (s.pan, s.tilt, s.isScanning)
+                last = (s.pan, s.tilt, s.isScanning, s.shots)
             }
             usleep(5000)
         }

@@ -9,6 +9,7 @@ struct CommandTests {
         #expect(Command.pan(0).bytes == Array("X0.".utf8))
         #expect(Command.tilt(180).bytes == Array("Y180.".utf8))
         #expect(Command.lost.bytes == [UInt8(ascii: "L")])
+        #expect(Command.fire(93).bytes == Array("F93.".utf8))
     }
 
     @Test("decoding reads what the firmware would act on", arguments: [
@@ -27,6 +28,17 @@ struct CommandTests {
         ("\u{FF}X\u{80}90.", []),
         ("X0090.", []),
         ("X090.", [.pan(90)]),
+        ("X90.F90.", [.pan(90), .fire(90)]),
+        ("F", []),
+        ("F9", []),
+        ("F.", []),
+        ("F1800.", []),
+        ("F181.", []),
+        ("X9F0.", [.fire(0)]),
+        ("F9X0.", [.pan(0)]),
+        ("F9L", [.lost]),
+        ("f90.", []),
+        ("F 90.", []),
     ])
     func decoding(input: String, expected: [Command]) {
         let bytes: [UInt8] = input.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) }
@@ -52,6 +64,18 @@ struct OutgoingQueueTests {
         queue.enqueue(.tilt(50))
         queue.enqueue(.lost)
         #expect(queue.pendingBytes == Array("Y50.L".utf8))
+    }
+
+    @Test("a waiting shot is dropped by a new aim: it confirmed the old one")
+    func staleShot() {
+        var queue = OutgoingQueue()
+        queue.enqueue(.pan(90))
+        queue.enqueue(.fire(90))
+        queue.enqueue(.pan(95))
+        #expect(queue.pendingBytes == Array("X95.".utf8))
+        queue.enqueue(.fire(95))
+        queue.enqueue(.tilt(80))
+        #expect(queue.pendingBytes == Array("X95.Y80.".utf8))
     }
 
     @Test("a command written in part is finished before anything else")

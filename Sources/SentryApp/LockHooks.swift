@@ -1,0 +1,57 @@
+import Foundation
+import Hooks
+import Logging
+import SentryCore
+import Tracking
+
+/// `--on-lock CMD`, `--on-lost CMD`, `--hook-timeout S`.
+public struct LockHookSettings: Sendable {
+    public var onLock: String?
+    public var onLost: String?
+    public var timeout: Double = LockHookSettings.defaultTimeout
+
+    public static let defaultTimeout = 10.0
+
+    public init(onLock: String? = nil, onLost: String? = nil) {
+        self.onLock = onLock
+        self.onLost = onLost
+    }
+}
+
+/// Turns lock events into hook runs, with what a script needs to know in
+/// its environment:
+///
+/// - `SENTRY_EVENT`: `lock` or `lost`
+/// - `SENTRY_PAN`, `SENTRY_TILT`: the angles the turret holds
+/// - `SENTRY_BOX`: `x,y,w,h` of the target in frame pixels (where it was
+///   last seen, for `lost`)
+/// - `SENTRY_TIME`: Unix time of the event, in seconds
+/// - `SENTRY_FRAME_TIME`: the frame's timestamp (the clock of `--track`)
+final class LockHooks {
+    let settings: LockHookSettings
+    let runner: HookRunner
+
+    init(settings: LockHookSettings, logger: Logger) {
+        self.settings = settings
+        runner = HookRunner(timeout: settings.timeout, logger: logger)
+    }
+
+    /// Runs the event's hook, if one is set; `turret`: the angles it holds.
+    func handle(_ event: LockOn.Event, turret: Aim, frameTime: Double) {
+        let (name, command, box): (String, String?, Box) = switch event {
+        case .locked(let box): ("lock", settings.onLock, box)
+        case .lost(let box): ("lost", settings.onLost, box)
+        }
+        guard let command else { return }
+        runner.submit(HookRunner.Job(name: "on-\(name)", command: command, environment: [
+            "SENTRY_EVENT": name,
+            "SENTRY_PAN": String(turret.pan),
+            "SENTRY_TILT": String(turret.tilt),
+            "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
+            "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
+            "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
+        ]))
+    }
+
+    func finish() { runner.finish() }
+}

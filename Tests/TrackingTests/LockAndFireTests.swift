@@ -1,0 +1,137 @@
+import SentryCore
+import Testing
+import Tracking
+
+@Suite("Lock-on: a target held lock-after seconds")
+struct LockOnTests {
+    let a = Box(x: 100, y: 100, width: 80, height: 80)
+    let b = Box(x: 400, y: 100, width: 90, height: 90)
+
+    @Test("locks once after lock-after seconds in sight, and reports the loss once when the target is let go")
+    func lockAndLoss() {
+        var lock = LockOn(lockAfter: 2)
+        var events: [LockOn.Event?] = []
+        for frame in 0...90 { events.append(lock.update(targetID: 1, box: a, at: Double(frame) / 30)) }
+        #expect(events.compactMap { $0 } == [.locked(a)])
+        #expect(events.firstIndex { $0 != nil } == 60)
+        #expect(lock.update(targetID: nil, box: nil, at: 3.1) == .lost(a))
+        #expect(lock.update(targetID: nil, box: nil, at: 3.2) == nil)
+        #expect(!lock.isLocked)
+    }
+
+    @Test("a target held out of sight stays locked; the loss reports where it was last seen")
+    func heldOutOfSight() {
+        var lock = LockOn(lockAfter: 0.5)
+        _ = lock.update(targetID: 7, box: a, at: 0)
+        #expect(lock.update(targetID: 7, box: a, at: 0.5) == .locked(a))
+        #expect(lock.update(targetID: 7, box: nil, at: 0.6) == nil)
+        #expect(lock.isLocked)
+        #expect(lock.update(targetID: nil, box: nil, at: 1.0) == .lost(a))
+    }
+
+    @Test("another face taking over: the loss first, then the new target's own lock-after")
+    func takeOver() {
+        var lock = LockOn(lockAfter: 1)
+        _ = lock.update(targetID: 1, box: a, at: 0)
+        #expect(lock.update(targetID: 1, box: a, at: 1) == .locked(a))
+        #expect(lock.update(targetID: 2, box: b, at: 1.5) == .lost(a))
+        #expect(lock.update(targetID: 2, box: b, at: 2.4) == nil)
+        #expect(lock.update(targetID: 2, box: b, at: 2.5) == .locked(b))
+    }
+
+    @Test("a target never seen long enough never locks, and its going is no loss")
+    func neverLocked() {
+        var lock = LockOn(lockAfter: 2)
+        #expect(lock.update(targetID: 1, box: a, at: 0) == nil)
+        #expect(lock.update(targetID: 1, box: a, at: 1.9) == nil)
+        #expect(lock.update(targetID: nil, box: nil, at: 2.1) == nil)
+    }
+}
+
+@Suite("Fire control: only locked, aimed, still and paced")
+struct FireControlTests {
+    /// A turret told `X90.` at 0 s, at rest by `time`.
+    static func turret(pan: Int = 90, at time: Double = 0) -> TurretModel {
+        var turret = TurretModel()
+        turret.receive(.pan(pan), at: time)
+        return turret
+    }
+
+    @Test("locked, aimed within the tolerance, settled: F with the pan the firmware holds")
+    func fires() {
+        var fire = FireControl(.init(tolerance: 2, cooldown: 3))
+        #expect(fire.shot(locked: true, aimError: (1.5, -1.5), turret: Self.turret(pan: 93), at: 1) == .fire(93))
+    }
+
+    @Test("not locked, no target in sight, or aimed off by more than the tolerance on either axis: no shot")
+    func refuses() {
+        var fire = FireControl(.init(tolerance: 2, cooldown: 3))
+        let turret = Self.turret()
+        #expect(fire.shot(locked: false, aimError: (0, 0), turret: turret, at: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: nil, turret: turret, at: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: (2.5, 0), turret: turret, at: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, -2.5), turret: turret, at: 1) == nil)
+    }
+
+    @Test("a turret still on its way, an aim not yet settled, or a sweep: no shot")
+    func turretNotReady() {
+        var fire = FireControl(.init())
+        // Told 90 → 150 at 1 s: 60° take the servo 0.1 s.
+        var moving = Self.turret()
+        moving.receive(.pan(150), at: 1)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.05) == nil)
+        // There, but the firmware wants 100 ms of a standing aim, and the host 50 ms more for the wire.
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.12) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.16) == .fire(150))
+        var sweeping = Self.turret()
+        sweeping.receive(.lost, at: 1)
+        var duringSweep = FireControl(.init())
+        #expect(duringSweep.shot(locked: true, aimError: (0, 0), turret: sweeping, at: 2) == nil)
+        // Since boot, never aimed: the firmware would refuse, so the host does not ask.
+        var fresh = FireControl(.init())
+        #expect(fresh.shot(locked: true, aimError: (0, 0), turret: TurretModel(), at: 5) == nil)
+    }
+
+    @Test("at most once per cooldown, and never within the firmware's own minimum interval")
+    func cooldown() {
+        var fire = FireControl(.init(cooldown: 2))
+        var turret = Self.turret()
+        var shots: [Double] = []
+        for frame in 30...300 {
+            let time = Double(frame) / 30
+            if let shot = fire.shot(locked: true, aimError: (0, 0), turret: turret, at: time) {
+                shots.append(time)
+                turret.receive(shot, at: time)
+            }
+        }
+        #expect(shots.count == 5)
+        #expect(zip(shots.dropFirst(), shots).allSatisfy { $0 - $1 >= 2 && $0 - $1 < 2 + 1.5 / 30 })
+    }
+}
+
+@Suite("The tracker's aim error, what the fire control reads")
+struct AimErrorTests {
+    @Test("fixed mount: the mapped angle less where the modelled turret points")
+    func fixed() {
+        var tracker = Tracker(settings: TrackingSettings(mapper: AngleMapper(), tiltEnabled: true))
+        let face = Box(x: 400, y: 200, width: 80, height: 80)  // centre 440,240 → pan 108.75, tilt 90
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
+        // The turret has not been told anything: it stands at 90.
+        #expect(abs(tracker.aimError!.pan - 18.75) < 1e-9 && abs(tracker.aimError!.tilt) < 1e-9)
+        tracker.sent([.pan(108), .tilt(90)], at: 0)
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 1)
+        #expect(abs(tracker.aimError!.pan - 0.75) < 1e-9)
+        _ = tracker.update(faces: [], frameWidth: 640, frameHeight: 480, at: 1.1)
+        #expect(tracker.aimError == nil)
+    }
+
+    @Test("turret mount: the face's angle from the frame centre; tilt counts only with --tilt")
+    func turret() {
+        var settings = TrackingSettings()
+        settings.mount = .turret
+        var tracker = Tracker(settings: settings)
+        let face = Box(x: 320, y: 300, width: 64, height: 64)  // centre 352,332: +3° pan at 60° over 640 px
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
+        #expect(abs(tracker.aimError!.pan - 3) < 1e-9 && tracker.aimError!.tilt == 0)
+    }
+}
