@@ -79,23 +79,23 @@ struct FireTests {
         #expect(!firmware.isHigh)
     }
 
-    @Test("a shot is a 100 ms pulse on pin 7, and F every 50 ms fires at most once a second")
+    @Test("a shot is a 100 ms pulse on pin 7, and F back to back fires once a second")
     func pulseWidthAndInterval() throws {
-        let volley: [FireScenario.Step] = (0..<100).flatMap { _ in [FireScenario.Step.send("F90."), .wait(0.05)] }
-        let scenario = FireScenario(name: "volley", steps: [.send("X90."), Self.settled] + volley, shots: 6)
+        // 720 fire commands back to back: 3.3 s at 4.6 ms each.
+        let volley = FireScenario.Step.send(String(repeating: "F90.", count: 720))
+        let scenario = FireScenario(name: "volley", steps: [.send("X90."), Self.settled, volley], shots: 4)
         let (firmware, swift) = try scenario.run()
         let widths = firmware.pulses.compactMap(\.width)
         let starts = firmware.pulses.map(\.start)
         let intervals = zip(starts.dropFirst(), starts).map { $0 - $1 }
-        print("trigger pulses: widths \(widths.map { String(format: "%.2f", $0) }) ms, intervals \(intervals.map { String(format: "%.1f", $0) }) ms")
+        print("trigger pulses: widths \(widths.map { String(format: "%.2f", $0) }) ms, intervals \(intervals.map { String(format: "%.2f", $0) }) ms")
         #expect(widths.count == firmware.pulses.count)
-        // millis() ticks every 1.024 ms on a 16 MHz AVR: ±1.5 ms.
-        #expect(widths.allSatisfy { abs($0 - 100) <= 1.5 }, "\(widths)")
-        // At least the firmware's interval, and at most one volley step (the
-        // 50 ms pause and the command's 4.6 ms) more.
-        #expect(intervals.allSatisfy { $0 >= 999 && $0 <= 1000 + 55 + 2 }, "\(intervals)")
-        // 100 commands over ~5.5 s: a shot every 19 commands, at 0, ~1.04, … ~5.2 s.
-        #expect(firmware.pulses.count == 6)
-        #expect(swift.shots == 6)
+        // millis() advances in steps of 1.024 ms (sometimes 2) on a 16 MHz
+        // AVR, so a 100 ms pulse and a 1000 ms interval are exact to ±2 ms.
+        #expect(widths.allSatisfy { abs($0 - 100) <= 2 }, "\(widths)")
+        // The firmware's interval, to within millis() and one command (4.6 ms).
+        #expect(intervals.allSatisfy { $0 >= 998 && $0 <= 1000 + 4.6 + 2 }, "\(intervals)")
+        #expect(firmware.pulses.count == 4)
+        #expect(swift.shots == 4)
     }
 }

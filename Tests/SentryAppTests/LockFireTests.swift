@@ -227,3 +227,32 @@ struct FireLatencyTests {
         #expect(delays.count == 5 && delays.allSatisfy { !$0.isNaN })
     }
 }
+
+@Suite("sentry simulate shows the trigger")
+struct SimulateFireTests {
+    @Test("a shot the simulated firmware accepts is printed as FIRE; a refused one is not")
+    func printsShots() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.arguments = ["simulate", "--duration", "2"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let reader = out.fileHandleForReading
+        var text = ""
+        while !text.contains("\n"), case let more = reader.availableData, !more.isEmpty { text += String(decoding: more, as: UTF8.self) }
+        let path = try #require(text.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        let port = try SerialPort(path: path)
+        _ = try port.write(Array("F90.X100.".utf8))  // never aimed: refused
+        usleep(300_000)
+        _ = try port.write(Array("F100.".utf8))      // aimed, settled: fires
+        usleep(100_000)
+        _ = try port.write(Array("F100.".utf8))      // too soon: refused
+        process.waitUntilExit()
+        port.close()
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        let fires = text.split(separator: "\n").filter { $0.contains("FIRE") }
+        #expect(fires.count == 1, "\(text)")
+        #expect(fires.first?.contains("pan 100") == true && fires.first?.contains("shot 1") == true, "\(text)")
+    }
+}
