@@ -14,6 +14,10 @@ public struct PipelineSettings: Sendable {
     /// When to send the fire command; `nil` (no `--fire`): never, and
     /// nothing new goes on the wire.
     public var fire: FireControl.Settings?
+    /// The turret's clock, by which the firmware times its fire rules: the
+    /// wall clock for real hardware, the frames' for the virtual camera's
+    /// simulated servo.
+    public var turretClock = TurretClock.wall
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking
@@ -21,6 +25,14 @@ public struct PipelineSettings: Sendable {
     }
 
     public var tiltEnabled: Bool { tracking.tiltEnabled }
+}
+
+/// Which clock the turret lives by.
+public enum TurretClock: Sendable {
+    /// The wall clock (monotonic): a real board, or a simulator in real time.
+    case wall
+    /// The frames' timestamps: the simulated servo on the frame clock.
+    case frames
 }
 
 /// What happened to one frame.
@@ -91,9 +103,14 @@ public final class Pipeline {
         }
         tracker.sent(commands, at: frame.timestamp)
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
-        if let shot = fire?.shot(locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret, at: frame.timestamp) {
-            commands.append(shot)
-            tracker.sent([shot], at: frame.timestamp)
+        if fire != nil {
+            let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
+            fire?.sent(commands, wireTime: wireTime)
+            if let shot = fire?.shot(locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
+                                     at: frame.timestamp, wireTime: wireTime) {
+                commands.append(shot)
+                tracker.sent([shot], at: frame.timestamp)
+            }
         }
         lastFrameTime = frame.timestamp
         let t2 = monotonicSeconds()

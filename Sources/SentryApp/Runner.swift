@@ -91,7 +91,9 @@ public enum Runner {
         defer { source.close() }
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
 
-        let pipeline = Pipeline(detector: detector, output: output, settings: options.settings)
+        var settings = options.settings
+        if virtualScene != nil { settings.turretClock = .frames }
+        let pipeline = Pipeline(detector: detector, output: output, settings: settings)
         let hooks = options.hooks.onLock != nil || options.hooks.onLost != nil ? LockHooks(settings: options.hooks, logger: logger) : nil
         let status = StatusPrinter(enabled: options.showStatus)
         // Serial hotplug: a port that appears is tried at once, not at the next poll.

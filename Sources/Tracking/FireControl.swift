@@ -6,9 +6,13 @@ import SentryCore
 /// the host last told the firmware, which the firmware checks against the
 /// one it holds.
 ///
-/// The host asks its own model of the firmware (`TurretModel`) whether the
-/// shot would be accepted, a little in the past (`wireMargin`), so that
-/// timing on the wire never turns an accepted shot into a refused one.
+/// The host asks its own model of the firmware (`TurretModel`, on the
+/// frames' clock) whether the shot would be accepted, a little in the past
+/// (`wireMargin`). The firmware times its rules by its own clock, which is
+/// the wall clock when the commands went out, not the frames': a frame
+/// processed late would otherwise send a shot sooner after the last one
+/// than the frame times say. So the settling time, the firmware's interval
+/// and the cooldown are also checked on the wire's clock (`sent`).
 public struct FireControl: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Degrees between the aim and the target, on each axis, that still count as aimed.
@@ -31,23 +35,32 @@ public struct FireControl: Sendable {
     static let stillWithin = 0.5
 
     public let settings: Settings
+    /// On the wire's clock: the last shot, and the last aim or `L`.
     private var lastShot: Double?
+    private var lastAim: Double?
 
     public init(_ settings: Settings) {
         self.settings = settings
     }
 
-    /// The fire command to send at `time`, if every rule allows it.
+    /// The fire command to send for the frame of `time`, going on the wire
+    /// at `wireTime`, if every rule allows it.
     public mutating func shot(locked: Bool, aimError: (pan: Double, tilt: Double)?, turret: TurretModel,
-                              at time: Double) -> Command? {
+                              at time: Double, wireTime: Double) -> Command? {
         guard locked, let aimError, abs(aimError.pan) <= settings.tolerance, abs(aimError.tilt) <= settings.tolerance else { return nil }
-        if let lastShot, time - lastShot < settings.cooldown { return nil }
+        if let lastShot, wireTime - lastShot < max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) { return nil }
+        if let lastAim, wireTime - lastAim < ServoController.fireSettle + Self.wireMargin { return nil }
         var turret = turret
         turret.advance(to: time)
         let held = turret.controller
         guard abs(turret.pan - Double(held.pan)) < Self.stillWithin, abs(turret.tilt - Double(held.tilt)) < Self.stillWithin,
               held.fireRefusal(held.pan, at: time - Self.wireMargin) == nil else { return nil }
-        lastShot = time
+        lastShot = wireTime
         return .fire(held.pan)
+    }
+
+    /// Notes the aims and sweeps that went on the wire at `wireTime`.
+    public mutating func sent(_ commands: [Command], wireTime: Double) {
+        if commands.contains(where: { $0.axis != .trigger }) { lastAim = wireTime }
     }
 }

@@ -60,17 +60,17 @@ struct FireControlTests {
     @Test("locked, aimed within the tolerance, settled: F with the pan the firmware holds")
     func fires() {
         var fire = FireControl(.init(tolerance: 2, cooldown: 3))
-        #expect(fire.shot(locked: true, aimError: (1.5, -1.5), turret: Self.turret(pan: 93), at: 1) == .fire(93))
+        #expect(fire.shot(locked: true, aimError: (1.5, -1.5), turret: Self.turret(pan: 93), at: 1, wireTime: 1) == .fire(93))
     }
 
     @Test("not locked, no target in sight, or aimed off by more than the tolerance on either axis: no shot")
     func refuses() {
         var fire = FireControl(.init(tolerance: 2, cooldown: 3))
         let turret = Self.turret()
-        #expect(fire.shot(locked: false, aimError: (0, 0), turret: turret, at: 1) == nil)
-        #expect(fire.shot(locked: true, aimError: nil, turret: turret, at: 1) == nil)
-        #expect(fire.shot(locked: true, aimError: (2.5, 0), turret: turret, at: 1) == nil)
-        #expect(fire.shot(locked: true, aimError: (0, -2.5), turret: turret, at: 1) == nil)
+        #expect(fire.shot(locked: false, aimError: (0, 0), turret: turret, at: 1, wireTime: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: nil, turret: turret, at: 1, wireTime: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: (2.5, 0), turret: turret, at: 1, wireTime: 1) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, -2.5), turret: turret, at: 1, wireTime: 1) == nil)
     }
 
     @Test("a turret still on its way, an aim not yet settled, or a sweep: no shot")
@@ -79,17 +79,17 @@ struct FireControlTests {
         // Told 90 → 150 at 1 s: 60° take the servo 0.1 s.
         var moving = Self.turret()
         moving.receive(.pan(150), at: 1)
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.05) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.05, wireTime: 1.05) == nil)
         // There, but the firmware wants 100 ms of a standing aim, and the host 50 ms more for the wire.
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.12) == nil)
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.16) == .fire(150))
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.12, wireTime: 1.12) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.16, wireTime: 1.16) == .fire(150))
         var sweeping = Self.turret()
         sweeping.receive(.lost, at: 1)
         var duringSweep = FireControl(.init())
-        #expect(duringSweep.shot(locked: true, aimError: (0, 0), turret: sweeping, at: 2) == nil)
+        #expect(duringSweep.shot(locked: true, aimError: (0, 0), turret: sweeping, at: 2, wireTime: 2) == nil)
         // Since boot, never aimed: the firmware would refuse, so the host does not ask.
         var fresh = FireControl(.init())
-        #expect(fresh.shot(locked: true, aimError: (0, 0), turret: TurretModel(), at: 5) == nil)
+        #expect(fresh.shot(locked: true, aimError: (0, 0), turret: TurretModel(), at: 5, wireTime: 5) == nil)
     }
 
     @Test("at most once per cooldown, and never within the firmware's own minimum interval")
@@ -99,7 +99,7 @@ struct FireControlTests {
         var shots: [Double] = []
         for frame in 30...300 {
             let time = Double(frame) / 30
-            if let shot = fire.shot(locked: true, aimError: (0, 0), turret: turret, at: time) {
+            if let shot = fire.shot(locked: true, aimError: (0, 0), turret: turret, at: time, wireTime: time) {
                 shots.append(time)
                 turret.receive(shot, at: time)
             }
