@@ -29,7 +29,9 @@ public protocol CommandOutput: AnyObject {
 /// - after each open it waits `bootWait` seconds (an Uno resets when the port
 ///   opens), or until the board prints a `READY` line;
 /// - when the device goes away it reports `reconnecting`, drops what was
-///   queued, and reopens the path every half second until it is back.
+///   queued, and reopens the path every half second until it is back. It
+///   looks for a hang-up on every call, not only when writing, so a replug
+///   while nothing is sent (no face, `L` already sent) is noticed at once.
 public final class SerialCommandOutput: CommandOutput {
     public let path: String
     public let baudRate: Int
@@ -90,6 +92,17 @@ public final class SerialCommandOutput: CommandOutput {
         nextReconnectAttempt = 0
     }
 
+    /// The device node the port resolved to when it was opened (through
+    /// symlinks such as /dev/serial/by-id/…), to match udev events.
+    public private(set) var deviceNode: String?
+
+    /// udev says `node` was removed: if it is ours, let go of it now.
+    public func deviceRemoved(_ node: String) {
+        guard port != nil, node == deviceNode else { return }
+        logger.warning("serial port \(path) was removed; waiting for it to come back")
+        disconnect()
+    }
+
     /// Closes the port, restoring its settings.
     public func close() {
         port?.close()
@@ -102,6 +115,7 @@ public final class SerialCommandOutput: CommandOutput {
         writableAt = monotonicSeconds() + wait
         received = []
         port = opened
+        deviceNode = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
     /// Reconnects when due, waits out the boot, writes what the port takes.
@@ -120,6 +134,7 @@ public final class SerialCommandOutput: CommandOutput {
             }
         }
         do {
+            try port?.checkConnected()
             try waitForBoot()
             try writePending()
         } catch {

@@ -116,9 +116,13 @@ public enum Runner {
                 continue
             }
             guard let frame = next else { break }
-            if let serialEvents, serialEvents.events(timeout: 0).contains(where: { $0.action == "add" }) {
-                logger.notice("udev: a serial port appeared")
-                output.retryNow()
+            for event in serialEvents?.events(timeout: 0) ?? [] {
+                if event.action == "add" {
+                    logger.notice("udev: a serial port appeared")
+                    output.retryNow()
+                } else if event.action == "remove", let node = event.path {
+                    output.deviceRemoved(node)
+                }
             }
             let result = try pipeline.process(frame)
             frameCount += 1

@@ -95,6 +95,17 @@ public final class SerialPort {
         }
     }
 
+    /// Throws when the device has hung up (unplugged, or the other side of a
+    /// pty closed), without reading or writing: so a replug while nothing is
+    /// being written is noticed too.
+    public func checkConnected() throws(SerialError) {
+        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
+        var pollfd = Glibc.pollfd(fd: fileDescriptor, events: 0, revents: 0)
+        if poll(&pollfd, 1, 0) > 0, pollfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            throw disconnected("device hung up")
+        }
+    }
+
     /// Reads what the device sent, without blocking (empty when nothing came).
     public func read() throws(SerialError) -> [UInt8] {
         guard fileDescriptor >= 0 else { throw disconnected("port is closed") }

@@ -36,6 +36,9 @@ enum Clips {
             + "[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray",
     ])
 
+    /// Nobody there: plain gray, 640x480 at 10 fps for 2 s.
+    static let nobody = make("nobody.mkv", ["-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=2", "-vf", "format=gray"])
+
     static func run(_ clip: String, _ configure: (inout TrackingSettings) -> Void, onExit: ExitCommand = .none) throws -> Runner.Summary {
         var options = RunOptions(camera: clip, serial: simulatedSerialName)
         options.showStatus = false

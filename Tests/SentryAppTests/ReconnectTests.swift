@@ -73,6 +73,30 @@ struct ReconnectTests {
         #expect(sentry.stop() == 0)
     }
 
+    @Test("a replug while nothing is written (no face, L already sent) is noticed: sentry reconnects and sends L again")
+    func idleReplug() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-idle-replug-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let link = directory.appendingPathComponent("ttyUSB-test").path
+        try? FileManager.default.removeItem(atPath: link)
+        let first = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.devicePath)
+        let sentry = try RunningSentry(["--camera", Clips.nobody, "--serial", link, "--realtime", "--loop", "--quiet"])
+
+        let before = collect(first, timeout: 10) { Command.decode($0).contains(.lost) }
+        #expect(Command.decode(before) == [.lost], "before the unplug: \(before)")
+        // Nothing more is written now. Unplug, and plug back in a moment later
+        // (a board comes back centred, not sweeping).
+        first.close()
+        try FileManager.default.removeItem(atPath: link)
+        usleep(600_000)
+        let second = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: second.devicePath)
+        let after = collect(second, timeout: 5) { Command.decode($0).contains(.lost) }
+        #expect(Command.decode(after) == [.lost], "after the replug: \(after)")
+        #expect(sentry.stop() == 0)
+    }
+
     @Test("after opening, nothing is sent until the boot wait is over")
     func waitsForBoot() throws {
         let pty = try PseudoTerminal()

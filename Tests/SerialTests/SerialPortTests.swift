@@ -33,6 +33,15 @@ struct SerialPortTests {
         #expect(received == message)
     }
 
+    @Test("a hang-up is noticed without writing anything")
+    func hangUpWhileIdle() throws {
+        let pty = try PseudoTerminal()
+        let port = try SerialPort(path: pty.devicePath)
+        try port.checkConnected()
+        pty.close()
+        #expect(throws: SerialError.self) { try port.checkConnected() }
+    }
+
     @Test("the line is raw 8N1 at the requested speed, without hang-up on close")
     func rawMode() throws {
         let pty = try PseudoTerminal()
