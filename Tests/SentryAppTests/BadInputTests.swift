@@ -15,14 +15,16 @@ struct SentryProcess {
     var standardOutput: String
     var standardError: String
 
-    init(_ arguments: [String]) throws {
-        try self.init(program: Self.executable, arguments)
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+        try self.init(program: Self.executable, arguments, environment: environment)
     }
 
-    init(program: String, _ arguments: [String]) throws {
+    /// `environment`: added to this process's own.
+    init(program: String, _ arguments: [String], environment: [String: String]? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
