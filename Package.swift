@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure logic shared by the pipeline and the tests: no I/O at all.
@@ -47,6 +48,8 @@ let package = Package(
         .target(name: "Serial", dependencies: ["SentryCore"]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["SentryCore", "Serial"]),
+        // The settings file: TOML whose keys are the long flag names.
+        .target(name: "Config", dependencies: ["TOMLKit"]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
         .target(name: "Hooks", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
         // The pipeline: frames -> faces -> angles -> commands -> serial.
@@ -60,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp", "ServoSim", "Tracking",
+                "SentryApp", "ServoSim", "Tracking", "Config",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,6 +82,7 @@ let package = Package(
         .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),

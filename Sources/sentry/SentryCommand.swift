@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 import Devices
 import FaceDetection
 import Foundation
@@ -15,9 +16,21 @@ struct SentryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sentry",
         abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
-        subcommands: [Run.self, Simulate.self, Bench.self, Evaluate.self, DevicesCommand.self, Capture.self],
+        subcommands: [Run.self, Simulate.self, Bench.self, Evaluate.self, DevicesCommand.self, Capture.self, ShowConfig.self],
         defaultSubcommand: Run.self
     )
+
+    /// Puts the settings file's values in front of the flags, then runs as usual.
+    static func main() {
+        let arguments: [String]
+        do {
+            arguments = try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
+            Foundation.exit(1)
+        }
+        main(arguments)
+    }
 }
 
 /// Options shared by `run` and `bench`: how faces are found.
@@ -122,6 +135,9 @@ struct Run: ParsableCommand {
     @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), 'auto' for the only one, or 'sim' for the simulated servo.")
     var serial: String
 
+    @Option(help: "Settings file (TOML, keys are the long flag names; flags win). Default: $XDG_CONFIG_HOME/sentry/sentry.toml, else /etc/sentry/sentry.toml, if there.")
+    var config: String?
+
     @Option(parsing: .unconditional, help: "Serial speed; must match the sketch.")
     var baud: Int = 9600
 
@@ -131,13 +147,13 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
     var offset: Int = 40
 
-    @Flag(help: "Mirror pan (camera facing the other way).")
+    @Flag(inversion: .prefixedNo, help: "Mirror pan (camera facing the other way).")
     var invertX = false
 
-    @Flag(help: "Mirror tilt.")
+    @Flag(inversion: .prefixedNo, help: "Mirror tilt.")
     var invertY = false
 
-    @Flag(help: "Also drive a tilt servo with Y<deg>. (the original sketch knows only X and L).")
+    @Flag(inversion: .prefixedNo, help: "Also drive a tilt servo with Y<deg>. (the original sketch knows only X and L).")
     var tilt = false
 
     @Option(parsing: .unconditional, help: "Ignore aim changes of at most this many degrees.")
@@ -164,7 +180,7 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Turret loop: derivative gain (seconds).")
     var kd: Double = TurretLoop.Gains.standard.derivative
 
-    @Flag(help: "Smooth the target's centre (One Euro filter): a still face stops jittering the servo.")
+    @Flag(inversion: .prefixedNo, help: "Smooth the target's centre (One Euro filter): a still face stops jittering the servo.")
     var smooth = false
 
     @Option(parsing: .unconditional, help: "Smoothing: cutoff in Hz for a still face (lower: steadier, more lag).")
@@ -194,7 +210,7 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds before a hook still running is killed.")
     var hookTimeout: Double = LockHookSettings.defaultTimeout
 
-    @Flag(help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
+    @Flag(inversion: .prefixedNo, help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
     var fire = false
 
     @Option(parsing: .unconditional, help: "Seconds between shots (at least the firmware's 1 s).")
@@ -212,16 +228,16 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "The virtual camera's true field of view (default: --fov), to try a wrong --fov.")
     var simFov: Double?
 
-    @Flag(help: "Play files at their own frame rate instead of as fast as possible.")
+    @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible.")
     var realtime = false
 
-    @Flag(help: "Play the file again and again (for soak runs and demos).")
+    @Flag(inversion: .prefixedNo, help: "Play the file again and again (for soak runs and demos).")
     var loop = false
 
-    @Flag(help: "Print one line per frame that sent commands (time, face, command, servo).")
+    @Flag(inversion: .prefixedNo, help: "Print one line per frame that sent commands (time, face, command, servo).")
     var track = false
 
-    @Flag(help: "No status line.")
+    @Flag(inversion: .prefixedNo, help: "No status line.")
     var quiet = false
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")

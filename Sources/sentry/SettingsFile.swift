@@ -1,0 +1,184 @@
+import ArgumentParser
+import Config
+import Foundation
+
+/// The settings file in front of the command line: its entries become
+/// arguments placed before the user's, so a flag always wins over the file
+/// (the last value of an option is the one kept). Applies to `run` (the
+/// default command) and `config`.
+enum SettingsFile {
+    /// Where each argument of a merged command line came from.
+    enum Source: Equatable {
+        case flag
+        case file(line: Int)
+    }
+
+    /// A command line with the file's arguments in it.
+    struct Merged {
+        var arguments: [String]
+        var sources: [Source]
+        var file: ConfigFile?
+    }
+
+    /// The long names `run` takes, from its own definition.
+    static let catalog: (options: [String], switches: [String], defaults: [String: String]) = {
+        struct Dump: Decodable {
+            struct Command: Decodable { var arguments: [Argument] }
+            struct Argument: Decodable {
+                struct Name: Decodable { var kind: String; var name: String }
+                var kind: String
+                var names: [Name]?
+                var preferredName: Name?
+                var defaultValue: String?
+            }
+            var command: Command
+        }
+        let ignored: Set = ["help", "version", "config", "experimental-dump-help"]
+        guard let dump = try? JSONDecoder().decode(Dump.self, from: Data(Run._dumpHelp().utf8)) else { return ([], [], [:]) }
+        var options: [String] = [], switches: [String] = [], defaults: [String: String] = [:]
+        for argument in dump.command.arguments {
+            guard let name = argument.preferredName, name.kind == "long", !ignored.contains(name.name) else { continue }
+            // `--no-tilt` is how a file's `tilt = false` is said, not a key of its own.
+            if name.name.hasPrefix("no-"), switches.contains(String(name.name.dropFirst(3))) { continue }
+            if argument.kind == "option" { options.append(name.name) } else if argument.kind == "flag" { switches.append(name.name) }
+            defaults[name.name] = argument.kind == "flag" ? "false" : argument.defaultValue
+        }
+        return (options, switches, defaults)
+    }()
+
+    static var flagCatalog: FlagCatalog { FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches)) }
+
+    /// The subcommands the file does not apply to.
+    static let otherCommands: Set = ["simulate", "bench", "eval", "devices", "capture", "help", "-h", "--help", "--version",
+                                     "--experimental-dump-help"]
+
+    /// `arguments` (without the program name) with the file's settings
+    /// inserted for `run`; unchanged for other commands and for `config`,
+    /// which merges by itself to say where each value came from.
+    static func applied(to arguments: [String]) throws(ConfigError) -> [String] {
+        let first = arguments.first ?? ""
+        if otherCommands.contains(first) || first == "config" { return arguments }
+        let commandWord = first == "run" ? 1 : 0
+        let merged = try merge(Array(arguments[commandWord...]))
+        return Array(arguments[..<commandWord]) + merged.arguments
+    }
+
+    /// The file `--config` names (or the default one) merged in front of
+    /// `flags`, every entry checked: a bad key or value names its line.
+    static func merge(_ flags: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Merged {
+        let explicit = configArgument(in: flags)
+        if let explicit, explicit.isEmpty { throw ConfigError("--config needs a file path, e.g. --config /etc/sentry/sentry.toml") }
+        guard let path = ConfigFile.locate(explicit: explicit, environment: environment) else {
+            return Merged(arguments: flags, sources: flags.map { _ in .flag }, file: nil)
+        }
+        let file = try ConfigFile(path: path)
+        let converted = try file.arguments(for: flagCatalog)
+        var arguments: [String] = [], sources: [Source] = []
+        for (entry, entryArguments) in converted {
+            arguments += entryArguments
+            sources += entryArguments.map { _ in .file(line: entry.line) }
+        }
+        let merged = Merged(arguments: arguments + flags, sources: sources + flags.map { _ in .flag }, file: file)
+        try check(merged, converted)
+        return merged
+    }
+
+    /// Parses the merged settings as `run` would; when they fail because of
+    /// one of the file's entries, says so with its line, rather than blaming
+    /// a flag the user never typed. Errors of the flags themselves are left
+    /// to the command's own parsing.
+    static func check(_ merged: Merged, _ converted: [(entry: ConfigEntry, arguments: [String])]) throws(ConfigError) {
+        guard let file = merged.file, let reason = failure(parsing: merged.arguments) else { return }
+        for (entry, arguments) in converted where failure(parsing: arguments) == reason {
+            throw ConfigError(path: file.path, line: entry.line, key: entry.key, reason)
+        }
+    }
+
+    /// Why `run` would refuse `arguments` (with a camera and a serial port
+    /// supplied when they lack them), or `nil`.
+    static func failure(parsing arguments: [String]) -> String? {
+        let placeholders = (arguments.contains("--camera") ? [] : ["--camera", "file"]) + (arguments.contains("--serial") ? [] : ["--serial", "sim"])
+        do {
+            _ = try Run.parse(placeholders + arguments)
+            return nil
+        } catch {
+            return Run.message(for: error)
+        }
+    }
+
+    /// The value of `--config` among `flags`, if given.
+    static func configArgument(in flags: [String]) -> String? {
+        for (index, flag) in flags.enumerated() {
+            if flag == "--config" { return index + 1 < flags.count ? flags[index + 1] : "" }
+            if flag.hasPrefix("--config=") { return String(flag.dropFirst("--config=".count)) }
+        }
+        return nil
+    }
+
+    /// Every setting's effective value and where it came from, in `run`'s order.
+    static func effective(_ merged: Merged) -> [(key: String, value: String?, source: String)] {
+        var found: [String: (value: String, source: Source)] = [:]
+        var index = 0
+        let arguments = merged.arguments
+        while index < arguments.count {
+            let argument = arguments[index]
+            defer { index += 1 }
+            guard argument.hasPrefix("--") else { continue }
+            var name = String(argument.dropFirst(2))
+            var inline: String?
+            if let equals = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if catalog.switches.contains(name) {
+                found[name] = ("true", merged.sources[index])
+            } else if name.hasPrefix("no-"), catalog.switches.contains(String(name.dropFirst(3))) {
+                found[String(name.dropFirst(3))] = ("false", merged.sources[index])
+            } else if catalog.options.contains(name) {
+                if let inline {
+                    found[name] = (inline, merged.sources[index])
+                } else if index + 1 < arguments.count {
+                    found[name] = (arguments[index + 1], merged.sources[index])
+                    index += 1
+                }
+            }
+        }
+        return (catalog.options + catalog.switches).map { key in
+            guard let (value, source) = found[key] else { return (key, catalog.defaults[key], "default") }
+            switch source {
+            case .flag: return (key, value, "flag")
+            case .file(let line): return (key, value, "\(merged.file?.path ?? "file"):\(line)")
+            }
+        }
+    }
+}
+
+/// `sentry config`: the settings a run would use, and where each came from.
+struct ShowConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Print the effective settings and where each comes from: default, the config file (and line), or a flag.",
+        discussion: "Takes the same flags as the run command. The file is --config FILE, else $XDG_CONFIG_HOME/sentry/sentry.toml (~/.config/sentry/sentry.toml), else /etc/sentry/sentry.toml; its keys are the long flag names."
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "Flags as for the run command, e.g. --config FILE --offset 30.")
+    var flags: [String] = []
+
+    func run() throws {
+        let merged = try failingCleanly { try SettingsFile.merge(flags) }
+        // The whole set must parse as a run would (camera and serial may be missing here).
+        if let failure = SettingsFile.failure(parsing: merged.arguments) {
+            FileHandle.standardError.write(Data("sentry: \(failure)\n".utf8))
+            throw ExitCode.validationFailure
+        }
+        print("config file: \(merged.file?.path ?? "none (--config FILE, ~/.config/sentry/sentry.toml or \(ConfigFile.systemPath))")")
+        let rows = SettingsFile.effective(merged)
+        let width = (rows.map(\.key.count).max() ?? 0) + 2
+        let valueWidth = min((rows.map { ($0.value ?? "-").count }.max() ?? 0) + 2, 40)
+        for row in rows {
+            let value = row.value ?? "-"
+            print(row.key.padding(toLength: width, withPad: " ", startingAt: 0)
+                  + value.padding(toLength: max(valueWidth, value.count + 1), withPad: " ", startingAt: 0) + row.source)
+        }
+    }
+}
