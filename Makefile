@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo demo-turret test test-vm bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall flash bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -39,7 +39,61 @@ test: setup firmware
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-run FUZZ_SECONDS=30
+	$(MAKE) test-install
 	$(MAKE) test-vm
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the BlazeFace
+# models, the firmware (hex and sketch), the docs, the systemd unit, the udev
+# rule, the service user (systemd-sysusers) and an example settings file
+# (kept if one is there). Without DESTDIR it also creates the user and
+# reloads udev and systemd.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/sentry
+DOCDIR = $(PREFIX)/share/doc/sentry
+UNITDIR = $(SYSCONFDIR)/systemd/system
+UDEVDIR = $(SYSCONFDIR)/udev/rules.d
+SYSUSERSDIR = $(SYSCONFDIR)/sysusers.d
+MODELS = face_detection_full_range.tflite face_detection_short_range.tflite
+# The installed binary carries the Swift runtime (static stdlib): the board
+# it runs on needs no Swift toolchain.
+INSTALL_BUILD = .build-install/release/sentry
+$(INSTALL_BUILD): setup
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry
+install: $(INSTALL_BUILD) firmware
+	install -D -s -m 755 $(INSTALL_BUILD) $(DESTDIR)$(BINDIR)/sentry
+	for model in $(MODELS); do install -D -m 644 .cache/models/$$model $(DESTDIR)$(DATADIR)/models/$$model || exit 1; done
+	install -D -m 644 firmware/sentry/build-uno/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry.hex
+	install -D -m 644 firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
+	install -D -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 644 docs/PROTOCOL.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/install/sentry.service.in \
+		| install -D -m 644 /dev/stdin $(DESTDIR)$(UNITDIR)/sentry.service
+	install -D -m 644 tools/install/60-sentry-turret.rules $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules
+	install -D -m 644 tools/install/sentry.sysusers $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
+	test -e $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || install -D -m 644 tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml
+	if [ -z "$(DESTDIR)" ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/sentry.conf; \
+		udevadm control --reload 2>/dev/null || true; \
+		systemctl daemon-reload 2>/dev/null || true; \
+		echo "installed; start it with: systemctl enable --now sentry (settings: $(SYSCONFDIR)/sentry/sentry.toml)"; \
+	fi
+
+# Removes what install put there; the settings file only if unchanged, the
+# service user never (files it owns may remain).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sentry $(addprefix $(DESTDIR)$(DATADIR)/models/,$(MODELS))
+	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
+	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
+	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
+	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR) $(SYSCONFDIR)/sentry; do \
+		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
+
+# Installs into a scratch DESTDIR, checks the units and the footprint, uninstalls.
+test-install:
+	tools/install-test
 
 # sentry on a real V4L2 driver (vivid) in a qemu VM: formats, sizes, rate,
 # devices, and a face shown through the driver's loopback.
