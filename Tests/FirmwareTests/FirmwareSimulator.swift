@@ -38,15 +38,22 @@ final class FirmwareSimulator {
     private let output = Pipe()
     private var buffered = Data()
 
-    init() throws {
+    /// The built sketch, or with `flashImage` a raw flash image run from
+    /// address 0; the UART's output goes to `uartLog` when given.
+    init(flashImage: String? = nil, uartLog: String? = nil) throws {
         for path in [Self.elf, Self.harness] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
             throw SimulatorError("missing \(path): run `make -C firmware` and `make -C tools/firmware-sim` (or `make test`)")
         }
         process.executableURL = URL(fileURLWithPath: Self.harness)
-        process.arguments = [Self.elf]
+        process.arguments = flashImage.map { ["--flash-image", $0] } ?? [Self.elf]
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let uartLog {
+            _ = FileManager.default.createFile(atPath: uartLog, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: uartLog))
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
     }
 

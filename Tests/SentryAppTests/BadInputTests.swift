@@ -153,6 +153,11 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--search", "last-seen"], usage, "--search last-seen needs --lost-after"),
             (["--camera", clip, "--serial", "sim", "--frames", "0"], usage, "--frames 0"),
             (["--camera", clip, "--serial", "sim", "--servo-speed", "-0.1"], usage, "--servo-speed -0.1"),
+            // Flashing.
+            (["flash", "/dev/ttyACM99"], 1, "serial port /dev/ttyACM99: no such device"),
+            (["flash", "/etc/hostname"], 1, "serial port /etc/hostname: not a serial port"),
+            (["flash", "/dev/null", "--hex", "/nonexistent.hex"], 1, "firmware /nonexistent.hex: no such file"),
+            (["flash"], usage, "port"),
             // Lock-on events and the fire trigger.
             (["--camera", clip, "--serial", "sim", "--lock-after", "-1"], usage, "--lock-after -1.0"),
             (["--camera", clip, "--serial", "sim", "--lock-after", "nan"], usage, "--lock-after nan"),

@@ -18,6 +18,16 @@
  *       bridges the UART to a new pseudo-terminal, printed as "pty /dev/pts/N",
  *       runs in step with the wall clock, prints "t_ms pan tilt" on each change
  *       and "t_ms trigger 1|0" when the trigger pin changes.
+ *   firmware-sim --bootloader HEX --pty --dump-flash FILE
+ *       an Uno with only its bootloader (Optiboot) behind a pty at 115200
+ *       baud, for avrdude: the CPU is held in reset until a program opens the
+ *       port (a pty has no DTR), starts in the boot section with the
+ *       external-reset flag set (else Optiboot jumps to the empty
+ *       application), and when the port is closed again the 32 KiB of flash
+ *       go to FILE and the harness exits.
+ *   firmware-sim --flash-image FILE
+ *       runs a raw flash image (as --dump-flash wrote it) from address 0,
+ *       scripted on stdin as above; the UART's output goes to stderr.
  *
  * Pulse widths come from the values written to OCR1A/OCR1B (simavr reports
  * them through TIMER_IRQ_OUT_PWM0/1) times the Timer1 tick, 8 / 16 MHz.
@@ -40,12 +50,18 @@
 #include <simavr/sim_avr.h>
 #include <simavr/sim_elf.h>
 #include <simavr/sim_irq.h>
+#include <simavr/sim_hex.h>
+#include <simavr/sim_regbit.h>
+#include <poll.h>
 
 #define F_CPU 16000000UL
 /* One byte per byte time at 9600 baud. simavr's UART takes 11 bit times to
  * pass a byte to the program (not 10), so bytes fed any faster pile up in its
  * input FIFO and arrive late. */
-#define CYCLES_PER_BYTE (F_CPU * 11 / 9600)
+static unsigned long baud = 9600;
+#define CYCLES_PER_BYTE (F_CPU * 11 / baud)
+#define FLASH_SIZE 32768
+#define BOOT_SECTION 0x7E00
 #define TICK_NS 500                    /* Timer1 at clk/8 */
 
 static avr_t *avr;
@@ -188,7 +204,20 @@ static double wall_ms(void) {
     return t.tv_sec * 1000.0 + t.tv_nsec / 1e6;
 }
 
-static int run_pty(double seconds) {
+/* True while no program has the pty's other side open. */
+static int pty_unused(int master) {
+    struct pollfd p = { .fd = master, .events = POLLIN };
+    return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
+}
+
+/* A reset as the board's DTR line gives: into the boot section, with the
+ * external-reset flag that tells Optiboot to stay there. */
+static void external_reset(void) {
+    avr_reset(avr);
+    avr_regbit_set(avr, avr->reset_flags.extrf);
+}
+
+static int run_pty(double seconds, const char *dump_path) {
     int master, slave;
     if (openpty(&master, &slave, NULL, NULL, NULL) != 0) {
         perror("firmware-sim: openpty");
@@ -202,6 +231,12 @@ static int run_pty(double seconds) {
     pty_fd = master;
     printf("pty %s\n", ttyname(slave));
     fflush(stdout);
+    if (dump_path) {
+        /* Wait, in reset, for avrdude to open the port. */
+        close(slave);
+        while (!stop_requested && pty_unused(master)) usleep(1000);
+        external_reset();
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     /* A parent may have started us with these blocked (threads often do). */
@@ -215,6 +250,16 @@ static int run_pty(double seconds) {
     uint8_t pending[4096];
     size_t pending_count = 0, pending_next = 0;
     while (!stop_requested && (seconds <= 0 || (wall_ms() - start) < seconds * 1000)) {
+        if (dump_path && pending_next == pending_count && pty_unused(master)) {
+            FILE *dump = fopen(dump_path, "wb");
+            if (!dump || fwrite(avr->flash, 1, FLASH_SIZE, dump) != FLASH_SIZE) {
+                perror("firmware-sim: --dump-flash");
+                return 1;
+            }
+            fclose(dump);
+            printf("flash dumped to %s\n", dump_path);
+            return 0;
+        }
         if (pending_next == pending_count) {
             ssize_t n = read(master, pending, sizeof pending);
             pending_count = n > 0 ? (size_t)n : 0;
@@ -239,25 +284,76 @@ static int run_pty(double seconds) {
     return 0;
 }
 
+/* Loads an Intel hex file into flash (chunks past the 32 KiB are dropped). */
+static int load_hex(const char *path) {
+    ihex_chunk_p chunks = NULL;
+    int count = read_ihex_chunks(path, &chunks);
+    if (count <= 0) return -1;
+    for (int i = 0; i < count; i++) {
+        if (chunks[i].baseaddr >= FLASH_SIZE) continue;
+        uint32_t size = chunks[i].size;
+        if (chunks[i].baseaddr + size > FLASH_SIZE) size = FLASH_SIZE - chunks[i].baseaddr;
+        memcpy(avr->flash + chunks[i].baseaddr, chunks[i].data, size);
+    }
+    free_ihex_chunks(chunks);
+    return 0;
+}
+
+/* Loads a raw flash image. */
+static int load_image(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return -1;
+    size_t n = fread(avr->flash, 1, FLASH_SIZE, file);
+    fclose(file);
+    return n > 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: firmware-sim ELF [--pty [--seconds S]]\n");
+        fprintf(stderr, "usage: firmware-sim ELF [--pty [--seconds S]] | --bootloader HEX --pty --dump-flash FILE | --flash-image FILE\n");
         return 2;
     }
-    elf_firmware_t firmware;
-    memset(&firmware, 0, sizeof firmware);
-    if (elf_read_firmware(argv[1], &firmware) != 0) {
-        fprintf(stderr, "firmware-sim: cannot read %s; build it with make -C firmware\n", argv[1]);
-        return 1;
-    }
-    firmware.frequency = F_CPU;
     avr = avr_make_mcu_by_name("atmega328p");
     if (!avr) {
         fprintf(stderr, "firmware-sim: simavr has no atmega328p\n");
         return 1;
     }
-    avr_init(avr);
-    avr_load_firmware(avr, &firmware);
+    const char *dump_path = NULL;
+    if (strcmp(argv[1], "--bootloader") == 0 || strcmp(argv[1], "--flash-image") == 0) {
+        int bootloader = strcmp(argv[1], "--bootloader") == 0;
+        if (argc < 3) {
+            fprintf(stderr, "firmware-sim: %s needs a file\n", argv[1]);
+            return 2;
+        }
+        avr_init(avr);
+        avr->frequency = F_CPU;
+        if ((bootloader ? load_hex(argv[2]) : load_image(argv[2])) != 0) {
+            fprintf(stderr, "firmware-sim: cannot read %s\n", argv[2]);
+            return 1;
+        }
+        if (bootloader) {
+            avr->reset_pc = BOOT_SECTION;
+            avr->pc = BOOT_SECTION;
+            baud = 115200;
+            for (int i = 3; i + 1 < argc; i++) if (strcmp(argv[i], "--dump-flash") == 0) dump_path = argv[i + 1];
+            if (!dump_path) {
+                fprintf(stderr, "firmware-sim: --bootloader needs --pty --dump-flash FILE\n");
+                return 2;
+            }
+        }
+        argv += 1;  /* so that argv[2] is --pty below, as for an ELF */
+        argc -= 1;
+    } else {
+        elf_firmware_t firmware;
+        memset(&firmware, 0, sizeof firmware);
+        if (elf_read_firmware(argv[1], &firmware) != 0) {
+            fprintf(stderr, "firmware-sim: cannot read %s; build it with make -C firmware\n", argv[1]);
+            return 1;
+        }
+        firmware.frequency = F_CPU;
+        avr_init(avr);
+        avr_load_firmware(avr, &firmware);
+    }
     avr->sleep = no_sleep;
     avr->log = 0;
 
@@ -273,6 +369,8 @@ int main(int argc, char **argv) {
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_PWM1), on_pwm, (void *)1);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 7), on_trigger, NULL);
 
+    if (dump_path) return run_pty(0, dump_path);
+
     /* Boot: let setup() run before anything is sent. */
     run_until(F_CPU / 20);
     last_dot_cycle = 0;
@@ -281,7 +379,7 @@ int main(int argc, char **argv) {
 
     if (argc >= 3 && strcmp(argv[2], "--pty") == 0) {
         double seconds = (argc >= 5 && strcmp(argv[3], "--seconds") == 0) ? atof(argv[4]) : 0;
-        return run_pty(seconds);
+        return run_pty(seconds, NULL);
     }
     return run_script();
 }
