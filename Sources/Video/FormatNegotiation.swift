@@ -76,10 +76,15 @@ public enum FormatNegotiation {
 }
 
 extension String {
-    /// A V4L2 fourcc code as text, e.g. `0x56595559` → `YUYV`.
+    /// A V4L2 fourcc code as text, e.g. `0x56595559` → `YUYV`. The
+    /// big-endian variant of a format (bit 31, `V4L2_PIX_FMT_FLAG_BE`) reads
+    /// `Y16-BE` (v4l2-ctl writes `Y16 -BE`); any other byte that is not printable
+    /// ASCII shows as `?`.
     public init(fourcc: UInt32) {
-        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> ($0 * 8)) }
-        self = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let bigEndian = fourcc & 0x8000_0000 != 0
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: (fourcc & 0x7FFF_FFFF) >> ($0 * 8)) }
+        let text = String(bytes.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
+        self = text.trimmingCharacters(in: .whitespaces) + (bigEndian ? "-BE" : "")
     }
 }
 

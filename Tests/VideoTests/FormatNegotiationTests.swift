@@ -34,6 +34,14 @@ enum RecordedDevices {
 
 @Suite("Format negotiation and nearest size over recorded device answers")
 struct FormatNegotiationTests {
+    @Test("fourcc codes read as text: printable always, the big-endian flag as -BE")
+    func fourccText() {
+        #expect(String(fourcc: UInt32(fourcc: "YUYV")) == "YUYV")
+        #expect(String(fourcc: UInt32(fourcc: "Y16")) == "Y16")
+        #expect(String(fourcc: UInt32(fourcc: "Y16") | 0x8000_0000) == "Y16-BE")
+        #expect(String(fourcc: 0x0001_4142) == "BA??")
+    }
+
     @Test("GREY wins over YUYV when both are offered")
     func greyFirst() {
         #expect(FormatNegotiation.choose(from: RecordedDevices.vivid, requested: nil) == FormatChoice(fourcc: "GREY", size: .init(width: 640, height: 480)))
