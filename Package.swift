@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Pure logic shared by the pipeline and the tests: no I/O at all.
@@ -45,13 +46,15 @@ let package = Package(
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["Video", "CUdev", "SentryCore"]),
         // termios serial ports and pseudo-terminals.
-        .target(name: "Serial", dependencies: ["SentryCore"]),
+        .target(name: "Serial", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["SentryCore", "Serial"]),
         // The settings file: TOML whose keys are the long flag names.
         .target(name: "Config", dependencies: ["TOMLKit"]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
         .target(name: "Hooks", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
+        // `sentry relay`: the original topology's WebSocket server in front of the serial port.
+        .target(name: "Relay", dependencies: ["SentryCore", "Serial", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
         // The pipeline: frames -> faces -> angles -> commands -> serial.
         .target(
             name: "SentryApp",
@@ -63,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp", "ServoSim", "Tracking", "Config",
+                "SentryApp", "ServoSim", "Tracking", "Config", "Relay", "Serial",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -83,6 +86,7 @@ let package = Package(
         .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "SentryCore"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
@@ -90,7 +94,7 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
     ],
     swiftLanguageModes: [.v6]
 )

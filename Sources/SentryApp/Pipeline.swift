@@ -141,7 +141,7 @@ public final class Pipeline {
     /// Sends the parting command (`L`, centre, or nothing) unless it would
     /// repeat the last command on its axis, and flushes.
     public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(SerialError) {
-        try output.send(filter.parting(exitCommand.commands(tiltEnabled: settings.tiltEnabled)))
+        try output.send(filter.newOnly(exitCommand.commands(tiltEnabled: settings.tiltEnabled)))
         try output.flush(timeout: timeout)
     }
 }
@@ -155,7 +155,7 @@ public enum ExitCommand: String, CaseIterable, Sendable {
     /// Leave the turret where it is.
     case none
 
-    func commands(tiltEnabled: Bool) -> [Command] {
+    public func commands(tiltEnabled: Bool) -> [Command] {
         switch self {
         case .scan: [.lost]
         case .center: tiltEnabled ? [.pan(90), .tilt(90)] : [.pan(90)]

@@ -34,10 +34,11 @@ public struct CommandFilter: Sendable {
         return out
     }
 
-    /// The parting command (`--on-exit`): each one that differs from the
-    /// last written on its axis, the deadband aside (a centring on exit is
-    /// meant exactly).
-    public mutating func parting(_ commands: [Command]) -> [Command] {
+    /// Each of `commands` that differs from the last written on its axis,
+    /// the deadband aside: for the parting command (`--on-exit`, a centring
+    /// on exit is meant exactly) and for commands that arrive ready-made
+    /// (the relay).
+    public mutating func newOnly(_ commands: [Command]) -> [Command] {
         commands.filter { recordIfNew($0) }
     }
 

@@ -49,7 +49,7 @@ enum SettingsFile {
     static var flagCatalog: FlagCatalog { FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches)) }
 
     /// The subcommands the file does not apply to.
-    static let otherCommands: Set = ["simulate", "bench", "eval", "devices", "capture", "flash", "help", "-h", "--help", "--version",
+    static let otherCommands: Set = ["simulate", "bench", "eval", "devices", "capture", "flash", "relay", "help", "-h", "--help", "--version",
                                      "--experimental-dump-help"]
 
     /// `arguments` (without the program name) with the file's settings

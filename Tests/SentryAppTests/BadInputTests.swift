@@ -153,6 +153,14 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--search", "last-seen"], usage, "--search last-seen needs --lost-after"),
             (["--camera", clip, "--serial", "sim", "--frames", "0"], usage, "--frames 0"),
             (["--camera", clip, "--serial", "sim", "--servo-speed", "-0.1"], usage, "--servo-speed -0.1"),
+            // The relay.
+            (["relay", "--serial", "sim", "--listen", "70000"], usage, "--listen 70000"),
+            (["relay", "--serial", "sim", "--listen", "host:port"], usage, "--listen host:port"),
+            (["relay", "--serial", "sim", "--listen", "example.com:12354"], usage, "--listen example.com:12354"),
+            (["relay", "--serial", "sim", "--listen", "0.0.0.0:12354"], usage, "reachable from the network"),
+            (["relay", "--serial", "sim", "--token", ""], usage, "--token needs a value"),
+            (["relay", "--serial", "/dev/ttyACM99"], 1, "serial port /dev/ttyACM99: no such device"),
+            (["relay"], usage, "--serial"),
             // Flashing.
             (["flash", "/dev/ttyACM99"], 1, "serial port /dev/ttyACM99: no such device"),
             (["flash", "/etc/hostname"], 1, "serial port /etc/hostname: not a serial port"),
@@ -189,6 +197,15 @@ struct BadInputTests {
         if status == 1 {
             #expect(run.standardError.split(separator: "\n").count == 1, "runtime errors are one line: \(run.standardError)")
         }
+    }
+
+    @Test("a relay on a port already in use says so in one line")
+    func relayPortInUse() throws {
+        let relay = try RunningRelay()
+        let second = try SentryProcess(["relay", "--serial", "sim", "--listen", "127.0.0.1:\(relay.port)"])
+        #expect(second.status == 1)
+        #expect(second.standardError.hasPrefix("sentry: --listen 127.0.0.1:\(relay.port): cannot listen"), "\(second.standardError)")
+        #expect(second.standardError.split(separator: "\n").count == 1, "\(second.standardError)")
     }
 
     @Test("a port held by another sentry is refused, and its settings are untouched")

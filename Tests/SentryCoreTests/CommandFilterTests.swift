@@ -54,15 +54,15 @@ struct CommandFilterTests {
         var filter = CommandFilter(tiltEnabled: true)
         _ = filter.commands(for: Aim(pan: 100, tilt: 80))
         #expect(filter.commands(for: nil) == [.lost])
-        #expect(filter.parting([.lost]) == [])
-        #expect(filter.parting([.pan(90), .tilt(80)]) == [.pan(90)])
+        #expect(filter.newOnly([.lost]) == [])
+        #expect(filter.newOnly([.pan(90), .tilt(80)]) == [.pan(90)])
     }
 
     @Test("the parting centre ignores the deadband")
     func partingExact() {
         var filter = CommandFilter(deadband: 5)
         _ = filter.commands(for: Aim(pan: 92, tilt: 90))
-        #expect(filter.parting([.pan(90)]) == [.pan(90)])
+        #expect(filter.newOnly([.pan(90)]) == [.pan(90)])
     }
 
     @Test("after reset the current aim is written again")

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import SentryCore
-import Serial
 
 #if canImport(Glibc)
 import Glibc

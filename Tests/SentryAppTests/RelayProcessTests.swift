@@ -1,0 +1,168 @@
+import Foundation
+import SentryCore
+import Serial
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A port nobody listens on now (the kernel's pick for a socket bound to 0).
+func freePort() -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// `sentry relay` on a pty, on a free loopback port.
+final class RunningRelay {
+    let process = Process()
+    let port = freePort()
+    let pty: PseudoTerminal
+    let errors: URL
+    var url: String { "ws://127.0.0.1:\(port)/" }
+
+    init(_ extra: [String] = [], listen: String? = nil) throws {
+        pty = try PseudoTerminal()
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-relay-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.arguments = ["relay", "--serial", pty.devicePath, "--listen", listen ?? "127.0.0.1:\(port)", "--log-level", "notice"] + extra
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning, !log.contains("relay: ws://") { usleep(10_000) }
+    }
+
+    var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+    /// Runs tools/ws-client with `arguments`; its output lines.
+    func client(_ arguments: [String], url: String? = nil) throws -> [String] {
+        let run = try SentryProcess(program: "/usr/bin/env",
+                                    ["python3", DemoClip.repository.appendingPathComponent("tools/ws-client").path, url ?? self.url] + arguments)
+        return run.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    /// What reached the pty within `seconds`.
+    func received(within seconds: Double = 0.5) -> String {
+        var bytes: [UInt8] = []
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline { bytes += pty.read(timeout: 0.05) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { _ = stop() }
+}
+
+@Suite("sentry relay with a real WebSocket client (Python websockets) and a pty", .serialized)
+struct RelayProcessTests {
+    @Test("the original app's messages reach the pty as exactly those bytes, in order; L when it leaves")
+    func originalMessages() throws {
+        let relay = try RunningRelay()
+        let messages = ["X90.", "X100.", "L", "X45.", "Y30.", "X46.Y31.", "F46."]
+        let said = try relay.client(messages.map { "text:\($0)" })
+        #expect(said.first == "open" && said.last == "closed 1000", "\(said)")
+        #expect(relay.received() == messages.joined() + "L")
+        #expect(relay.stop() == 0)
+    }
+
+    @Test("garbage, binary, oversized and invalid UTF-8 never reach the pty, and are answered with their close codes")
+    func refused() throws {
+        let relay = try RunningRelay()
+        let cases: [(String, String)] = [
+            ("text:hello", "closed 1007"), ("text:X9 0.", "closed 1007"), ("binary:58392e", "closed 1003"),
+            ("text:" + String(repeating: "X90.", count: 300), "closed 1009"), ("text:X9\\xff0.", "closed 1007"),
+        ]
+        for (step, expected) in cases {
+            let said = try relay.client([step])
+            #expect(said.last?.hasPrefix(expected) == true, "\(step.prefix(30)): \(said)")
+        }
+        // Only the L of the controller leaving, once (never LL).
+        #expect(relay.received() == "L")
+        #expect(relay.log.contains("message refused (1009)"))
+    }
+
+    @Test("a second controller is turned away while the first holds the turret")
+    func oneController() throws {
+        let relay = try RunningRelay()
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        first.arguments = ["python3", DemoClip.repository.appendingPathComponent("tools/ws-client").path, relay.url, "--hold", "2", "text:X70."]
+        first.standardOutput = FileHandle.nullDevice
+        try first.run()
+        usleep(700_000)
+        let second = try relay.client(["text:X80."])
+        #expect(second.last?.hasPrefix("closed 1013 another controller is connected") == true, "\(second)")
+        first.waitUntilExit()
+        #expect(relay.received() == "X70.L")
+    }
+
+    @Test("the controller dropping mid-message leaves the turret told L")
+    func dropped() throws {
+        let relay = try RunningRelay()
+        let said = try relay.client(["text:X60.", "sleep:0.3", "--drop"])
+        #expect(said.last == "dropped", "\(said)")
+        #expect(relay.received() == "X60.L")
+    }
+
+    @Test("off loopback a token is required: refused at start without one, then asked of every client")
+    func token() throws {
+        let open = try SentryProcess(["relay", "--serial", "sim", "--listen", "0.0.0.0:\(freePort())"])
+        #expect(open.status == 64 && open.standardError.contains("reachable from the network: give --token"), "\(open.standardError)")
+        let port = freePort()
+        let relay = try RunningRelay(["--token", "s3cret"], listen: "0.0.0.0:\(port)")
+        let url = "ws://127.0.0.1:\(port)/"
+        #expect(try relay.client(["text:X10."], url: url) == ["refused 401"])
+        #expect(try relay.client(["text:X11."], url: url + "?token=wrong") == ["refused 401"])
+        #expect(try relay.client(["text:X12."], url: url + "?token=s3cret").first == "open")
+        #expect(try relay.client(["--header", "Authorization: Bearer s3cret", "text:X13."], url: url).first == "open")
+        #expect(relay.received() == "X12.LX13.L")
+    }
+
+    @Test("1,000 connect/disconnect cycles leave descriptors and memory flat")
+    func cycles() throws {
+        let relay = try RunningRelay()
+        func usage() -> (descriptors: Int, residentKB: Int) {
+            let pid = relay.process.processIdentifier
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? -1
+            return (descriptors, rss)
+        }
+        let script = """
+            import asyncio, sys, websockets
+            async def main(url, n):
+                for i in range(n):
+                    async with websockets.connect(url) as c:
+                        await c.send("X%d." % (10 + i % 2))
+            asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+            """
+        func cycle(_ count: Int) throws {
+            let run = try SentryProcess(program: "/usr/bin/env", ["python3", "-c", script, relay.url, String(count)])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        try cycle(100)
+        usleep(300_000)
+        let before = usage()
+        try cycle(1000)
+        usleep(300_000)
+        let after = usage()
+        print("relay after 100 cycles: \(before.descriptors) descriptors, \(before.residentKB) KiB resident; after 1,100: \(after.descriptors) descriptors, \(after.residentKB) KiB")
+        #expect(after.descriptors == before.descriptors)
+        #expect(after.residentKB - before.residentKB < 4096)
+        #expect(relay.process.isRunning)
+    }
+}
