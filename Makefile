@@ -43,7 +43,8 @@ test: setup firmware
 	$(MAKE) test-vm
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the BlazeFace
-# models, the firmware (hex and sketch), the docs, the systemd unit, the udev
+# models, the firmware (hex and sketch), the docs, the systemd units (sentry,
+# sentry-relay), the udev
 # rule, the service user (systemd-sysusers) and an example settings file
 # (kept if one is there). Without DESTDIR it also creates the user and
 # reloads udev and systemd.
@@ -68,8 +69,9 @@ install: $(INSTALL_BUILD) firmware
 	install -D -m 644 firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
 	install -D -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -D -m 644 docs/PROTOCOL.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/install/sentry.service.in \
-		| install -D -m 644 /dev/stdin $(DESTDIR)$(UNITDIR)/sentry.service
+	for unit in sentry sentry-relay; do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/install/$$unit.service.in \
+			| install -D -m 644 /dev/stdin $(DESTDIR)$(UNITDIR)/$$unit.service || exit 1; done
 	install -D -m 644 tools/install/60-sentry-turret.rules $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules
 	install -D -m 644 tools/install/sentry.sysusers $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	test -e $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || install -D -m 644 tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml
@@ -86,7 +88,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sentry $(addprefix $(DESTDIR)$(DATADIR)/models/,$(MODELS))
 	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
-	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
+	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UNITDIR)/sentry-relay.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
 	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR) $(SYSCONFDIR)/sentry; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done

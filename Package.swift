@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks",
+                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

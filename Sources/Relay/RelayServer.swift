@@ -29,7 +29,7 @@ public final class RelayServer: Sendable {
     private let countsState = Mutex(Counts())
 
     /// The default port, as in the original app.
-    public static let defaultPort: UInt16 = 12354
+    public static let defaultPort = RelayURL.defaultPort
 
     public var counts: Counts { countsState.withLock { $0 } }
 

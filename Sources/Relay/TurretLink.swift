@@ -72,10 +72,14 @@ public final class TurretLink: @unchecked Sendable {
 
     private func write(_ commands: [Command]) {
         for command in commands where command.axis != .trigger { state[command.axis] = command }
-        do {
-            try output.send(commands)
-        } catch {
-            logger.warning("\(error)")
+        // One at a time: a port that keeps up gets every command in order;
+        // only one that falls behind has a waiting aim replaced by a newer one.
+        for command in commands {
+            do {
+                try output.send([command])
+            } catch {
+                logger.warning("\(error)")
+            }
         }
         let bytes = output.bytesWritten
         written.withLock { $0 = bytes }

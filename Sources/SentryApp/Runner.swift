@@ -3,6 +3,7 @@ import FaceDetection
 import Foundation
 import Hooks
 import Logging
+import Relay
 import SentryCore
 import Serial
 import ServoSim
@@ -79,9 +80,17 @@ public enum Runner {
         let simulator = options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
         defer { simulator?.stop() }
-        let output = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
-                                             bootWait: options.bootWait, logger: logger)
-        defer { output.close() }
+        let output: any CommandOutput
+        let serialPort: SerialCommandOutput?
+        if let relay = try? RelayURL(parsing: options.serial) {
+            output = try WebSocketCommandOutput(url: relay, logger: logger)
+            serialPort = nil
+        } else {
+            serialPort = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
+                                                 bootWait: options.bootWait, logger: logger)
+            output = serialPort!
+        }
+        defer { serialPort?.close(); (output as? WebSocketCommandOutput)?.close() }
         var source: any FrameSource
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: output)
@@ -97,7 +106,7 @@ public enum Runner {
         let hooks = options.hooks.onLock != nil || options.hooks.onLost != nil ? LockHooks(settings: options.hooks, logger: logger) : nil
         let status = StatusPrinter(enabled: options.showStatus)
         // Serial hotplug: a port that appears is tried at once, not at the next poll.
-        let serialEvents = simulator == nil ? DeviceMonitor(subsystems: ["tty"]) : nil
+        let serialEvents = simulator == nil && serialPort != nil ? DeviceMonitor(subsystems: ["tty"]) : nil
         var results: [FrameResult] = []
         var frameCount = 0
         while !StopSignal.isRequested, frameCount < options.maxFrames ?? .max {
@@ -119,9 +128,9 @@ public enum Runner {
             for event in serialEvents?.events(timeout: 0) ?? [] {
                 if event.action == "add" {
                     logger.notice("udev: a serial port appeared")
-                    output.retryNow()
+                    serialPort?.retryNow()
                 } else if event.action == "remove", let node = event.path {
-                    output.deviceRemoved(node)
+                    serialPort?.deviceRemoved(node)
                 }
             }
             let result = try pipeline.process(frame)
@@ -160,7 +169,7 @@ public enum Runner {
     /// every byte written so far, so the loop's lag is the servo's, never
     /// the machine's.
     static func openVirtualCamera(scene: String, _ options: RunOptions, simulator: SimulatedServo,
-                                  output: SerialCommandOutput) throws(VideoError) -> any FrameSource {
+                                  output: any CommandOutput) throws(VideoError) -> any FrameSource {
         try VirtualCamera(scenePath: scene, size: options.size ?? FrameSize(width: 640, height: 480),
                           fieldOfView: options.virtualFieldOfView ?? options.settings.tracking.fieldOfView,
                           framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime) { time in

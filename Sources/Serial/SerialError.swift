@@ -17,5 +17,6 @@ public struct SerialError: Error, CustomStringConvertible, Equatable {
         self.hint = hint
     }
 
-    public var description: String { "serial port \(path): \(reason); \(hint)" }
+    /// A relay address (`--serial ws://…`) is named as such.
+    public var description: String { "\(path.hasPrefix("ws://") ? "relay" : "serial port") \(path): \(reason); \(hint)" }
 }

@@ -4,6 +4,7 @@ import Devices
 import FaceDetection
 import Foundation
 import Logging
+import Relay
 import SentryApp
 import SentryCore
 import Serial
@@ -132,7 +133,7 @@ struct Run: ParsableCommand {
     @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE.")
     var camera: String
 
-    @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), 'auto' for the only one, or 'sim' for the simulated servo.")
+    @Option(help: "The Arduino's serial port (e.g. /dev/ttyACM0), 'auto' for the only one, 'sim' for the simulated servo, or ws://HOST:PORT[/?token=…] for a sentry relay elsewhere (default port 12354).")
     var serial: String
 
     @Option(help: "Settings file (TOML, keys are the long flag names; flags win). Default: $XDG_CONFIG_HOME/sentry/sentry.toml, else /etc/sentry/sentry.toml, if there.")
@@ -262,6 +263,9 @@ struct Run: ParsableCommand {
         }
         guard !camera.isEmpty else { throw ValidationError("--camera needs a file path") }
         guard !serial.isEmpty else { throw ValidationError("--serial needs a port path or 'sim'") }
+        if serial.hasPrefix("ws") && serial.contains("://") {
+            do { _ = try RelayURL(parsing: serial) } catch { throw ValidationError("--serial \(error.description)") }
+        }
         if camera.hasPrefix(virtualCameraPrefix) {
             guard camera.count > virtualCameraPrefix.count else { throw ValidationError("--camera sim: needs an image, e.g. --camera sim:room.png") }
             guard serial == simulatedSerialName else {

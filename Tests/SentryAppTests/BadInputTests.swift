@@ -153,6 +153,13 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--search", "last-seen"], usage, "--search last-seen needs --lost-after"),
             (["--camera", clip, "--serial", "sim", "--frames", "0"], usage, "--frames 0"),
             (["--camera", clip, "--serial", "sim", "--servo-speed", "-0.1"], usage, "--servo-speed -0.1"),
+            // A relay as the serial port.
+            (["--camera", clip, "--serial", "ws://"], usage, "--serial ws://: no host"),
+            (["--camera", clip, "--serial", "ws://:12354"], usage, "no host"),
+            (["--camera", clip, "--serial", "ws://pi:99999"], usage, "port 99999 is not between 1 and 65535"),
+            (["--camera", clip, "--serial", "wss://pi:12354"], usage, "wss:// (TLS) is not supported"),
+            (["--camera", clip, "--serial", "ws://127.0.0.1:1"], 1, "relay ws://127.0.0.1:1/: connection refused"),
+            (["--camera", clip, "--serial", "ws://no-such-host.invalid:12354"], 1, "host no-such-host.invalid not found"),
             // The relay.
             (["relay", "--serial", "sim", "--listen", "70000"], usage, "--listen 70000"),
             (["relay", "--serial", "sim", "--listen", "host:port"], usage, "--listen host:port"),

@@ -165,4 +165,55 @@ struct RelayProcessTests {
         #expect(after.residentKB - before.residentKB < 4096)
         #expect(relay.process.isRunning)
     }
+
+    @Test("a port that falls behind (nobody reads the pty): older waiting aims give way, the newest always arrives")
+    func newestAimWins() throws {
+        let relay = try RunningRelay()
+        let aims = (0..<3000).map { "text:X\(10 + $0 % 150)." } + ["text:X170."]
+        let said = try relay.client(aims + ["--hold", "1"])
+        #expect(said.first == "open")
+        let received = relay.received(within: 2)
+        #expect(received.hasSuffix("X170.L"), "\(received.suffix(40))")
+        #expect(Command.decode(Array(received.utf8)).flatMap(\.bytes) == Array(received.utf8), "only whole commands on the line")
+    }
+
+    @Test("sentry --serial ws:// through the relay writes the same bytes to the pty as --serial PTY directly")
+    func sameBytesThroughTheRelay() throws {
+        let direct = try PseudoTerminal()
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", direct.devicePath, "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let directBytes = String(decoding: collect(direct, timeout: 1) { _ in false }, as: UTF8.self)
+        let relay = try RunningRelay()
+        let remote = try SentryProcess(["--camera", DemoClip.path, "--serial", relay.url, "--quiet"])
+        #expect(remote.status == 0, "\(remote.standardError)")
+        let relayed = relay.received(within: 1)
+        #expect(directBytes.count > 100)
+        #expect(relayed == directBytes)
+    }
+
+    @Test("the relay restarting under a running sentry: sentry reports it, reconnects, and sends its aim again")
+    func relayRestarts() throws {
+        let first = try RunningRelay()
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-ws-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let sentry = Process()
+        sentry.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        sentry.arguments = ["--camera", ModelLocationTests.photo, "--loop", "--realtime", "--serial", first.url, "--log-level", "notice"]
+        sentry.standardOutput = FileHandle.nullDevice
+        sentry.standardError = try FileHandle(forWritingTo: log)
+        try sentry.run()
+        defer { if sentry.isRunning { sentry.terminate() }; sentry.waitUntilExit() }
+        let before = String(decoding: collect(first.pty, timeout: 10) { $0.contains(UInt8(ascii: ".")) }, as: UTF8.self)
+        #expect(before.hasPrefix("X"), "no aim through the first relay: \(before)")
+        #expect(first.stop() == 0)
+        usleep(1_500_000)
+        let second = try RunningRelay([], listen: "127.0.0.1:\(first.port)")
+        let after = String(decoding: collect(second.pty, timeout: 10) { $0.contains(UInt8(ascii: ".")) }, as: UTF8.self)
+        #expect(after == before, "the aim was not sent again: before \(before), after \(after)")
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(said.contains("connection lost"), "\(said)")
+        #expect(said.contains("serial: reconnecting"), "\(said)")
+        #expect(said.contains("is back; aiming again"), "\(said)")
+        #expect(sentry.isRunning)
+    }
 }

@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import SentryCore
+import Serial
+
+/// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead
+/// of a local port, with the serial link's behaviour: never blocking the
+/// frame loop (a non-blocking socket, newest aim wins while it is busy),
+/// `reconnecting` when the relay or the network goes away, a new
+/// connection every half second, and the aim sent again once it is back.
+/// Each frame's commands go as one WebSocket text message (RFC 6455, masked
+/// as a client must).
+public final class WebSocketCommandOutput: CommandOutput {
+    public let url: RelayURL
+    private let logger: Logger
+    private enum Phase { case closed, connecting, handshaking(key: String, reply: [UInt8]), open }
+    private var phase = Phase.closed
+    private var socket: Int32 = -1
+    private var queue = OutgoingQueue()
+    /// A frame written in part: finished before anything else.
+    private var unsent: [UInt8] = []
+    private var incoming: [UInt8] = []
+    private var nextAttempt = 0.0
+    private var reconnected = false
+    private var wasOpen = false
+    public private(set) var bytesWritten = 0
+
+    static let retryInterval = 0.5
+
+    /// Connects (waiting up to `timeout` seconds): a relay that cannot be
+    /// reached at start is the user's to fix, so that is thrown.
+    public init(url: RelayURL, timeout: Double = 3, logger: Logger) throws(SerialError) {
+        self.url = url
+        self.logger = logger
+        let deadline = monotonicSeconds() + timeout
+        var failure: String?
+        while true {
+            failure = step()
+            if case .open = phase { return }
+            if failure != nil || monotonicSeconds() >= deadline { break }
+            usleep(1000)
+        }
+        close()
+        throw SerialError(.other, path: url.description, reason: failure ?? "no answer within \(Int(timeout)) s",
+                          hint: "start sentry relay there (sentry relay --listen HOST:PORT --serial …) or check the address and token")
+    }
+
+    public var state: String {
+        switch phase {
+        case .open: queue.isEmpty && unsent.isEmpty ? "ok" : "busy"
+        default: "reconnecting"
+        }
+    }
+
+    public func takeReconnected() -> Bool {
+        defer { reconnected = false }
+        return reconnected
+    }
+
+    public func send(_ commands: [Command]) throws(SerialError) {
+        for command in commands { queue.enqueue(command) }
+        service()
+    }
+
+    public func flush(timeout: Double) throws(SerialError) {
+        let deadline = monotonicSeconds() + timeout
+        service()
+        while !(queue.isEmpty && unsent.isEmpty), case .open = phase, monotonicSeconds() < deadline {
+            usleep(1000)
+            service()
+        }
+    }
+
+    /// Closes the connection (with a close frame when it is open).
+    public func close() {
+        if case .open = phase, socket >= 0 {
+            let frame = Self.frame(opcode: 0x8, payload: [0x03, 0xE8])
+            _ = frame.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        if socket >= 0 { Glibc.close(socket) }
+        socket = -1
+        phase = .closed
+    }
+
+    /// Moves the connection along without blocking: a new attempt every
+    /// half second while it is down, then connect, handshake, open.
+    private func service() {
+        if case .closed = phase, monotonicSeconds() < nextAttempt { return }
+        for _ in 0..<3 {
+            let wasOpen: Bool = if case .open = phase { true } else { false }
+            step()
+            if wasOpen { break }
+        }
+    }
+
+    /// One step of the connection's life; returns why it failed, if it did.
+    @discardableResult
+    private func step() -> String? {
+        do {
+            switch phase {
+            case .closed:
+                nextAttempt = monotonicSeconds() + Self.retryInterval
+                try startConnecting()
+            case .connecting:
+                try finishConnecting()
+            case .handshaking(let key, let reply):
+                try readHandshake(key: key, reply: reply)
+            case .open:
+                try readFrames()
+                try writePending()
+            }
+            return nil
+        } catch {
+            let wasOpenNow: Bool = if case .open = phase { true } else { false }
+            if socket >= 0 { Glibc.close(socket) }
+            socket = -1
+            phase = .closed
+            queue.removeAll()
+            unsent = []
+            if wasOpenNow { logger.warning("relay \(url): connection lost (\(error.reason)); reconnecting") }
+            return error.reason
+        }
+    }
+
+    private struct Failure: Error { let reason: String }
+
+    private func startConnecting() throws(Failure) {
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(url.host, String(url.port), &hints, &found) == 0, let address = found else {
+            throw Failure(reason: "host \(url.host) not found")
+        }
+        defer { freeaddrinfo(found) }
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw Failure(reason: "no socket (\(String(cString: strerror(errno))))") }
+        var on: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        if connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0, errno != EINPROGRESS {
+            throw Failure(reason: String(cString: strerror(errno)).lowercased())
+        }
+        phase = .connecting
+    }
+
+    private func finishConnecting() throws(Failure) {
+        var pollfd = Glibc.pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        guard poll(&pollfd, 1, 0) > 0 else { return }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
+        guard error == 0 else { throw Failure(reason: String(cString: strerror(error)).lowercased()) }
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let request = "GET \(url.target) HTTP/1.1\r\nHost: \(url.host):\(url.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try writeAll(Array(request.utf8))
+        phase = .handshaking(key: key, reply: [])
+    }
+
+    private func readHandshake(key: String, reply: [UInt8]) throws(Failure) {
+        var reply = reply + (try readAvailable())
+        guard let end = reply.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            phase = .handshaking(key: key, reply: reply)
+            return
+        }
+        let head = String(decoding: reply[..<end.lowerBound], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
+        guard let status = lines.first, status.split(separator: " ").dropFirst().first == "101" else {
+            let code = lines.first.map(String.init) ?? "no reply"
+            throw Failure(reason: code.contains("401") ? "the relay wants a token: ws://HOST:PORT/?token=TOKEN" : "refused: \(code)")
+        }
+        let expected = Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+        let accept = lines.first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
+        guard accept == expected else { throw Failure(reason: "not a WebSocket server (bad Sec-WebSocket-Accept)") }
+        reply.removeSubrange(..<end.upperBound)
+        incoming = reply
+        phase = .open
+        if wasOpen {
+            reconnected = true
+            logger.notice("relay \(url) is back; aiming again")
+        }
+        wasOpen = true
+    }
+
+    /// Server frames: a close ends the connection, a ping gets its pong.
+    private func readFrames() throws(Failure) {
+        incoming += try readAvailable()
+        while incoming.count >= 2 {
+            let opcode = incoming[0] & 0x0F
+            var length = Int(incoming[1] & 0x7F)
+            var offset = 2
+            if length == 126 {
+                guard incoming.count >= 4 else { return }
+                length = Int(incoming[2]) << 8 | Int(incoming[3])
+                offset = 4
+            } else if length == 127 {
+                guard incoming.count >= 10 else { return }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(incoming[$1]) }
+                offset = 10
+            }
+            guard incoming.count >= offset + length else { return }
+            let payload = Array(incoming[offset..<(offset + length)])
+            incoming.removeFirst(offset + length)
+            switch opcode {
+            case 0x8:
+                let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
+                throw Failure(reason: "the relay closed the connection (\(code)\(payload.count > 2 ? ": " + String(decoding: payload[2...], as: UTF8.self) : ""))")
+            case 0x9:
+                unsent += Self.frame(opcode: 0xA, payload: payload)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Sends queued commands as one text message, as far as the socket takes it.
+    private func writePending() throws(Failure) {
+        if unsent.isEmpty, !queue.isEmpty {
+            let bytes = queue.pendingBytes
+            queue.markWritten(bytes.count)
+            unsent = Self.frame(opcode: 0x1, payload: bytes)
+            bytesWritten += bytes.count
+        }
+        guard !unsent.isEmpty else { return }
+        let written = unsent.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if written > 0 {
+            unsent.removeFirst(written)
+        } else if written < 0, errno != EAGAIN, errno != EINTR {
+            throw Failure(reason: String(cString: strerror(errno)).lowercased())
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(Failure) {
+        let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard written == bytes.count else { throw Failure(reason: "could not send the handshake") }
+    }
+
+    private func readAvailable() throws(Failure) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if n > 0 { return Array(buffer[..<n]) }
+        if n == 0 { throw Failure(reason: "the relay went away") }
+        if errno == EAGAIN || errno == EINTR { return [] }
+        throw Failure(reason: String(cString: strerror(errno)).lowercased())
+    }
+
+    /// A client frame: FIN, `opcode`, masked with a fresh key.
+    static func frame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [0x80 | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)]
+        }
+        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return frame
+    }
+}
