@@ -2,10 +2,12 @@ import Foundation
 import Synchronization
 
 /// Helper threads for `Interpreter.invoke()`. Waking a thread per operator
-/// costs more than a small convolution takes, so the helpers are woken once
-/// per invoke and then spin, taking part `1...helpers` of each split step,
-/// until the invoke ends; between frames they sleep. Nothing is allocated
-/// per frame.
+/// costs more than a small convolution takes, so a helper that has finished
+/// its part of a split step spins a few microseconds for the next one
+/// (`spinLimit`), then parks on a condition until `run(step:)` wakes it: the
+/// gaps between split steps (unsplit small operators) and between frames
+/// cost no CPU. Helpers take part `1...helpers` of each split step. Nothing
+/// is allocated per frame.
 final class WorkerPool: @unchecked Sendable {
     /// Part `part` of step `step`; called concurrently for different parts.
     typealias Work = @Sendable (_ step: Int, _ part: Int) -> Void
@@ -16,10 +18,14 @@ final class WorkerPool: @unchecked Sendable {
     private let generation = Atomic<Int>(0)
     private let step = Atomic<Int>(0)
     private let finished = Atomic<Int>(0)
-    private let awake = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
+    /// Helpers asleep on `wake`, to be woken when the next step comes.
+    private let parked = Atomic<Int>(0)
+    private let wake = NSCondition()
     private let exited = DispatchSemaphore(value: 0)
+
+    /// Polls of `generation` before a helper parks: a few microseconds.
+    static let spinLimit = 2000
 
     init(helpers: Int, work: @escaping Work) {
         self.helpers = helpers
@@ -31,52 +37,60 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Wakes the helpers for one invoke; `body` then hands out steps with `run(step:)`.
+    /// Runs `body`, which hands out steps with `run(step:)` (kept for the
+    /// interpreter's shape: helpers now wake per step, not per invoke).
     func session(_ body: () -> Void) {
-        awake.store(true, ordering: .releasing)
-        for _ in 0..<helpers { wake.signal() }
         body()
-        awake.store(false, ordering: .releasing)
     }
 
     /// Runs part 0 of `index` here and the other parts on the helpers; returns when all are done.
     func run(step index: Int) {
         finished.store(0, ordering: .relaxed)
         step.store(index, ordering: .relaxed)
-        generation.add(1, ordering: .releasing)
+        // Sequentially consistent with the helper's park: either it sees the
+        // new generation, or this sees it parked and wakes it.
+        generation.add(1, ordering: .sequentiallyConsistent)
+        if parked.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
         work(index, 0)
-        while finished.load(ordering: .acquiring) < helpers { spinPause() }
+        while finished.load(ordering: .acquiring) < helpers {}
     }
 
     private func loop(part: Int) {
-        var seen = generation.load(ordering: .acquiring)
-        while true {
-            wake.wait()
-            if stopping.load(ordering: .acquiring) { break }
-            while awake.load(ordering: .acquiring) || generation.load(ordering: .acquiring) != seen {
-                let current = generation.load(ordering: .acquiring)
-                if current != seen {
-                    seen = current
-                    work(step.load(ordering: .relaxed), part)
-                    finished.add(1, ordering: .releasing)
-                } else {
-                    spinPause()
-                }
+        // The generation when the pool was made: a step handed out before
+        // this thread got going is still seen as new.
+        var seen = 0
+        while !stopping.load(ordering: .acquiring) {
+            var spins = 0
+            while generation.load(ordering: .acquiring) == seen, !stopping.load(ordering: .acquiring) {
+                spins += 1
+                guard spins >= Self.spinLimit else { continue }
+                // Park: say so first, then look again under the lock, so a
+                // step handed out in between is never missed.
+                wake.lock()
+                parked.add(1, ordering: .sequentiallyConsistent)
+                while generation.load(ordering: .sequentiallyConsistent) == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
+                parked.subtract(1, ordering: .sequentiallyConsistent)
+                wake.unlock()
+                spins = 0
             }
+            if stopping.load(ordering: .acquiring) { break }
+            seen = generation.load(ordering: .acquiring)
+            work(step.load(ordering: .relaxed), part)
+            finished.add(1, ordering: .releasing)
         }
         exited.signal()
     }
 
     /// Stops and waits for every helper; call before the memory the work touches goes away.
     func stop() {
-        stopping.store(true, ordering: .releasing)
-        for _ in 0..<helpers { wake.signal() }
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        wakeAll()
         for _ in 0..<helpers { exited.wait() }
     }
 
-    @inline(__always) private func spinPause() {
-        #if arch(x86_64)
-        _ = 0 // a tight loop; the atomic loads keep it from being optimised away
-        #endif
+    private func wakeAll() {
+        wake.lock()
+        wake.broadcast()
+        wake.unlock()
     }
 }
