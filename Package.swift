@@ -53,20 +53,28 @@ let package = Package(
         .target(name: "Config", dependencies: ["TOMLKit"]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
         .target(name: "Hooks", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
+        // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
+        .target(name: "WebServing", dependencies: ["FlyingFox"]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
-        .target(name: "Relay", dependencies: ["SentryCore", "Serial", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Relay", dependencies: ["SentryCore", "Serial", "WebServing", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
+        // libjpeg-turbo (Debian libturbojpeg0-dev) and the encoder on it.
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
+        // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
+        .target(name: "Console", dependencies: ["SentryCore", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
+                                                .product(name: "Logging", package: "swift-log")]),
         // The pipeline: frames -> faces -> angles -> commands -> serial.
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay",
+                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp", "ServoSim", "Tracking", "Config", "Relay", "Serial",
+                "SentryApp", "ServoSim", "Tracking", "Config", "Relay", "Serial", "WebServing", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -70,9 +70,14 @@ public struct ConfigFile: Sendable {
     /// `/etc/sentry/sentry.toml`; `nil` when none of the last two exists.
     public static func locate(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let explicit { return explicit }
+        return [userPath(environment: environment), systemPath].first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The user's own file: `$XDG_CONFIG_HOME/sentry/sentry.toml` (`~/.config` when unset).
+    public static func userPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        return [configHome + "/sentry/sentry.toml", systemPath].first { FileManager.default.fileExists(atPath: $0) }
+        return configHome + "/sentry/sentry.toml"
     }
 
     /// Reads and parses `path`.
@@ -144,13 +149,72 @@ public struct ConfigFile: Sendable {
     /// The line where `key` is set: the first `key =` or `"key" =` at the
     /// start of a line, or its table's `[key]` header.
     static func line(of key: String, in lines: [Substring]) -> Int {
-        for (index, line) in lines.enumerated() {
+        (assignment(of: key, in: lines) ?? lines.firstIndex { line in
             let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            if trimmed.hasPrefix("[\(key)]") || trimmed.hasPrefix("[[\(key)]]") { return index + 1 }
-            for form in [key, "\"\(key)\"", "'\(key)'"] where trimmed.hasPrefix(form) {
-                if trimmed.dropFirst(form.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") { return index + 1 }
+            return trimmed.hasPrefix("[\(key)]") || trimmed.hasPrefix("[[\(key)]]")
+        }).map { $0 + 1 } ?? 1
+    }
+
+    /// The index of the first line that sets `key` (`key =`, `"key" =`).
+    static func assignment(of key: String, in lines: [Substring]) -> Int? {
+        lines.firstIndex { line in
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            return [key, "\"\(key)\"", "'\(key)'"].contains { form in
+                trimmed.hasPrefix(form) && trimmed.dropFirst(form.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=")
             }
         }
-        return 1
+    }
+
+    /// `text` with each of `values` set: a key's line is replaced where the
+    /// text sets it, else appended; every other line (comments too) stays.
+    public static func updating(_ text: String, with values: [(key: String, value: ConfigValue)]) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last == "" { lines.removeLast() }
+        for (key, value) in values {
+            let line = Substring("\(key) = \(value.toml)")
+            if let index = assignment(of: key, in: lines) { lines[index] = line } else { lines.append(line) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Sets `values` in the file at `path`, keeping its other lines; creates
+    /// the file (and its directory) when missing. The result is checked to
+    /// read back before it replaces the old file, in one rename.
+    public static func write(_ values: [(key: String, value: ConfigValue)], to path: String) throws(ConfigError) {
+        let manager = FileManager.default
+        var old = ""
+        if manager.fileExists(atPath: path) {
+            guard let data = manager.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigError("config \(path): cannot be read to update it; make it readable by the user sentry runs as")
+            }
+            old = text
+        }
+        let text = updating(old, with: values)
+        _ = try ConfigFile(path: path, text: text)
+        let directory = (path as NSString).deletingLastPathComponent
+        func refuse(_ reason: String) -> ConfigError {
+            ConfigError("config \(path): cannot be written (\(reason)); give --config a file the user sentry runs as may write")
+        }
+        try? manager.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+        // The atomic write puts a new file beside the old one: the directory must be writable.
+        guard access(directory.isEmpty ? "." : directory, W_OK) == 0 else { throw refuse(String(cString: strerror(errno))) }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw refuse(error.localizedDescription)
+        }
+    }
+}
+
+extension ConfigValue {
+    /// As TOML writes it.
+    var toml: String {
+        switch self {
+        case .bool(let value): String(value)
+        case .integer(let value): String(value)
+        case .number(let value): String(value)
+        case .string(let value):
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
     }
 }

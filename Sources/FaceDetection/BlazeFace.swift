@@ -77,6 +77,9 @@ public final class BlazeFaceDetector: FaceDetector {
     private var remaining: [Candidate] = []
     private var kept: [Candidate] = []
     private var scoredFaces: [ScoredFace] = []
+    /// The faces of the last `detectFaces` call with their scores, in the
+    /// order of its boxes.
+    public var lastScoredFaces: [ScoredFace] { scoredFaces }
 
     /// A decoded box in letterbox coordinates (0...1).
     private struct Candidate {

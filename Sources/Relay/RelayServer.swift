@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SentryCore
 import Synchronization
+import WebServing
 
 /// `sentry relay`: the original project's Raspberry Pi server, unchanged for
 /// its app. A WebSocket server (RFC 6455, FlyingFox) takes text messages
@@ -45,51 +46,29 @@ public final class RelayServer: Sendable {
     /// Starts serving in the background and returns once the socket
     /// listens; throws a one-line `RelayError` when it cannot (a port in use).
     public func start() throws(RelayError) {
-        // nil until known; then nil inside for listening, or why not.
-        final class Outcome: Sendable { let value = Mutex<String??>(nil) }
-        let box = Outcome()
-        let server = server
-        Task {
-            do {
-                await server.appendRoute("GET *", to: RelayRequestHandler(relay: self))
-                try await server.run()
-            } catch {
-                box.value.withLock { if $0 == nil { $0 = .some("\(error)") } }
+        do {
+            let server = server
+            let handler = RelayRequestHandler(relay: self)
+            let routed = DispatchSemaphore(value: 0)
+            Task {
+                await server.appendRoute("GET *", to: handler)
+                routed.signal()
             }
-        }
-        Task {
-            do {
-                try await server.waitUntilListening(timeout: 5)
-                box.value.withLock { if $0 == nil { $0 = .some(nil) } }
-            } catch {
-                box.value.withLock { if $0 == nil { $0 = .some("did not start listening: \(error)") } }
-            }
-        }
-        while true {
-            if let result = box.value.withLock({ $0 }) {
-                if let failure = result { throw RelayError(failure) }
-                return
-            }
-            usleep(2000)
+            routed.wait()
+            try server.startInBackground()
+        } catch {
+            throw RelayError(error.description)
         }
     }
 
     /// Stops listening and closes every connection.
     public func stop() {
-        let done = DispatchSemaphore(value: 0)
-        let server = server
-        Task {
-            await server.stop(timeout: 1)
-            done.signal()
-        }
-        done.wait()
+        server.stopAndWait()
     }
 
     /// True when `request` carries the token (or none is needed).
     func authorized(_ request: HTTPRequest) -> Bool {
-        guard let token else { return true }
-        if request.query.contains(where: { $0.name == "token" && $0.value == token }) { return true }
-        return request.headers[.authorization] == "Bearer \(token)"
+        AccessToken(token).admits(request)
     }
 
     /// Takes the controller's place; false when another holds it.

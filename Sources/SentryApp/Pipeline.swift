@@ -65,9 +65,11 @@ public struct FrameResult: Sendable {
 
 /// One frame at a time (SPEC §1): detect → track and choose → aim → filter → write.
 public final class Pipeline {
-    public let detector: any FaceDetector
+    public private(set) var detector: any FaceDetector
     public let output: any CommandOutput
-    public let settings: PipelineSettings
+    public private(set) var settings: PipelineSettings
+    /// Who points the turret; fire only ever follows tracking.
+    public private(set) var steering = Steering.tracking
     private var tracker: Tracker
     private var filter: CommandFilter
     private var lock: LockOn
@@ -94,7 +96,12 @@ public final class Pipeline {
             filter.reset()
             tracker.deviceRebooted(at: frame.timestamp)
         }
-        let (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
+        var (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
+        switch steering {
+        case .tracking: break
+        case .manual(let aim): intent = .aim(aim)
+        case .manualScan: intent = .scan
+        }
         var commands: [Command]
         switch intent {
         case .aim(let aim): commands = filter.commands(for: aim)
@@ -103,7 +110,7 @@ public final class Pipeline {
         }
         tracker.sent(commands, at: frame.timestamp)
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
-        if fire != nil {
+        if fire != nil, steering == .tracking {
             let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
             if let shot = fire?.shot(locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
@@ -119,6 +126,42 @@ public final class Pipeline {
         return FrameResult(index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
                            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, commanded: commanded,
                            detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+    }
+
+    /// Takes new settings between frames (the web console): the faces, the
+    /// target, the lock and what was sent are kept.
+    public func change(settings new: PipelineSettings) {
+        var new = new
+        new.turretClock = settings.turretClock
+        settings = new
+        tracker.change(settings: new.tracking)
+        filter.deadband = new.deadband
+        filter.tiltEnabled = new.tiltEnabled
+        lock.lockAfter = new.lockAfter
+        if let fireSettings = new.fire { fire?.settings = fireSettings }
+    }
+
+    /// Runs faces through `detector` from the next frame on.
+    public func change(detector new: any FaceDetector) {
+        detector = new
+    }
+
+    /// Applies a person's request in a frame of `width` x `height`.
+    public func steer(_ request: SteeringRequest, frameWidth width: Int, frameHeight height: Int) {
+        let held = commanded
+        let range = settings.tracking.mapper.range
+        func clamp(_ angle: Int) -> Int { min(max(angle, range.lowerBound), range.upperBound) }
+        switch request {
+        case .point(let x, let y):
+            steering = .manual(tracker.aim(atFramePoint: (x, y), width: width, height: height, at: lastFrameTime))
+        case .nudge(let pan, let tilt):
+            var from = held
+            if case .manual(let aim) = steering { from = aim }
+            steering = .manual(Aim(pan: clamp(from.pan + pan), tilt: clamp(from.tilt + tilt)))
+        case .scan: steering = .manualScan
+        case .center: steering = .manual(Aim(pan: 90, tilt: 90))
+        case .auto: steering = .tracking
+        }
     }
 
     /// The angles the turret has been told to hold (the firmware's own

@@ -43,6 +43,8 @@ public struct RunOptions: Sendable {
     public var showStatus = true
     /// Print one line per frame that wrote commands, on stdout.
     public var printTrack = false
+    /// The web console (`--web`), off when `nil`.
+    public var web: WebOptions?
     /// Keep every frame's result in the summary (tests); off for long runs,
     /// where it would grow without bound.
     public var keepResults = false
@@ -103,6 +105,9 @@ public enum Runner {
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
         let pipeline = Pipeline(detector: detector, output: output, settings: settings)
+        let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, logger: logger) }
+        defer { web?.close() }
+        source.keepsColour = web != nil
         let hooks = options.hooks.onLock != nil || options.hooks.onLost != nil ? LockHooks(settings: options.hooks, logger: logger) : nil
         let status = StatusPrinter(enabled: options.showStatus)
         // Serial hotplug: a port that appears is tried at once, not at the next poll.
@@ -117,14 +122,18 @@ public enum Runner {
                 guard source is V4L2Camera else { throw error }
                 // A live camera that goes away: sweep, keep the serial link, wait for it.
                 logger.warning("\(error.description)")
+                web?.log("camera", error.description)
                 if let event = try pipeline.cameraLost() { report(event, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime, hooks: hooks, logger: logger) }
                 status.update(hud: "camera lost", serial: output.state)
                 source.close()
                 source = try waitForCamera(options, logger: logger)
+                source.keepsColour = web != nil
                 logger.notice("camera \(options.camera) is back")
+                web?.log("camera", "camera \(options.camera) is back")
                 continue
             }
             guard let frame = next else { break }
+            let capturedAt = monotonicSeconds()
             for event in serialEvents?.events(timeout: 0) ?? [] {
                 if event.action == "add" {
                     logger.notice("udev: a serial port appeared")
@@ -133,12 +142,15 @@ public enum Runner {
                     serialPort?.deviceRemoved(node)
                 }
             }
+            web?.applyRequests(to: pipeline, frameWidth: frame.image.width, frameHeight: frame.image.height)
             let result = try pipeline.process(frame)
+            web?.publish(result, frame: frame, capturedAt: capturedAt, pipeline: pipeline, serial: output.state)
             frameCount += 1
             if options.keepResults { results.append(result) }
             if let event = result.lockEvent { report(event, turret: result.commanded, frameTime: result.timestamp, hooks: hooks, logger: logger) }
             if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
-            status.update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: options.settings.tiltEnabled),
+            status.update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
+                                              steering: pipeline.steering),
                           serial: output.state)
             if options.printTrack, !result.commands.isEmpty {
                 simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)

@@ -1,4 +1,5 @@
 import SentryCore
+import Tracking
 
 /// The heads-up line on stderr, as in the original tracker's HUD:
 /// `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`, or
@@ -6,9 +7,10 @@ import SentryCore
 /// seconds; plus frame rate and serial state.
 public struct StatusLine: Sendable {
     /// The HUD text for a target's aim (or none).
-    public static func hud(for aim: Aim?, locked: Bool = false, tiltEnabled: Bool) -> String {
+    public static func hud(for aim: Aim?, locked: Bool = false, tiltEnabled: Bool, steering: Steering = .tracking) -> String {
+        if steering == .manualScan { return "Manual — scanning" }
         guard let aim else { return "Sentry mode — no targets" }
-        let mode = locked ? "Locked" : "Shooting"
+        let mode = steering.isManual ? "Manual" : locked ? "Locked" : "Shooting"
         return tiltEnabled ? "\(mode) — X: \(aim.pan) | Y: \(aim.tilt)" : "\(mode) — X: \(aim.pan)"
     }
 

@@ -34,7 +34,7 @@ public struct FireControl: Sendable {
     /// The turret stands still when its horns are this close to the command.
     static let stillWithin = 0.5
 
-    public let settings: Settings
+    public var settings: Settings
     /// On the wire's clock: the last shot, and the last aim or `L`.
     private var lastShot: Double?
     private var lastAim: Double?

@@ -62,7 +62,7 @@ public enum Intent: Hashable, Sendable {
 /// says where the turret points, and both the turret loop and the fire
 /// control need to know.
 public struct Tracker: Sendable {
-    public let settings: TrackingSettings
+    public private(set) var settings: TrackingSettings
     /// Where the turret is, as far as the host can tell.
     public private(set) var turret: TurretModel
     /// The target's identity (`FaceTracks`), visible or held out of sight.
@@ -85,10 +85,7 @@ public struct Tracker: Sendable {
         turret = TurretModel(secondsPer60Degrees: settings.servoSecondsPer60Degrees)
         tracks = FaceTracks(forgetAfter: max(settings.lostAfter, 0.5))
         sticky = StickyTarget(switchMargin: settings.switchMargin, switchFrames: settings.switchFrames, lostAfter: settings.lostAfter)
-        if settings.mount == .turret {
-            loop = TurretLoop(fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
-                              invertX: settings.mapper.invertX, invertY: settings.mapper.invertY)
-        }
+        if settings.mount == .turret { loop = Self.turretLoop(settings) }
         smoothX = OneEuroFilter(settings.smoothing ?? .standard)
         smoothY = OneEuroFilter(settings.smoothing ?? .standard)
     }
@@ -116,6 +113,46 @@ public struct Tracker: Sendable {
     /// Tells the turret model what went on the wire.
     public mutating func sent(_ commands: [Command], at time: Double) {
         for command in commands { turret.receive(command, at: time) }
+    }
+
+    /// New settings while running (the web console): the faces, the target
+    /// and the turret model are kept; the loop and the smoothing restart
+    /// when their settings changed.
+    public mutating func change(settings new: TrackingSettings) {
+        let old = settings
+        settings = new
+        tracks.forgetAfter = max(new.lostAfter, 0.5)
+        sticky.switchMargin = new.switchMargin
+        sticky.switchFrames = new.switchFrames
+        sticky.lostAfter = new.lostAfter
+        if new.mount != old.mount || new.fieldOfView != old.fieldOfView || new.gains != old.gains || new.mapper != old.mapper {
+            loop = new.mount == .turret ? Self.turretLoop(new) : nil
+        }
+        if new.smoothing != old.smoothing || new.mapper != old.mapper || new.mount != old.mount {
+            smoothX = OneEuroFilter(new.smoothing ?? .standard)
+            smoothY = OneEuroFilter(new.smoothing ?? .standard)
+            steadyPan.reset()
+            steadyTilt.reset()
+        }
+        exitAim = nil
+    }
+
+    private static func turretLoop(_ settings: TrackingSettings) -> TurretLoop {
+        TurretLoop(fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
+                   invertX: settings.mapper.invertX, invertY: settings.mapper.invertY)
+    }
+
+    /// The aim that points at `point` of the frame: SPEC §2's mapping on a
+    /// fixed mount; on a turret, the pose plus the point's offset from the
+    /// middle of the picture, within the mapper's range.
+    public mutating func aim(atFramePoint point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
+        let mapper = settings.mapper
+        guard let loop else { return mapper.aim(at: point, frameWidth: width, frameHeight: height) }
+        let pose = pose(at: time)
+        let offset = loop.offset(of: point, width: width, height: height)
+        let range = mapper.range
+        func clamp(_ angle: Double) -> Int { min(max(Int(angle.rounded()), range.lowerBound), range.upperBound) }
+        return Aim(pan: clamp(pose.pan + offset.pan), tilt: clamp(pose.tilt + offset.tilt))
     }
 
     /// The board came back after a disconnect: it rebooted, centred.
@@ -192,13 +229,6 @@ public struct Tracker: Sendable {
     /// The aim at the frame edge nearest to where `box` was last seen.
     private mutating func edgeAim(leaving box: Box, width: Int, height: Int, at time: Double) -> Aim {
         let center = box.center
-        let edge = (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y)
-        let mapper = settings.mapper
-        guard let loop else { return mapper.aim(at: edge, frameWidth: width, frameHeight: height) }
-        let pose = pose(at: time)
-        let offset = loop.offset(of: edge, width: width, height: height)
-        let range = mapper.range
-        func clamp(_ angle: Double) -> Int { min(max(Int(angle.rounded()), range.lowerBound), range.upperBound) }
-        return Aim(pan: clamp(pose.pan + offset.pan), tilt: clamp(pose.tilt + offset.tilt))
+        return aim(atFramePoint: (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y), width: width, height: height, at: time)
     }
 }

@@ -1,16 +1,20 @@
 import FaceDetection
 
-/// One captured frame: luma only, which is all detection needs.
+/// One captured frame: the luma, which is all detection needs, and its
+/// colour when the source was asked to keep it (`keepsColour`).
 public struct Frame: Sendable {
     public var image: GrayImage
+    /// The frame's colour, from a colour camera asked to keep it.
+    public var chroma: ChromaPlanes?
     /// Seconds since the source started (the stream's clock for files, the
     /// driver's clock for cameras).
     public var timestamp: Double
     /// 0 for the first frame.
     public var index: Int
 
-    public init(image: GrayImage, timestamp: Double, index: Int) {
+    public init(image: GrayImage, timestamp: Double, index: Int, chroma: ChromaPlanes? = nil) {
         self.image = image
+        self.chroma = chroma
         self.timestamp = timestamp
         self.index = index
     }
@@ -27,6 +31,9 @@ public protocol FrameSource: AnyObject {
     var name: String { get }
     /// The next frame, `nil` at the end of the stream.
     func nextFrame() throws(VideoError) -> Frame?
+    /// Also deliver each frame's colour (`Frame.chroma`), where the source
+    /// has any; off by default, since detection never needs it.
+    var keepsColour: Bool { get set }
     /// Stops capture and releases the device or process. Idempotent.
     func close()
 }
@@ -45,4 +52,12 @@ public struct VideoError: Error, CustomStringConvertible, Equatable {
     }
 
     public var description: String { "camera \(source): \(reason); \(hint)" }
+}
+
+extension FrameSource {
+    /// Gray sources (files, the virtual camera) have no colour to keep.
+    public var keepsColour: Bool {
+        get { false }
+        set {}
+    }
 }

@@ -26,6 +26,8 @@ public final class V4L2Camera: FrameSource {
     private let bytesPerLine: Int
     private var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
     private var image: GrayImage
+    private var chroma: ChromaPlanes?
+    public var keepsColour = false
     private var lastSequence: UInt32?
     private var firstTimestamp: Double?
     private var frameIndex = 0
@@ -77,6 +79,8 @@ public final class V4L2Camera: FrameSource {
         self.notes = notes
         try controls.apply(fd: fd, path: path)
         image = GrayImage(width: width, height: height)
+        let (lumaWidth, lumaHeight) = (width, height)
+        chroma = ChromaPlanes.layout(of: fourcc).map { ChromaPlanes(layout: $0, lumaWidth: lumaWidth, lumaHeight: lumaHeight) }
         self.fd = fd
         owned = true // from here on, close() in deinit releases it
         try startStreaming()
@@ -123,8 +127,11 @@ public final class V4L2Camera: FrameSource {
         if let last = lastSequence, buffer.sequence > last &+ 1 { droppedFrames += Int(buffer.sequence - last - 1) }
         lastSequence = buffer.sequence
         let mapped = buffers[Int(buffer.index)]
-        let complete = LumaExtraction.extract(fourcc: fourcc, from: UnsafeRawBufferPointer(start: mapped.start, count: mapped.length),
-                                              bytesPerLine: bytesPerLine, into: &image)
+        let bytes = UnsafeRawBufferPointer(start: mapped.start, count: mapped.length)
+        var complete = LumaExtraction.extract(fourcc: fourcc, from: bytes, bytesPerLine: bytesPerLine, into: &image)
+        if keepsColour, chroma != nil {
+            complete = complete && chroma!.extract(fourcc: fourcc, from: bytes, bytesPerLine: bytesPerLine, lumaHeight: height)
+        }
         let time = Double(buffer.timestamp.tv_sec) + Double(buffer.timestamp.tv_usec) / 1e6
         _ = sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_QBUF, &buffer)
         guard complete else { throw lost("the driver returned a short buffer") }
@@ -133,7 +140,7 @@ public final class V4L2Camera: FrameSource {
         defer { frameIndex += 1 }
         // The frame shares `image`'s pixels; once the caller lets go of it,
         // the next frame is written in place, with no allocation.
-        return Frame(image: image, timestamp: time - start, index: frameIndex)
+        return Frame(image: image, timestamp: time - start, index: frameIndex, chroma: keepsColour ? chroma : nil)
     }
 
     public func close() {

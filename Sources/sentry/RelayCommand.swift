@@ -3,6 +3,7 @@ import Devices
 import Foundation
 import Logging
 import Relay
+import WebServing
 import SentryApp
 import SentryCore
 import Serial
@@ -40,21 +41,15 @@ struct RelayCommand: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "notice"
 
-    /// `listen` split into an IPv4 address and a port.
-    var address: (host: String, port: UInt16)? {
-        let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let portText = parts.last, let port = UInt16(portText), port > 0 else { return nil }
-        let host = parts.count == 2 ? String(parts[0]) : "127.0.0.1"
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
-        return octets.count == 4 ? (host, port) : nil
-    }
+    /// `listen` as an address.
+    var address: ListenAddress? { ListenAddress(parsing: listen) }
 
     func validate() throws {
         guard let address else {
             throw ValidationError("--listen \(listen) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. 127.0.0.1:12354")
         }
         if let token, token.isEmpty { throw ValidationError("--token needs a value, e.g. --token \"$(openssl rand -hex 16)\"") }
-        if !address.host.hasPrefix("127."), token == nil, !insecure {
+        if !address.isLoopback, token == nil, !insecure {
             throw ValidationError("--listen \(listen) is reachable from the network: give --token TOKEN (or --insecure to let anyone aim the turret)")
         }
         guard SerialPort.baudRates[baud] != nil else { throw ValidationError("--baud \(baud) is not a standard rate") }

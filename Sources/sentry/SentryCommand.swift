@@ -11,6 +11,7 @@ import Serial
 import Tracking
 import ServoSim
 import Video
+import WebServing
 
 @main
 struct SentryCommand: ParsableCommand {
@@ -30,6 +31,7 @@ struct SentryCommand: ParsableCommand {
             FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
             Foundation.exit(1)
         }
+        SettingsFile.mergedArguments.withLock { $0 = arguments }
         main(arguments)
     }
 }
@@ -246,7 +248,20 @@ struct Run: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
+    @Option(help: "Serve the web console on [HOST:]PORT (HOST 127.0.0.1 unless given; any other needs --web-token or --web-insecure), e.g. --web 8080.")
+    var web: String?
+
+    @Option(help: "A secret every console request must carry: http://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN.")
+    var webToken: String?
+
+    @Flag(help: "Let anyone who can reach --web's address watch and aim the turret, without a token.")
+    var webInsecure = false
+
+    @Option(parsing: .unconditional, help: "At most this many video frames a second on the web console.")
+    var webFps: Double = 15
+
     func validate() throws {
+        try validateWeb()
         guard AngleMapper.offsetRange.contains(offset) else {
             throw ValidationError("--offset \(offset) must be between 0 and 89 (the default 40 maps the frame to 40–140°)")
         }
@@ -273,6 +288,22 @@ struct Run: ParsableCommand {
             }
         }
         try validateTracking()
+    }
+
+    /// `--web` and its companions.
+    func validateWeb() throws {
+        guard let web else {
+            if webToken != nil || webInsecure { throw ValidationError("--web-token and --web-insecure go with --web [HOST:]PORT, e.g. --web 8080") }
+            return
+        }
+        guard let address = ListenAddress(parsing: web) else {
+            throw ValidationError("--web \(web) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. --web 8080 or --web 0.0.0.0:8080")
+        }
+        if let webToken, webToken.isEmpty { throw ValidationError("--web-token needs a value, e.g. --web-token \"$(openssl rand -hex 16)\"") }
+        if !address.isLoopback, webToken == nil, !webInsecure {
+            throw ValidationError("--web \(web) is reachable from the network: give --web-token TOKEN (or --web-insecure to let anyone aim the turret)")
+        }
+        guard webFps.isFinite, (1...60).contains(webFps) else { throw ValidationError("--web-fps \(webFps) must be between 1 and 60") }
     }
 
     /// The behaviour flags (mount, loop, smoothing, stickiness, search).
@@ -322,6 +353,13 @@ struct Run: ParsableCommand {
         return settings
     }
 
+    var pipelineSettings: PipelineSettings {
+        var settings = PipelineSettings(tracking: tracking, deadband: deadband)
+        settings.lockAfter = lockAfter
+        settings.fire = fire ? FireControl.Settings(tolerance: fireTolerance, cooldown: fireCooldown) : nil
+        return settings
+    }
+
     func run() throws {
         let logger = makeLogger(level: logLevel)
         let camera = try failingCleanly { self.camera == "auto" ? try DeviceList.onlyCamera() : self.camera }
@@ -336,9 +374,8 @@ struct Run: ParsableCommand {
         options.loop = loop
         options.bootWait = bootWait
         options.detector = detection.options
-        options.settings = PipelineSettings(tracking: tracking, deadband: deadband)
-        options.settings.lockAfter = lockAfter
-        options.settings.fire = fire ? FireControl.Settings(tolerance: fireTolerance, cooldown: fireCooldown) : nil
+        options.settings = pipelineSettings
+        options.web = webOptions
         options.hooks = LockHookSettings(onLock: onLock, onLost: onLost)
         options.hooks.timeout = hookTimeout
         options.maxFrames = frames

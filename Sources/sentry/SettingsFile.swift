@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Foundation
+import Synchronization
 
 /// The settings file in front of the command line: its entries become
 /// arguments placed before the user's, so a flag always wins over the file
@@ -19,6 +20,10 @@ enum SettingsFile {
         var sources: [Source]
         var file: ConfigFile?
     }
+
+    /// The arguments `main` ran with, the file's merged in: what the web
+    /// console's changes are parsed on top of.
+    static let mergedArguments = Mutex<[String]>([])
 
     /// The long names `run` takes, from its own definition.
     static let catalog: (options: [String], switches: [String], defaults: [String: String]) = {

@@ -1,0 +1,260 @@
+import Foundation
+import JPEG
+import SentryCore
+import Synchronization
+import Video
+
+/// One encoded frame of the video stream.
+public struct JPEGFrame: Sendable {
+    public var bytes: [UInt8]
+    public var frame: Int
+    /// Seconds since the source started.
+    public var time: Double
+    /// When the frame was read from the source (monotonic seconds).
+    public var capturedAt: Double
+}
+
+/// Where the frame loop and the web server meet. The frame loop publishes
+/// each frame's status (and, while someone watches, its pixels) and never
+/// waits; the server's connections read the newest state and wait for the
+/// next change. Slow viewers skip frames: nothing queues.
+public final class ConsoleHub: Sendable {
+    /// At most this many video frames a second (`--web-fps`).
+    public let framesPerSecond: Double
+    private let state = Mutex(State())
+    private let encoder: FrameEncoder
+
+    struct State {
+        var status: FrameStatus?
+        var events: [ConsoleEvent] = []
+        var nextEvent = 1
+        var jpeg: JPEGFrame?
+        var framesEncoded = 0
+        var viewers = 0
+        var nextOffer = 0.0
+        /// Bumped by every change a connection may wait for.
+        var version = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+        var encodeTimes = RecentSamples(capacity: 300)
+        var latencies = RecentSamples(capacity: 300)
+    }
+
+    /// How many events the log keeps.
+    static let eventCapacity = 500
+
+    public init(framesPerSecond: Double = 15, quality: Int = 80) throws(JPEGError) {
+        self.framesPerSecond = framesPerSecond
+        encoder = try FrameEncoder(quality: quality)
+        encoder.start(hub: self)
+    }
+
+    /// Stops the encoder thread.
+    public func close() {
+        encoder.stop()
+        wakeWaiters()
+    }
+
+    // MARK: The frame loop's side (never blocks)
+
+    /// Publishes a processed frame; its pixels go to the encoder only while
+    /// someone watches, at most `framesPerSecond` times a second.
+    public func publish(_ status: FrameStatus, frame: Frame, capturedAt: Double) {
+        let wantsPicture = state.withLock { state -> Bool in
+            for (kind, text) in EventDerivation.events(from: state.status, to: status) {
+                Self.append(kind, text, time: status.time, to: &state)
+            }
+            state.status = status
+            state.version += 1
+            guard state.viewers > 0, capturedAt >= state.nextOffer else { return false }
+            let interval = 1 / framesPerSecond
+            // On schedule (with a quarter-frame of slack), or restart it after a pause.
+            state.nextOffer = max(state.nextOffer + interval, capturedAt + interval * 0.75)
+            return true
+        }
+        if wantsPicture { encoder.offer(frame, capturedAt: capturedAt) }
+        wakeWaiters()
+    }
+
+    /// Adds a line to the event log (settings changed, camera lost…).
+    public func log(_ kind: String, _ text: String) {
+        state.withLock { state in
+            Self.append(kind, text, time: state.status?.time ?? 0, to: &state)
+            state.version += 1
+        }
+        wakeWaiters()
+    }
+
+    private static func append(_ kind: String, _ text: String, time: Double, to state: inout State) {
+        state.events.append(ConsoleEvent(sequence: state.nextEvent, time: time, kind: kind, text: text))
+        state.nextEvent += 1
+        if state.events.count > eventCapacity { state.events.removeFirst(state.events.count - eventCapacity) }
+    }
+
+    // MARK: The encoder's side
+
+    func encoded(_ jpeg: JPEGFrame, seconds: Double) {
+        state.withLock { state in
+            state.jpeg = jpeg
+            state.framesEncoded += 1
+            state.encodeTimes.add(seconds)
+            state.version += 1
+        }
+        wakeWaiters()
+    }
+
+    // MARK: The server's side
+
+    /// The newest frame's status.
+    public var status: FrameStatus? { state.withLock { $0.status } }
+
+    /// The newest encoded frame.
+    public var jpeg: JPEGFrame? { state.withLock { $0.jpeg } }
+
+    /// The log's lines after `sequence` (all kept ones for 0).
+    public func events(after sequence: Int) -> [ConsoleEvent] {
+        state.withLock { state in state.events.filter { $0.sequence > sequence } }
+    }
+
+    /// The current change counter.
+    public var version: Int { state.withLock { $0.version } }
+
+    /// Returns once something changed after `version`, or after about a
+    /// second regardless (so connections can send keep-alives and notice
+    /// viewers that left).
+    public func waitForChange(after version: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                guard state.version <= version else { return true }
+                state.waiters[state.nextWaiter] = continuation
+                state.nextWaiter += 1
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Resumes every waiting connection.
+    func wakeWaiters() {
+        let waiters = state.withLock { state in
+            defer { state.waiters.removeAll(keepingCapacity: true) }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// A video viewer arrived (frames are encoded while there is one).
+    public func viewerJoined() { state.withLock { $0.viewers += 1 } }
+
+    public func viewerLeft() { state.withLock { $0.viewers -= 1 } }
+
+    /// A viewer's socket took `jpeg`: records capture-to-viewer latency.
+    public func delivered(_ jpeg: JPEGFrame) {
+        let latency = monotonicSeconds() - jpeg.capturedAt
+        state.withLock { $0.latencies.add(latency) }
+    }
+
+    /// The stream's figures so far.
+    public var figures: StreamFigures {
+        state.withLock { state in
+            StreamFigures(viewers: state.viewers, framesEncoded: state.framesEncoded,
+                          encodeMs: state.encodeTimes.percentile(0.5) * 1000,
+                          latencyMs: state.latencies.percentile(0.5) * 1000, latencyP99Ms: state.latencies.percentile(0.99) * 1000,
+                          jpegBytes: state.jpeg?.bytes.count ?? 0)
+        }
+    }
+}
+
+/// Encodes frames to JPEG on a thread of its own. The frame loop hands a
+/// frame over by copying its planes into a waiting slot (newest wins, no
+/// queue) and goes on; the thread wakes at least once a second to let
+/// waiting connections look around.
+final class FrameEncoder: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: YUVPicture?
+    private var waitingMeta: (frame: Int, time: Double, capturedAt: Double) = (0, 0, 0)
+    private var spare: YUVPicture?
+    private var stopped = false
+    private var thread: Thread?
+    private let jpeg: JPEGEncoder
+
+    init(quality: Int) throws(JPEGError) {
+        jpeg = try JPEGEncoder(quality: quality)
+    }
+
+    func start(hub: ConsoleHub) {
+        let thread = Thread { [self] in run(hub: hub) }
+        thread.name = "sentry-jpeg"
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Copies `frame`'s planes into the slot; a frame still waiting there is replaced.
+    func offer(_ frame: Frame, capturedAt: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        let chroma: YUVPicture.Chroma = switch frame.chroma?.layout {
+        case .halfWidth: .halfWidth
+        case .halfBoth: .halfBoth
+        case nil: .none
+        }
+        // Reuse the waiting picture or the spare one, taken out first so that
+        // writing into it copies nothing.
+        var picture: YUVPicture
+        if let taken = waiting {
+            picture = taken
+            waiting = nil
+        } else if let taken = spare {
+            picture = taken
+            spare = nil
+        } else {
+            picture = YUVPicture(width: frame.image.width, height: frame.image.height, chroma: chroma)
+        }
+        if picture.width != frame.image.width || picture.height != frame.image.height || picture.chroma != chroma {
+            picture = YUVPicture(width: frame.image.width, height: frame.image.height, chroma: chroma)
+        }
+        picture.y.withUnsafeMutableBufferPointer { y in
+            frame.image.pixels.withUnsafeBufferPointer { y.baseAddress!.update(from: $0.baseAddress!, count: $0.count) }
+        }
+        if let planes = frame.chroma {
+            picture.u.withUnsafeMutableBufferPointer { u in planes.u.withUnsafeBufferPointer { u.baseAddress!.update(from: $0.baseAddress!, count: $0.count) } }
+            picture.v.withUnsafeMutableBufferPointer { v in planes.v.withUnsafeBufferPointer { v.baseAddress!.update(from: $0.baseAddress!, count: $0.count) } }
+        }
+        waiting = picture
+        waitingMeta = (frame.index, frame.timestamp, capturedAt)
+        condition.signal()
+    }
+
+    private func run(hub: ConsoleHub) {
+        while true {
+            condition.lock()
+            if waiting == nil && !stopped { _ = condition.wait(until: Date(timeIntervalSinceNow: 1)) }
+            if stopped {
+                condition.unlock()
+                return
+            }
+            let picture = waiting, meta = waitingMeta
+            waiting = nil
+            condition.unlock()
+            guard let picture else {
+                hub.wakeWaiters()
+                continue
+            }
+            let start = monotonicSeconds()
+            if let bytes = try? jpeg.encode(picture) {
+                hub.encoded(JPEGFrame(bytes: bytes, frame: meta.frame, time: meta.time, capturedAt: meta.capturedAt),
+                            seconds: monotonicSeconds() - start)
+            }
+            condition.lock()
+            if spare == nil { spare = picture }
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,371 @@
+/// The console page, served from the binary. Plain HTML, CSS and script: the
+/// video comes from `/stream.mjpg` (read with `fetch` so each JPEG's frame
+/// index is known), the overlays and panels from `/api/events`.
+enum ConsolePage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>sentry console</title>
+<style>
+  :root { color-scheme: dark; --bg: #111418; --panel: #1b2027; --line: #2c333d; --text: #d8dee6; --dim: #8b95a3; --accent: #ff4d4d; --ok: #49d17d; }
+  * { box-sizing: border-box; }
+  body { margin: 0; background: var(--bg); color: var(--text); font: 14px/1.4 system-ui, sans-serif; }
+  header { display: flex; align-items: baseline; gap: 16px; padding: 10px 16px; border-bottom: 1px solid var(--line); }
+  header h1 { font-size: 16px; margin: 0; letter-spacing: .05em; }
+  #mode { font-weight: 600; }
+  main { display: grid; grid-template-columns: minmax(320px, 720px) 380px; justify-content: center; gap: 16px; padding: 16px; }
+  section { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 12px; }
+  h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .08em; color: var(--dim); margin: 0 0 8px; }
+  #video { width: 100%; background: #000; display: block; cursor: crosshair; border-radius: 4px; }
+  #chart { width: 100%; height: 160px; display: block; }
+  dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; margin: 0; }
+  dt { color: var(--dim); } dd { margin: 0; font-variant-numeric: tabular-nums; }
+  .buttons { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
+  button { background: #2a313b; color: var(--text); border: 1px solid var(--line); border-radius: 4px; padding: 4px 10px; cursor: pointer; }
+  button.on { border-color: var(--ok); color: var(--ok); }
+  form { display: grid; grid-template-columns: 1fr 110px; gap: 4px 8px; align-items: center; }
+  form label { color: var(--dim); }
+  form input, form select { background: #0e1115; color: var(--text); border: 1px solid var(--line); border-radius: 3px; padding: 2px 4px; width: 100%; }
+  form input[type=checkbox] { width: auto; justify-self: start; }
+  #error { color: var(--accent); min-height: 1.4em; margin-top: 6px; }
+  #saved { color: var(--ok); min-height: 1.4em; }
+  #log { height: 200px; overflow-y: auto; font: 12px/1.5 ui-monospace, monospace; margin: 0; padding: 0; list-style: none; }
+  #log li span { color: var(--dim); margin-right: 8px; }
+  .legend span { margin-right: 12px; font-size: 12px; }
+  .side { display: flex; flex-direction: column; gap: 16px; }
+  .hint { color: var(--dim); font-size: 12px; }
+</style>
+</head>
+<body>
+<header><h1>SENTRY</h1><span id="mode">connecting…</span><span id="serial" class="hint"></span></header>
+<main>
+  <div class="side">
+    <section>
+      <canvas id="video" width="640" height="480" title="click to aim there"></canvas>
+      <div class="hint">Click the video to aim there; arrows nudge (shift: 10°), A auto, S scan, C centre.</div>
+    </section>
+    <section>
+      <h2>Last 30 s</h2>
+      <canvas id="chart" width="700" height="160"></canvas>
+      <div class="legend"><span style="color:#4da3ff">■ commanded pan</span><span style="color:#ffb347">■ commanded tilt</span><span style="color:#49d17d">● face x</span><span style="color:#c58cff">● face y</span> <span class="hint">angles 0–180° left axis; face centre 0–100% of the frame right axis</span></div>
+    </section>
+  </div>
+  <div class="side">
+    <section>
+      <h2>Status</h2>
+      <dl>
+        <dt>pan / tilt</dt><dd id="angles">–</dd>
+        <dt>steering</dt><dd id="steering">–</dd>
+        <dt>faces</dt><dd id="faces">–</dd>
+        <dt>fps</dt><dd id="fps">–</dd>
+        <dt>detect</dt><dd id="detect">–</dd>
+        <dt>detector</dt><dd id="detector">–</dd>
+        <dt>serial</dt><dd id="serialState">–</dd>
+        <dt>frame</dt><dd id="frame">–</dd>
+      </dl>
+      <div class="buttons">
+        <button id="auto" data-action="auto">Auto</button>
+        <button id="scan" data-action="scan">Scan</button>
+        <button id="center" data-action="center">Centre</button>
+      </div>
+    </section>
+    <section>
+      <h2>Settings</h2>
+      <form id="settings" onsubmit="return false"></form>
+      <div id="error"></div>
+      <div class="buttons"><button id="save">Save to config file</button></div>
+      <div id="saved" class="hint"></div>
+    </section>
+    <section>
+      <h2>Events</h2>
+      <ul id="log"></ul>
+    </section>
+  </div>
+</main>
+<script>
+"use strict";
+const token = new URLSearchParams(location.search).get("token");
+const query = token ? "?token=" + encodeURIComponent(token) : "";
+const auth = token ? { "Authorization": "Bearer " + token } : {};
+const $ = id => document.getElementById(id);
+const video = $("video"), videoContext = video.getContext("2d");
+const statuses = new Map();
+let latest = null, settings = {}, shownFrame = -1;
+window.sentry = { framesShown: 0, lastFrameShown: -1, overlaysDrawn: 0 };
+
+const kinds = {
+  "invert-x": "switch", "invert-y": "switch", "tilt": "switch", "smooth": "switch",
+  "detector": ["blazeface", "blazeface-short", "haar", "lbp"], "search": ["scan", "hold", "last-seen"], "mount": ["fixed", "turret"],
+};
+
+async function post(path, body) {
+  const response = await fetch(path, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  let reply = {};
+  try { reply = await response.json(); } catch (e) {}
+  return { ok: response.ok, reply };
+}
+
+function buildForm() {
+  const form = $("settings");
+  form.textContent = "";
+  for (const key of Object.keys(settings).sort()) {
+    const label = document.createElement("label");
+    label.textContent = key;
+    label.htmlFor = "setting-" + key;
+    const kind = kinds[key];
+    let input;
+    if (Array.isArray(kind)) {
+      input = document.createElement("select");
+      for (const option of (settings[key] === "" ? [""] : []).concat(kind)) {
+        const element = document.createElement("option");
+        element.value = option;
+        element.textContent = option || "(automatic)";
+        input.appendChild(element);
+      }
+      input.value = settings[key];
+    } else if (kind === "switch") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = settings[key] === "true";
+    } else {
+      input = document.createElement("input");
+      input.type = "text";
+      input.inputMode = "decimal";
+      input.value = settings[key];
+    }
+    input.id = "setting-" + key;
+    input.name = key;
+    input.addEventListener("change", () => change(key, input));
+    form.append(label, input);
+  }
+}
+
+async function change(key, input) {
+  let value = input.type === "checkbox" ? input.checked : input.value.trim();
+  if (typeof value === "string" && value !== "" && !isNaN(Number(value))) value = Number(value);
+  const { ok, reply } = await post("/api/settings", { [key]: value });
+  $("error").textContent = ok ? "" : reply.error || "refused";
+  if (ok) { settings = reply.settings; }
+  buildForm();
+}
+
+$("save").addEventListener("click", async () => {
+  const { ok, reply } = await post("/api/settings/save", {});
+  $("saved").textContent = ok ? reply.saved : "";
+  $("error").textContent = ok ? "" : reply.error || "could not save";
+});
+
+for (const button of document.querySelectorAll("button[data-action]")) {
+  button.addEventListener("click", () => post("/api/aim", { action: button.dataset.action }));
+}
+
+video.addEventListener("click", event => {
+  const rect = video.getBoundingClientRect();
+  const x = (event.clientX - rect.left) / rect.width * video.width;
+  const y = (event.clientY - rect.top) / rect.height * video.height;
+  post("/api/aim", { action: "point", x, y });
+});
+
+document.addEventListener("keydown", event => {
+  if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+  const step = event.shiftKey ? 10 : 2;
+  const nudges = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+  if (nudges[event.key]) {
+    event.preventDefault();
+    post("/api/aim", { action: "nudge", pan: nudges[event.key][0], tilt: nudges[event.key][1] });
+  } else if (event.key === "a") post("/api/aim", { action: "auto" });
+  else if (event.key === "s") post("/api/aim", { action: "scan" });
+  else if (event.key === "c") post("/api/aim", { action: "center" });
+});
+
+// --- the feed ---
+const events = new EventSource("/api/events" + query);
+events.addEventListener("frame", message => {
+  const status = JSON.parse(message.data);
+  statuses.set(status.frame, status);
+  if (statuses.size > 300) statuses.delete(statuses.keys().next().value);
+  latest = status;
+  showStatus(status);
+  chartPoint(status);
+  if (shownFrame < 0) drawFrame(null, status);
+});
+events.addEventListener("log", message => {
+  const event = JSON.parse(message.data);
+  const item = document.createElement("li");
+  const time = document.createElement("span");
+  time.textContent = event.time.toFixed(1) + "s";
+  item.append(time, event.text);
+  item.dataset.kind = event.kind;
+  const log = $("log");
+  const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  log.appendChild(item);
+  while (log.children.length > 300) log.removeChild(log.firstChild);
+  if (atBottom) log.scrollTop = log.scrollHeight;
+});
+
+function showStatus(s) {
+  $("mode").textContent = s.mode;
+  $("angles").textContent = s.commanded.pan + "° / " + (settings.tilt === "true" ? s.commanded.tilt + "°" : "–") + (s.commands.length ? "  (sent " + s.commands.join(" ") + ")" : "");
+  $("steering").textContent = s.steering;
+  $("faces").textContent = s.faces.length + (s.target !== undefined && s.target !== null ? ", target #" + s.target : "");
+  $("fps").textContent = s.fps.toFixed(1);
+  $("detect").textContent = s.detectMs.toFixed(1) + " ms (loop " + s.loopMs.toFixed(1) + " ms)";
+  $("detector").textContent = s.detector;
+  $("serialState").textContent = s.serial;
+  $("serial").textContent = "serial " + s.serial;
+  $("frame").textContent = s.frame + " at " + s.time.toFixed(2) + " s";
+  for (const id of ["auto", "scan", "center"]) $(id).classList.toggle("on", (id === "auto") === (s.steering === "auto") && (id !== "scan" || s.steering === "manual-scan"));
+}
+
+// --- the video: multipart JPEG parts, each tagged with its frame index ---
+const crlf2 = [13, 10, 13, 10];
+function find(bytes, pattern, from) {
+  outer: for (let i = from; i <= bytes.length - pattern.length; i++) {
+    for (let j = 0; j < pattern.length; j++) if (bytes[i + j] !== pattern[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+async function stream() {
+  for (;;) {
+    try {
+      const response = await fetch("/stream.mjpg" + query, { headers: auth, cache: "no-store" });
+      const reader = response.body.getReader();
+      let buffer = new Uint8Array(0);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const joined = new Uint8Array(buffer.length + value.length);
+        joined.set(buffer); joined.set(value, buffer.length);
+        buffer = joined;
+        for (;;) {
+          const end = find(buffer, crlf2, 0);
+          if (end < 0) break;
+          const header = new TextDecoder().decode(buffer.subarray(0, end));
+          const length = Number((/Content-Length: *(\d+)/i.exec(header) || [])[1]);
+          const index = Number((/X-Frame-Index: *(\d+)/i.exec(header) || [])[1]);
+          const start = end + 4;
+          if (buffer.length < start + length + 2) break;
+          const jpeg = buffer.slice(start, start + length);
+          buffer = buffer.slice(start + length + 2);
+          const bitmap = await createImageBitmap(new Blob([jpeg], { type: "image/jpeg" }));
+          drawFrame(bitmap, statusFor(index), index);
+        }
+      }
+    } catch (error) { /* the server went away: try again */ }
+    await new Promise(resolve => setTimeout(resolve, 1000));
+  }
+}
+
+function statusFor(index) {
+  if (statuses.has(index)) return statuses.get(index);
+  let best = null;
+  for (const [frame, status] of statuses) if (frame <= index && (!best || frame > best.frame)) best = status;
+  return best || latest;
+}
+
+function aimPoint(s) {
+  // Where the turret points, in the frame: the middle on a turret mount;
+  // on a fixed mount, SPEC §2's mapping undone.
+  if (settings.mount === "turret") return [s.width / 2, s.height / 2];
+  const offset = Number(settings.offset || 40), span = 180 - 2 * offset;
+  let pan = s.commanded.pan, tilt = s.commanded.tilt;
+  if (settings["invert-x"] === "true") pan = 180 - pan;
+  if (settings["invert-y"] === "true") tilt = 180 - tilt;
+  const x = (pan - offset) / span * s.width;
+  const y = settings.tilt === "true" ? (tilt - offset) / span * s.height : s.height / 2;
+  return [Math.min(Math.max(x, 0), s.width), Math.min(Math.max(y, 0), s.height)];
+}
+
+function drawFrame(bitmap, s, index) {
+  const width = bitmap ? bitmap.width : (s ? s.width : 640), height = bitmap ? bitmap.height : (s ? s.height : 480);
+  if (video.width !== width || video.height !== height) { video.width = width; video.height = height; }
+  const g = videoContext;
+  if (bitmap) { g.drawImage(bitmap, 0, 0); bitmap.close(); shownFrame = index; window.sentry.framesShown++; window.sentry.lastFrameShown = index; }
+  else { g.fillStyle = "#000"; g.fillRect(0, 0, width, height); }
+  if (!s) return;
+  g.lineWidth = 2;
+  s.faces.forEach((face, i) => {
+    const isTarget = i === s.target;
+    g.strokeStyle = isTarget ? (s.locked ? "#ff2020" : "#ff4d4d") : "#ffe14d";
+    g.lineWidth = isTarget ? 4 : 2;
+    g.strokeRect(face.x, face.y, face.w, face.h);
+    if (face.score !== undefined && face.score !== null) {
+      g.fillStyle = g.strokeStyle; g.font = "12px sans-serif";
+      g.fillText(face.score.toFixed(2), face.x, Math.max(12, face.y - 4));
+    }
+  });
+  const [x, y] = aimPoint(s);
+  g.strokeStyle = "#4dff88"; g.lineWidth = 2;
+  g.beginPath(); g.moveTo(x - 14, y); g.lineTo(x + 14, y); g.moveTo(x, y - 14); g.lineTo(x, y + 14); g.stroke();
+  g.beginPath(); g.arc(x, y, 8, 0, 2 * Math.PI); g.stroke();
+  g.font = "bold 18px sans-serif"; g.lineWidth = 4; g.strokeStyle = "rgba(0,0,0,.7)"; g.fillStyle = "#fff";
+  g.strokeText(s.mode, 12, 26); g.fillText(s.mode, 12, 26);
+  g.font = "12px sans-serif";
+  const corner = s.fps.toFixed(1) + " fps · frame " + s.frame;
+  g.strokeText(corner, 12, height - 10); g.fillText(corner, 12, height - 10);
+  window.sentry.overlaysDrawn++;
+}
+
+// --- the chart: 30 s of commanded angles and the face's centre ---
+const chart = $("chart"), chartContext = chart.getContext("2d"), history = [];
+function chartPoint(s) {
+  const face = s.target !== null && s.target !== undefined ? s.faces[s.target] : null;
+  history.push({ t: s.time, pan: s.commanded.pan, tilt: s.commanded.tilt,
+                 fx: face ? (face.x + face.w / 2) / s.width : null, fy: face ? (face.y + face.h / 2) / s.height : null });
+  while (history.length && (s.time - history[0].t > 30 || history[0].t > s.time)) history.shift();
+}
+function drawChart() {
+  const g = chartContext, w = chart.width = chart.clientWidth, h = chart.height;
+  g.clearRect(0, 0, w, h);
+  if (!history.length) return requestAnimationFrame(drawChart);
+  const end = history[history.length - 1].t, left = 34, right = 34;
+  const X = t => left + (t - (end - 30)) / 30 * (w - left - right);
+  const Y = fraction => 6 + (1 - fraction) * (h - 20);
+  g.strokeStyle = "#2c333d"; g.fillStyle = "#8b95a3"; g.font = "10px sans-serif"; g.lineWidth = 1;
+  for (const angle of [0, 45, 90, 135, 180]) {
+    g.beginPath(); g.moveTo(left, Y(angle / 180)); g.lineTo(w - right, Y(angle / 180)); g.stroke();
+    g.fillText(angle + "°", 2, Y(angle / 180) + 3);
+    g.fillText(Math.round(angle / 1.8) + "%", w - right + 4, Y(angle / 180) + 3);
+  }
+  const line = (key, colour, scale) => {
+    g.strokeStyle = colour; g.lineWidth = 2; g.beginPath();
+    let drawing = false;
+    for (const p of history) {
+      if (p[key] === null) { drawing = false; continue; }
+      const px = X(p.t), py = Y(p[key] / scale);
+      drawing ? g.lineTo(px, py) : g.moveTo(px, py);
+      drawing = true;
+    }
+    g.stroke();
+  };
+  const dots = (key, colour) => {
+    g.fillStyle = colour;
+    for (const p of history) if (p[key] !== null) g.fillRect(X(p.t) - 1.5, Y(p[key]) - 1.5, 3, 3);
+  };
+  line("pan", "#4da3ff", 180);
+  if (settings.tilt === "true") line("tilt", "#ffb347", 180);
+  dots("fx", "#49d17d");
+  dots("fy", "#c58cff");
+  requestAnimationFrame(drawChart);
+}
+
+async function loadSettings() {
+  for (;;) {
+    const response = await fetch("/api/status" + query, { headers: auth, cache: "no-store" });
+    if (response.ok) { settings = (await response.json()).settings || {}; buildForm(); return; }
+    await new Promise(resolve => setTimeout(resolve, 500));
+  }
+}
+
+loadSettings();
+stream();
+requestAnimationFrame(drawChart);
+</script>
+</body>
+</html>
+"""#
+}

@@ -1,0 +1,249 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+import Logging
+import Tracking
+import WebServing
+
+/// What the console may ask of the running sentry. The answers come at
+/// once (validated, or refused with the flag's own message); the frame
+/// loop applies them before its next frame.
+public protocol ConsoleController: Sendable {
+    /// The settings that can change while running, by long flag name.
+    var settings: [String: String] { get }
+    /// Validates `changes` with the rest as they are, exactly as the flags
+    /// are; on success they take effect from the next frame. Returns the
+    /// settings after the change.
+    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal>
+    /// Writes the settings to the config file; says where (and what a flag overrides).
+    func save() -> Result<String, ConsoleRefusal>
+    /// Hands the turret to a person, or back to face tracking.
+    func steer(_ request: SteeringRequest)
+}
+
+/// A request the console turns down, in one line.
+public struct ConsoleRefusal: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// `sentry --web`: an HTTP server (FlyingFox) for the console page, the video
+/// stream, the status feed and the control API. Off the frame loop: the
+/// server only reads the hub and hands requests to the controller.
+public final class ConsoleServer: Sendable {
+    public let address: ListenAddress
+    private let server: HTTPServer
+
+    public init(address: ListenAddress, token: String?, hub: ConsoleHub, controller: any ConsoleController) throws(ServerError) {
+        self.address = address
+        do {
+            // Streams stay open as long as a viewer watches: no request timeout.
+            server = HTTPServer(address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled)
+        } catch {
+            throw ServerError("\(address.host) is not an IPv4 address this machine can listen on (\(error))")
+        }
+        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token))
+        let routed = DispatchSemaphore(value: 0)
+        let server = server
+        Task {
+            await server.appendRoute("*", to: routes)
+            routed.signal()
+        }
+        routed.wait()
+    }
+
+    /// Listens in the background; throws when the port cannot be had.
+    public func start() throws(ServerError) {
+        do {
+            try server.startInBackground()
+        } catch {
+            throw ServerError("--web \(address): cannot listen (\(error.description)); is something else using the port? pick another, e.g. --web 8081")
+        }
+    }
+
+    public func stop() { server.stopAndWait() }
+}
+
+/// The console's routes, testable without a socket.
+public struct ConsoleRoutes: HTTPHandler {
+    let hub: ConsoleHub
+    let controller: any ConsoleController
+    let token: AccessToken
+
+    /// Bodies above this are refused (413) before they are read.
+    static let maximumBody = 16 * 1024
+
+    public init(hub: ConsoleHub, controller: any ConsoleController, token: AccessToken) {
+        self.hub = hub
+        self.controller = controller
+        self.token = token
+    }
+
+    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await route(request)
+        } catch let refused as Refused {
+            return refused.response
+        }
+    }
+
+    func route(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard token.admits(request) else {
+            return Self.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)")
+        }
+        switch (request.method, request.path) {
+        case (.GET, "/"):
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                                body: Data(ConsolePage.html.utf8))
+        case (.GET, "/stream.mjpg"):
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
+                                body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
+        case (.GET, "/api/events"):
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                                body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
+        case (.GET, "/api/status"):
+            var status = hub.status
+            status?.settings = controller.settings
+            status?.stream = hub.figures
+            guard let status else { return Self.json(.serviceUnavailable, ["error": "no frame yet; the camera has not delivered one"]) }
+            return Self.json(.ok, status)
+        case (.POST, "/api/settings"):
+            return try await changeSettings(request)
+        case (.POST, "/api/settings/save"):
+            switch controller.save() {
+            case .success(let message):
+                hub.log("settings", message)
+                return Self.json(.ok, ["saved": message])
+            case .failure(let refusal): return Self.json(.internalServerError, ["error": refusal.description])
+            }
+        case (.POST, "/api/aim"):
+            return try await aim(request)
+        case (_, "/"), (_, "/stream.mjpg"), (_, "/api/events"), (_, "/api/status"), (_, "/api/settings"), (_, "/api/settings/save"), (_, "/api/aim"):
+            return Self.text(.methodNotAllowed, "\(request.method.rawValue) \(request.path) is not allowed")
+        default:
+            return Self.text(.notFound, "no such page: \(request.path); the console is at /")
+        }
+    }
+
+    // MARK: POST bodies
+
+    /// A JSON value a setting may take.
+    enum Scalar: Decodable {
+        case bool(Bool), integer(Int), number(Double), text(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Bool.self) { self = .bool(value) }
+            else if let value = try? container.decode(Int.self) { self = .integer(value) }
+            else if let value = try? container.decode(Double.self) { self = .number(value) }
+            else { self = .text(try container.decode(String.self)) }
+        }
+
+        /// As it would be typed after the flag.
+        var argument: String {
+            switch self {
+            case .bool(let value): String(value)
+            case .integer(let value): String(value)
+            case .number(let value): String(value)
+            case .text(let value): value
+            }
+        }
+    }
+
+    func changeSettings(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let changes = try await Self.decode([String: Scalar].self, from: request)
+        guard !changes.isEmpty else { return Self.json(.badRequest, ["error": "no settings given; send e.g. {\"offset\": 30}"]) }
+        let known = controller.settings
+        if let unknown = changes.keys.sorted().first(where: { known[$0] == nil }) {
+            return Self.json(.badRequest, ["error": "'\(unknown)' cannot be changed while running; these can: \(known.keys.sorted().joined(separator: ", "))"])
+        }
+        switch controller.change(changes.mapValues(\.argument)) {
+        case .success(let settings):
+            let said = changes.keys.sorted().map { "\($0) = \(settings[$0] ?? "")" }.joined(separator: ", ")
+            hub.log("settings", "changed: \(said)")
+            return Self.json(.ok, ["settings": settings])
+        case .failure(let refusal):
+            return Self.json(.badRequest, ["error": refusal.description])
+        }
+    }
+
+    struct AimBody: Decodable {
+        var action: String
+        var x: Double?
+        var y: Double?
+        var pan: Int?
+        var tilt: Int?
+    }
+
+    func aim(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let body = try await Self.decode(AimBody.self, from: request)
+        let steering: SteeringRequest
+        switch body.action {
+        case "point":
+            guard let frame = hub.status else { return Self.json(.serviceUnavailable, ["error": "no frame yet to aim in"]) }
+            guard let x = body.x, let y = body.y, x.isFinite, y.isFinite,
+                  (0...Double(frame.width)).contains(x), (0...Double(frame.height)).contains(y) else {
+                return Self.json(.badRequest, ["error": "point needs x and y inside the \(frame.width)x\(frame.height) frame, e.g. {\"action\":\"point\",\"x\":320,\"y\":240}"])
+            }
+            steering = .point(x: x, y: y)
+        case "nudge":
+            let pan = body.pan ?? 0, tilt = body.tilt ?? 0
+            guard (-180...180).contains(pan), (-180...180).contains(tilt) else {
+                return Self.json(.badRequest, ["error": "nudge takes pan and tilt in degrees between -180 and 180, e.g. {\"action\":\"nudge\",\"pan\":2}"])
+            }
+            steering = .nudge(pan: pan, tilt: tilt)
+        case "scan": steering = .scan
+        case "center": steering = .center
+        case "auto": steering = .auto
+        default:
+            return Self.json(.badRequest, ["error": "action '\(body.action)' is not one of point, nudge, scan, center, auto"])
+        }
+        controller.steer(steering)
+        return Self.json(.accepted, ["action": body.action])
+    }
+
+    /// A request turned down before it is acted on, with its answer.
+    struct Refused: Error {
+        let response: HTTPResponse
+    }
+
+    /// The body as `T`; throws `Refused` when it is too large, not JSON or of the wrong shape.
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) async throws -> T {
+        if let count = request.bodySequence.count, count > maximumBody {
+            throw Refused(response: json(.payloadTooLarge, ["error": "the body is \(count) bytes; at most \(maximumBody) are taken"]))
+        }
+        var data = Data()
+        for try await chunk in request.bodySequence {
+            data.append(chunk)
+            if data.count > maximumBody {
+                throw Refused(response: json(.payloadTooLarge, ["error": "the body is over \(maximumBody) bytes; at most \(maximumBody) are taken"]))
+            }
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw Refused(response: json(.badRequest, ["error": "the body is not the JSON expected (\(Self.reason(error))); send e.g. {\"offset\": 30}"]))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "'\(key.stringValue)' is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        case DecodingError.dataCorrupted: "not valid JSON"
+        default: "\(error)"
+        }
+    }
+
+    static func json(_ status: HTTPStatusCode, _ value: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: body)
+    }
+
+    static func text(_ status: HTTPStatusCode, _ line: String) -> HTTPResponse {
+        HTTPResponse(statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"], body: Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,28 @@
+import SentryCore
+
+/// Who points the turret.
+public enum Steering: Sendable, Equatable {
+    /// Face tracking (the normal case).
+    case tracking
+    /// A person, through the web console: hold this aim.
+    case manual(Aim)
+    /// A person asked for a sweep (`L`).
+    case manualScan
+
+    public var isManual: Bool { self != .tracking }
+}
+
+/// A person's request from the web console, resolved against the frame it
+/// arrives with.
+public enum SteeringRequest: Sendable, Equatable {
+    /// Aim at this point of the frame (a click on the video), in pixels.
+    case point(x: Double, y: Double)
+    /// Move by these degrees from where the turret is told to be.
+    case nudge(pan: Int, tilt: Int)
+    /// Sweep (`L`).
+    case scan
+    /// Aim at 90° on every axis in use.
+    case center
+    /// Hand the turret back to face tracking.
+    case auto
+}

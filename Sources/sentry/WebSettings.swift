@@ -1,0 +1,57 @@
+import Config
+import Console
+import Foundation
+import SentryApp
+import WebServing
+
+/// The web console's live settings: which flags can change while sentry
+/// runs, and how a set of their values is read (by `run`'s own parser, so
+/// the checks and messages are the flags').
+extension Run {
+    /// The flags the console may change. `--fire` itself is not among them:
+    /// arming the trigger stays a decision made where sentry is started.
+    static let liveKeys = ["offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector",
+                           "smooth", "smooth-cutoff", "smooth-beta", "switch-margin", "switch-frames", "search", "lock-after",
+                           "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd"]
+
+    /// `--web`'s options, or `nil` without it.
+    var webOptions: WebOptions? {
+        guard let web, let address = ListenAddress(parsing: web) else { return nil }
+        // The command line as run parsed it (the settings file merged in), less the command word.
+        var base = SettingsFile.mergedArguments.withLock { $0 }
+        if base.first == "run" { base.removeFirst() }
+        let effective = SettingsFile.effective(SettingsFile.Merged(arguments: base, sources: base.map { _ in .flag }, file: nil))
+        var values: [String: String] = [:]
+        for (key, value, _) in effective where Self.liveKeys.contains(key) { values[key] = value ?? "" }
+        let switches = Set(SettingsFile.catalog.switches)
+        let frozenBase = base
+        var options = WebOptions(address: address, token: webToken, values: values, switches: switches,
+                                 configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath()) { values in
+            Self.liveSettings(base: frozenBase, values: values, switches: switches)
+        }
+        options.framesPerSecond = webFps
+        options.keysGivenAsFlags = Set(Self.liveKeys.filter { key in
+            CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
+        })
+        return options
+    }
+
+    /// `base` with `values` after it (the last value of a flag wins), read as `run` reads its command line.
+    static func liveSettings(base: [String], values: [String: String], switches: Set<String>) -> Result<LiveSettings, ConsoleRefusal> {
+        var arguments = base
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) where !value.isEmpty {
+            if switches.contains(key) {
+                guard value == "true" || value == "false" else { return .failure(ConsoleRefusal("--\(key) is on or off: send true or false")) }
+                arguments.append(value == "true" ? "--\(key)" : "--no-\(key)")
+            } else {
+                arguments += ["--\(key)", value]
+            }
+        }
+        do {
+            let run = try Run.parse(arguments)
+            return .success(LiveSettings(pipeline: run.pipelineSettings, detector: run.detection.options))
+        } catch {
+            return .failure(ConsoleRefusal(Run.message(for: error)))
+        }
+    }
+}
