@@ -95,6 +95,7 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "SentryCore"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "SentryCore", "WebServing", "FaceDetection", "FlyingFox"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
@@ -102,7 +103,7 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -31,6 +31,8 @@ public final class ConsoleHub: Sendable {
         var jpeg: JPEGFrame?
         var framesEncoded = 0
         var viewers = 0
+        /// Closed: connections end their streams.
+        var closed = false
         var nextOffer = 0.0
         /// Bumped by every change a connection may wait for.
         var version = 0
@@ -49,11 +51,15 @@ public final class ConsoleHub: Sendable {
         encoder.start(hub: self)
     }
 
-    /// Stops the encoder thread.
+    /// Stops the encoder thread and ends every stream.
     public func close() {
+        state.withLock { $0.closed = true }
         encoder.stop()
         wakeWaiters()
     }
+
+    /// Closed: streams end (sentry is stopping).
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     // MARK: The frame loop's side (never blocks)
 
@@ -125,7 +131,7 @@ public final class ConsoleHub: Sendable {
     public func waitForChange(after version: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
-                guard state.version <= version else { return true }
+                guard state.version <= version, !state.closed else { return true }
                 state.waiters[state.nextWaiter] = continuation
                 state.nextWaiter += 1
                 return false

@@ -94,7 +94,8 @@ const $ = id => document.getElementById(id);
 const video = $("video"), videoContext = video.getContext("2d");
 const statuses = new Map();
 let latest = null, settings = {}, shownFrame = -1;
-window.sentry = { framesShown: 0, lastFrameShown: -1, overlaysDrawn: 0 };
+// For people and tests alike: what is on the canvas; freeze = true holds it.
+window.sentry = { framesShown: 0, lastFrameShown: -1, overlaysDrawn: 0, shown: null, freeze: false };
 
 const kinds = {
   "invert-x": "switch", "invert-y": "switch", "tilt": "switch", "smooth": "switch",
@@ -190,7 +191,7 @@ events.addEventListener("frame", message => {
   latest = status;
   showStatus(status);
   chartPoint(status);
-  if (shownFrame < 0) drawFrame(null, status);
+  if (shownFrame < 0 && !window.sentry.freeze) drawFrame(null, status);
 });
 events.addEventListener("log", message => {
   const event = JSON.parse(message.data);
@@ -251,6 +252,7 @@ async function stream() {
           if (buffer.length < start + length + 2) break;
           const jpeg = buffer.slice(start, start + length);
           buffer = buffer.slice(start + length + 2);
+          if (window.sentry.freeze) continue;
           const bitmap = await createImageBitmap(new Blob([jpeg], { type: "image/jpeg" }));
           drawFrame(bitmap, statusFor(index), index);
         }
@@ -287,6 +289,9 @@ function drawFrame(bitmap, s, index) {
   if (bitmap) { g.drawImage(bitmap, 0, 0); bitmap.close(); shownFrame = index; window.sentry.framesShown++; window.sentry.lastFrameShown = index; }
   else { g.fillStyle = "#000"; g.fillRect(0, 0, width, height); }
   if (!s) return;
+  const rect = video.getBoundingClientRect();
+  window.sentry.shown = { frame: index, status: s.frame, faces: s.faces, target: s.target, width, height,
+                          canvas: { left: rect.left, top: rect.top, width: rect.width, height: rect.height } };
   g.lineWidth = 2;
   s.faces.forEach((face, i) => {
     const isTarget = i === s.target;

@@ -61,7 +61,8 @@ public final class ConsoleServer: Sendable {
         }
     }
 
-    public func stop() { server.stopAndWait() }
+    /// Streams have ended by now (the hub closed first): no need to wait long.
+    public func stop() { server.stopAndWait(timeout: 0.2) }
 }
 
 /// The console's routes, testable without a socket.
@@ -238,7 +239,7 @@ public struct ConsoleRoutes: HTTPHandler {
 
     static func json(_ status: HTTPStatusCode, _ value: some Encodable) -> HTTPResponse {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: body)
     }

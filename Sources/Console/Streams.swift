@@ -49,7 +49,7 @@ struct MJPEGBody: AsyncBufferedSequence {
             if offset >= part.count {
                 // The whole previous part has been written.
                 if let sent, !part.isEmpty { hub.delivered(sent) }
-                let frame = await nextFrame()
+                guard let frame = await nextFrame() else { return nil }
                 part = Self.part(for: frame)
                 offset = 0
                 sent = frame
@@ -60,15 +60,17 @@ struct MJPEGBody: AsyncBufferedSequence {
             return part[offset..<end]
         }
 
-        /// The newest frame not sent yet, or the last one again after `keepAlive` seconds.
-        mutating func nextFrame() async -> JPEGFrame {
-            while true {
+        /// The newest frame not sent yet, or the last one again after
+        /// `keepAlive` seconds; `nil` once sentry stops.
+        mutating func nextFrame() async -> JPEGFrame? {
+            while !hub.isClosed && !Task.isCancelled {
                 let version = hub.version
                 if let jpeg = hub.jpeg, jpeg.frame != sent?.frame || sent == nil || monotonicSeconds() - sentAt >= MJPEGBody.keepAlive {
                     return jpeg
                 }
                 await hub.waitForChange(after: version)
             }
+            return nil
         }
 
         static func part(for frame: JPEGFrame) -> [UInt8] {
@@ -112,6 +114,7 @@ struct EventStreamBody: AsyncBufferedSequence {
 
         mutating func nextBuffer(suggested count: Int) async throws -> ArraySlice<UInt8>? {
             while offset >= pending.count {
+                if hub.isClosed || Task.isCancelled { return nil }
                 let version = hub.version
                 pending = news()
                 offset = 0

@@ -202,8 +202,9 @@ final class WebConsole {
 
     func log(_ kind: String, _ text: String) { hub.log(kind, text) }
 
+    /// Ends the streams first, so that the server's connections can finish.
     func close() {
-        server.stop()
         hub.close()
+        server.stop()
     }
 }

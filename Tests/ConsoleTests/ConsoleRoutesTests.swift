@@ -1,0 +1,228 @@
+import Console
+import FaceDetection
+import FlyingFox
+import Foundation
+import JPEG
+import SentryCore
+import Synchronization
+import Testing
+import Tracking
+import Video
+import WebServing
+
+/// Stands in for the running sentry: records what the console asked for.
+final class RecordingController: ConsoleController {
+    let requests = Mutex<[SteeringRequest]>([])
+    let changes = Mutex<[[String: String]]>([])
+    var settings: [String: String] { ["offset": "40", "tilt": "false"] }
+
+    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
+        if changes["offset"] == "99" { return .failure(ConsoleRefusal("--offset 99 must be between 0 and 89")) }
+        self.changes.withLock { $0.append(changes) }
+        return .success(settings.merging(changes) { $1 })
+    }
+
+    func save() -> Result<String, ConsoleRefusal> { .success("saved to /tmp/x.toml") }
+
+    func steer(_ request: SteeringRequest) { requests.withLock { $0.append(request) } }
+}
+
+func request(_ method: HTTPMethod, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: [HTTPHeader: String] = [:],
+             body: String = "") -> HTTPRequest {
+    HTTPRequest(method: method, version: .http11, path: path, query: query, headers: HTTPHeaders(headers),
+                body: HTTPBodySequence(data: Data(body.utf8)))
+}
+
+func bodyText(_ response: HTTPResponse) async throws -> String {
+    String(decoding: try await response.bodyData, as: UTF8.self)
+}
+
+func sampleStatus(frame: Int = 7, faces: [FaceBox] = [FaceBox(Box(x: 100, y: 80, width: 60, height: 60), score: 0.9)],
+                  target: Int? = 0) -> FrameStatus {
+    FrameStatus(frame: frame, time: Double(frame) / 10, width: 640, height: 480, faces: faces, target: target,
+                aim: Angles(Aim(pan: 70, tilt: 60)), commanded: Angles(Aim(pan: 70, tilt: 90)), commands: ["X70."],
+                mode: "Shooting — X: 70", steering: "auto", locked: false, fps: 10, detectMs: 5, loopMs: 6, serial: "ok", detector: "blazeface")
+}
+
+func sampleFrame(index: Int = 7, chroma: Bool = false) -> Frame {
+    var image = GrayImage(width: 64, height: 48)
+    for y in 0..<48 { for x in 0..<64 { image[x, y] = UInt8((x * 4 + y) & 0xFF) } }
+    return Frame(image: image, timestamp: Double(index) / 10, index: index,
+                 chroma: chroma ? ChromaPlanes(layout: .halfWidth, lumaWidth: 64, lumaHeight: 48) : nil)
+}
+
+@Suite("the console's routes, in process")
+struct ConsoleRoutesTests {
+    let hub: ConsoleHub
+    let controller = RecordingController()
+
+    init() throws { hub = try ConsoleHub(framesPerSecond: 30) }
+
+    func routes(token: String? = nil) -> ConsoleRoutes { ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token)) }
+
+    @Test("GET / is the page; unknown paths 404; wrong methods 405")
+    func page() async throws {
+        let page = try await routes().handleRequest(request(.GET, "/"))
+        #expect(page.statusCode == .ok)
+        #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+        #expect(try await bodyText(page).contains("/stream.mjpg"))
+        #expect(try await routes().handleRequest(request(.GET, "/etc/passwd")).statusCode == .notFound)
+        #expect(try await routes().handleRequest(request(.DELETE, "/api/status")).statusCode == .methodNotAllowed)
+        #expect(try await routes().handleRequest(request(.GET, "/api/aim")).statusCode == .methodNotAllowed)
+        hub.close()
+    }
+
+    @Test("/api/status: 503 before the first frame, then every field of the newest frame and the settings")
+    func status() async throws {
+        #expect(try await routes().handleRequest(request(.GET, "/api/status")).statusCode == .serviceUnavailable)
+        hub.publish(sampleStatus(frame: 6), frame: sampleFrame(index: 6), capturedAt: monotonicSeconds())
+        hub.publish(sampleStatus(frame: 7), frame: sampleFrame(index: 7), capturedAt: monotonicSeconds())
+        let response = try await routes().handleRequest(request(.GET, "/api/status"))
+        #expect(response.statusCode == .ok)
+        let json = try #require(try JSONSerialization.jsonObject(with: try await response.bodyData) as? [String: Any])
+        #expect(json["frame"] as? Int == 7)
+        #expect(json["time"] as? Double == 0.7)
+        let faces = try #require(json["faces"] as? [[String: Any]])
+        #expect(faces.first?["x"] as? Int == 100 && faces.first?["w"] as? Int == 60)
+        #expect((faces.first?["score"] as? Double).map { abs($0 - 0.9) < 1e-6 } == true)
+        #expect(json["target"] as? Int == 0)
+        #expect((json["aim"] as? [String: Int]) == ["pan": 70, "tilt": 60])
+        for key in ["mode", "fps", "detectMs", "serial", "detector", "steering", "commanded", "settings", "stream"] {
+            #expect(json[key] != nil, "missing \(key)")
+        }
+        #expect((json["settings"] as? [String: String])?["offset"] == "40")
+        hub.close()
+    }
+
+    @Test("with a token, every route refuses a request without it (401) and takes it by query or Bearer")
+    func token() async throws {
+        let routes = routes(token: "s3cret")
+        for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
+            let refused = try await routes.handleRequest(request(.GET, path))
+            #expect(refused.statusCode == .unauthorized, "\(path)")
+            #expect(try await bodyText(refused).contains("token"))
+        }
+        #expect(try await routes.handleRequest(request(.POST, "/api/aim", body: #"{"action":"scan"}"#)).statusCode == .unauthorized)
+        #expect(try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "wrong")])).statusCode == .unauthorized)
+        #expect(try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "s3cret")])).statusCode == .ok)
+        #expect(try await routes.handleRequest(request(.GET, "/", headers: [.authorization: "Bearer s3cret"])).statusCode == .ok)
+        #expect(controller.requests.withLock { $0 }.isEmpty)
+        hub.close()
+    }
+
+    @Test("settings: changes reach the controller; its refusals, unknown keys, bad JSON and empty bodies are 400s")
+    func settings() async throws {
+        let ok = try await routes().handleRequest(request(.POST, "/api/settings", body: #"{"offset": 30, "tilt": true}"#))
+        #expect(ok.statusCode == .ok)
+        #expect(controller.changes.withLock { $0 } == [["offset": "30", "tilt": "true"]])
+        let cases: [(String, String)] = [
+            (#"{"offset": 99}"#, "--offset 99 must be between 0 and 89"),
+            (#"{"serial": "/dev/ttyS0"}"#, "'serial' cannot be changed while running"),
+            (#"{"offset": 30"#, "not valid JSON"),
+            (#"[1, 2]"#, "wrong type"),
+            (#"{}"#, "no settings given"),
+            ("", "not valid JSON"),
+            (#"{"offset": [1]}"#, "not the JSON expected"),
+        ]
+        for (body, message) in cases {
+            let response = try await routes().handleRequest(request(.POST, "/api/settings", body: body))
+            let text = try await bodyText(response)
+            #expect(response.statusCode == .badRequest, "\(body)")
+            #expect(text.contains(message), "\(body): \(text)")
+        }
+        #expect(controller.changes.withLock { $0 }.count == 1)
+        hub.close()
+    }
+
+    @Test("bodies over 16 KiB are refused with 413 before anything is done")
+    func oversized() async throws {
+        let big = "{\"offset\": \"" + String(repeating: "9", count: 20_000) + "\"}"
+        for path in ["/api/settings", "/api/aim"] {
+            let response = try await routes().handleRequest(request(.POST, path, body: big))
+            #expect(response.statusCode == .payloadTooLarge, "\(path)")
+        }
+        #expect(controller.changes.withLock { $0 }.isEmpty && controller.requests.withLock { $0 }.isEmpty)
+        hub.close()
+    }
+
+    @Test("aim: point inside the frame, nudge, scan, centre, auto reach the controller; anything else is a 400")
+    func aim() async throws {
+        #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: #"{"action":"point","x":1,"y":1}"#)).statusCode == .serviceUnavailable)
+        hub.publish(sampleStatus(), frame: sampleFrame(), capturedAt: monotonicSeconds())
+        for body in [#"{"action":"point","x":320.5,"y":100}"#, #"{"action":"nudge","pan":-2}"#, #"{"action":"scan"}"#,
+                     #"{"action":"center"}"#, #"{"action":"auto"}"#] {
+            #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: body)).statusCode == .accepted, "\(body)")
+        }
+        #expect(controller.requests.withLock { $0 } == [.point(x: 320.5, y: 100), .nudge(pan: -2, tilt: 0), .scan, .center, .auto])
+        for body in [#"{"action":"point","x":641,"y":100}"#, #"{"action":"point","x":-1,"y":0}"#, #"{"action":"point","x":5}"#,
+                     #"{"action":"nudge","pan":500}"#, #"{"action":"fire"}"#, #"{"x":1}"#, #"{"action":"point","x":"left","y":1}"#] {
+            let response = try await routes().handleRequest(request(.POST, "/api/aim", body: body))
+            #expect(response.statusCode == .badRequest, "\(body)")
+        }
+        #expect(controller.requests.withLock { $0 }.count == 5)
+        hub.close()
+    }
+
+    @Test("nothing is encoded while no one watches; a viewer gets JPEG parts of the frame's size with its index")
+    func stream() async throws {
+        for index in 0..<5 { hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index), capturedAt: monotonicSeconds()) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(hub.figures.framesEncoded == 0)
+        let response = try await routes().handleRequest(request(.GET, "/stream.mjpg"))
+        #expect(response.headers[.contentType] == "multipart/x-mixed-replace; boundary=sentryframe")
+        guard case .httpBody(let body) = response.payload else { Issue.record("no body"); return }
+        let hub = hub
+        let publisher = Task {
+            for index in 5..<200 {
+                if Task.isCancelled { break }
+                hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index, chroma: index.isMultiple(of: 2)), capturedAt: monotonicSeconds())
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        var received: [UInt8] = []
+        var parts: [(index: Int, jpeg: [UInt8])] = []
+        for try await chunk in body {
+            received += chunk
+            parts = MJPEGParts.split(received)
+            if parts.count >= 3 { break }
+        }
+        publisher.cancel()
+        #expect(parts.count >= 3)
+        #expect(parts.map(\.index) == parts.map(\.index).sorted() && Set(parts.map(\.index)).count == parts.count)
+        for part in parts {
+            let info = try #require(JPEGHeader.read(part.jpeg))
+            #expect(info.width == 64 && info.height == 48)
+            #expect(part.index >= 5)
+        }
+        #expect(hub.figures.framesEncoded >= 3)
+        hub.close()
+    }
+}
+
+/// Splits a multipart/x-mixed-replace body into its whole parts.
+enum MJPEGParts {
+    static func split(_ bytes: [UInt8]) -> [(index: Int, jpeg: [UInt8])] {
+        var parts: [(Int, [UInt8])] = []
+        var position = 0
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        while let end = find(separator, in: bytes, from: position) {
+            let header = String(decoding: bytes[position..<end], as: UTF8.self)
+            guard let length = value("Content-Length", in: header), let index = value("X-Frame-Index", in: header),
+                  end + 4 + length <= bytes.count else { break }
+            parts.append((index, Array(bytes[(end + 4)..<(end + 4 + length)])))
+            position = end + 4 + length + 2
+        }
+        return parts
+    }
+
+    static func value(_ name: String, in header: String) -> Int? {
+        header.split(separator: "\r\n").first { $0.hasPrefix(name + ":") }
+            .flatMap { Int($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)) }
+    }
+
+    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= pattern.count, start <= bytes.count - pattern.count else { return nil }
+        for i in start...(bytes.count - pattern.count) where bytes[i] == pattern[0] && Array(bytes[i..<(i + pattern.count)]) == pattern { return i }
+        return nil
+    }
+}

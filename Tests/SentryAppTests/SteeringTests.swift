@@ -1,0 +1,76 @@
+import FaceDetection
+import SentryApp
+import SentryCore
+import Serial
+import Testing
+import Tracking
+import Video
+
+/// Records what the pipeline writes.
+final class RecordingOutput: CommandOutput {
+    var sent: [Command] = []
+    var bytesWritten: Int { sent.map(\.description).joined().utf8.count }
+    var state: String { "ok" }
+    func send(_ commands: [Command]) throws(SerialError) { sent += commands }
+    func flush(timeout: Double) throws(SerialError) {}
+    func takeReconnected() -> Bool { false }
+}
+
+/// One face at a fixed place in every frame.
+final class FixedFaces: FaceDetector {
+    var faces: [Box]
+    init(_ faces: [Box]) { self.faces = faces }
+    func detectFaces(in image: GrayImage, into boxes: inout [Box]) { boxes = faces }
+}
+
+@Suite("steering by hand and settings while running (the console's requests, in the pipeline)")
+struct SteeringTests {
+    let face = Box(x: 288, y: 200, width: 64, height: 64) // centre (320, 232): X90.
+    func frame(_ index: Int) -> Frame { Frame(image: GrayImage(width: 640, height: 480), timestamp: Double(index) / 10, index: index) }
+
+    @Test("a point, a nudge, centre and scan override tracking and go through the same de-duplication; auto hands back")
+    func steering() throws {
+        let output = RecordingOutput()
+        let pipeline = Pipeline(detector: FixedFaces([face]), output: output, settings: PipelineSettings())
+        _ = try pipeline.process(frame(0))
+        #expect(output.sent == [.pan(90)])
+        pipeline.steer(.point(x: 64, y: 100), frameWidth: 640, frameHeight: 480)
+        _ = try pipeline.process(frame(1))
+        _ = try pipeline.process(frame(2))
+        #expect(output.sent == [.pan(90), .pan(50)])
+        #expect(pipeline.steering == .manual(Aim(pan: 50, tilt: 60)))
+        pipeline.steer(.nudge(pan: 2, tilt: 0), frameWidth: 640, frameHeight: 480)
+        _ = try pipeline.process(frame(3))
+        pipeline.steer(.nudge(pan: -200, tilt: 0), frameWidth: 640, frameHeight: 480)
+        _ = try pipeline.process(frame(4))
+        pipeline.steer(.scan, frameWidth: 640, frameHeight: 480)
+        _ = try pipeline.process(frame(5))
+        _ = try pipeline.process(frame(6))
+        pipeline.steer(.center, frameWidth: 640, frameHeight: 480)
+        _ = try pipeline.process(frame(7))
+        pipeline.steer(.auto, frameWidth: 640, frameHeight: 480)
+        let back = try pipeline.process(frame(8))
+        #expect(output.sent == [.pan(90), .pan(50), .pan(52), .pan(40), .lost, .pan(90)])
+        #expect(back.commands.isEmpty && pipeline.steering == .tracking) // tracking wants 90, already held
+    }
+
+    @Test("new settings take effect from the next frame; the target and the lock are kept")
+    func change() throws {
+        let output = RecordingOutput()
+        var settings = PipelineSettings()
+        settings.lockAfter = 0.2
+        let pipeline = Pipeline(detector: FixedFaces([face]), output: output, settings: settings)
+        for index in 0..<4 { _ = try pipeline.process(frame(index)) }
+        #expect(try pipeline.process(frame(4)).isLocked)
+        var changed = settings
+        changed.tracking.mapper = AngleMapper(offset: 20, invertX: true)
+        changed.deadband = 3
+        pipeline.change(settings: changed)
+        let next = try pipeline.process(frame(5))
+        #expect(next.commands == [.pan(90)] || next.commands.isEmpty) // the centre maps to 90 under any offset
+        #expect(next.isLocked && next.lockEvent == nil)
+        let moved = FixedFaces([Box(x: 0, y: 200, width: 64, height: 64)]) // centre x 32: 20 + 32/640*140 = 27, mirrored 153
+        pipeline.change(detector: moved)
+        #expect(try pipeline.process(frame(6)).commands == [.pan(153)])
+    }
+}

@@ -1,0 +1,471 @@
+import Foundation
+import JPEG
+import SentryCore
+import ServoSim
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sentry --web` running on the demo clip, in real time, on a free port.
+final class RunningConsole {
+    let process = Process()
+    let port = freePort()
+    let errors: URL
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(_ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:]) throws {
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-web-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.arguments = ["--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
+                             "--web", web ?? "127.0.0.1:\(port)"] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, process.isRunning, (try? HTTP.request(port: port, "GET", "/api/status"))?.status != 200 { usleep(20_000) }
+    }
+
+    var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+    func status() throws -> [String: Any] {
+        let reply = try HTTP.request(port: port, "GET", "/api/status")
+        return try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])
+    }
+
+    func post(_ path: String, _ json: String) throws -> (status: Int, text: String) {
+        let reply = try HTTP.request(port: port, "POST", path, body: json)
+        return (reply.status, String(decoding: reply.body, as: UTF8.self))
+    }
+
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { _ = stop() }
+}
+
+/// A minimal HTTP/1.1 client on a blocking socket: enough to test a server
+/// without trusting another HTTP library's view of it.
+enum HTTP {
+    struct Reply {
+        var status: Int
+        var headers: String
+        var body: [UInt8]
+    }
+
+    static func connect(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ method: String, _ path: String, body: String = "", headers: [String] = []) {
+        let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
+        _ = request.withCString { write(fd, $0, strlen($0)) }
+    }
+
+    /// One request on its own connection; the whole reply (chunked bodies decoded).
+    static func request(port: UInt16, _ method: String, _ path: String, body: String = "", headers: [String] = []) throws -> Reply {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        send(fd, method, path, body: body, headers: headers)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        guard let split = MJPEGStream.find(Array("\r\n\r\n".utf8), in: bytes, from: 0) else { throw POSIXError(.EPROTO) }
+        let head = String(decoding: bytes[0..<split], as: UTF8.self)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var body = Array(bytes[(split + 4)...])
+        if head.lowercased().contains("transfer-encoding: chunked") { body = dechunk(body) }
+        return Reply(status: status, headers: head, body: body)
+    }
+
+    static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [], position = 0
+        while let end = MJPEGStream.find([13, 10], in: bytes, from: position),
+              let size = Int(String(decoding: bytes[position..<end], as: UTF8.self), radix: 16), size > 0, end + 2 + size <= bytes.count {
+            out += bytes[(end + 2)..<(end + 2 + size)]
+            position = end + 2 + size + 2
+        }
+        return out
+    }
+}
+
+/// A viewer of `/stream.mjpg` that reads on its own thread and counts whole JPEG parts.
+final class MJPEGStream: @unchecked Sendable {
+    let fd: Int32
+    private let lock = NSLock()
+    private var raw: [UInt8] = []
+    private var stopped = false
+    private(set) var parts: [(index: Int, jpeg: [UInt8], at: Double)] = []
+
+    init(port: UInt16, reading: Bool = true) throws {
+        fd = try HTTP.connect(port: port)
+        HTTP.send(fd, "GET", "/stream.mjpg")
+        guard reading else { return }
+        Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                lock.lock()
+                raw += buffer[0..<n]
+                let body = raw.firstIndex(of: 13).flatMap { _ in Self.find(Array("\r\n\r\n".utf8), in: raw, from: 0) }.map { HTTP.dechunk(Array(raw[($0 + 4)...])) } ?? []
+                let found = Self.split(body)
+                for part in found.dropFirst(parts.count) { parts.append((part.index, part.jpeg, monotonicSeconds())) }
+                let done = stopped
+                lock.unlock()
+                if done { break }
+            }
+        }.start()
+    }
+
+    var count: Int { lock.withLock { parts.count } }
+    var snapshot: [(index: Int, jpeg: [UInt8], at: Double)] { lock.withLock { parts } }
+
+    /// Gone without a goodbye: a reset, as when a browser tab is killed.
+    func abort() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        lock.withLock { stopped = true }
+        close(fd)
+    }
+
+    static func split(_ bytes: [UInt8]) -> [(index: Int, jpeg: [UInt8])] {
+        var parts: [(Int, [UInt8])] = []
+        var position = 0
+        while let end = find(Array("\r\n\r\n".utf8), in: bytes, from: position) {
+            let header = String(decoding: bytes[position..<end], as: UTF8.self)
+            func value(_ name: String) -> Int? {
+                header.split(separator: "\r\n").first { $0.hasPrefix(name + ":") }.flatMap { Int($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)) }
+            }
+            guard let length = value("Content-Length"), let index = value("X-Frame-Index"), end + 4 + length <= bytes.count else { break }
+            parts.append((index, Array(bytes[(end + 4)..<(end + 4 + length)])))
+            position = end + 4 + length + 2
+        }
+        return parts
+    }
+
+    static func find(_ pattern: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= pattern.count, start <= bytes.count - pattern.count else { return nil }
+        var i = start
+        while i <= bytes.count - pattern.count {
+            if bytes[i] == pattern[0], bytes[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
+            i += 1
+        }
+        return nil
+    }
+}
+
+@Suite("the web console, served by the real binary", .serialized)
+struct WebConsoleProcessTests {
+    @Test("every bad setting is refused with the flag's own message and changes nothing")
+    func settingsTable() throws {
+        let console = try RunningConsole()
+        let before = try #require(try console.status()["settings"] as? [String: String])
+        let table: [(String, String)] = [
+            ("offset", "99"), ("offset", "-1"), ("offset", "\"abc\""), ("deadband", "181"), ("lost-after", "-1"), ("lost-after", "\"nan\""),
+            ("min-score", "2"), ("detector", "\"nope\""), ("switch-frames", "0"), ("switch-margin", "-1"), ("search", "\"nowhere\""),
+            ("mount", "\"wall\""), ("fov", "0"), ("kp", "9"), ("ki", "-1"), ("kd", "5"), ("lock-after", "-2"), ("fire-tolerance", "0"),
+            ("fire-cooldown", "0.5"), ("smooth-cutoff", "0"), ("smooth-beta", "101"), ("search", "\"last-seen\""), ("offset", "true"),
+        ]
+        for (key, value) in table {
+            let flagValue = value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let cli = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--\(key)", flagValue])
+            let expected = String(cli.standardError.split(separator: "\n").first ?? "").replacingOccurrences(of: "Error: ", with: "")
+            #expect(cli.status != 0 && !expected.isEmpty, "\(key) \(value) passes as a flag")
+            let reply = try console.post("/api/settings", "{\"\(key)\": \(value)}")
+            #expect(reply.status == 400, "\(key) \(value): \(reply.text)")
+            let error = (try? JSONSerialization.jsonObject(with: Data(reply.text.utf8)) as? [String: String])?["error"]
+            #expect(error == expected, "\(key) \(value)")
+        }
+        for switchKey in ["tilt", "invert-x"] {
+            #expect(try console.post("/api/settings", "{\"\(switchKey)\": \"maybe\"}").status == 400)
+        }
+        #expect(try console.post("/api/settings", "{\"serial\": \"/dev/ttyS0\"}").status == 400)
+        #expect(try console.status()["settings"] as? [String: String] == before)
+        #expect(console.process.isRunning)
+    }
+
+    @Test("Save writes the file --config reads, keeping its comments; sentry config then shows the values from it")
+    func save() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-save-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("sentry.toml").path
+        try "# my turret\ndeadband = 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let console = try RunningConsole(["--config", file])
+        #expect(try console.post("/api/settings", #"{"offset": 25, "tilt": true}"#).status == 200)
+        let saved = try console.post("/api/settings/save", "{}")
+        #expect(saved.status == 200 && saved.text.contains(file), "\(saved.text)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasPrefix("# my turret\ndeadband = 1\n"))
+        #expect(text.contains("offset = 25\n") && text.contains("tilt = true\n"))
+        let config = try SentryProcess(["config", "--config", file])
+        #expect(config.standardOutput.contains { _ in true } && config.standardOutput.split(separator: "\n").contains { $0.hasPrefix("offset ") && $0.contains("25") && $0.contains("\(file):") })
+        // A file sentry may not write: refused with the reason, the run goes on.
+        let unwritable = try RunningConsole([], environment: ["XDG_CONFIG_HOME": "/proc/sentry-cannot-write"])
+        let refused = try unwritable.post("/api/settings/save", "{}")
+        #expect(refused.status == 500 && refused.text.contains("cannot be written"), "\(refused.text)")
+        #expect(unwritable.process.isRunning)
+    }
+
+    @Test("off loopback the console needs a token (refused at start without one); requests without it get 401")
+    func token() throws {
+        let refused = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--web", "0.0.0.0:\(freePort())"])
+        #expect(refused.status != 0 && refused.standardError.contains("--web-token"))
+        let port = freePort()
+        let console = try RunningConsole(["--web-token", "t0k3n"], web: "0.0.0.0:\(port)")
+        #expect(try HTTP.request(port: port, "GET", "/api/status").status == 401)
+        #expect(try HTTP.request(port: port, "GET", "/api/status?token=t0k3n").status == 200)
+        #expect(try HTTP.request(port: port, "POST", "/api/aim", body: #"{"action":"scan"}"#).status == 401)
+        #expect(try HTTP.request(port: port, "GET", "/", headers: ["Authorization: Bearer t0k3n"]).status == 200)
+        _ = console
+        for bad in [["--web", "99999"], ["--web", "localhost:80"], ["--web-token", "x"], ["--web", "8080", "--web-fps", "0"], ["--web", "8080", "--web-token", ""]] {
+            let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim"] + bad)
+            #expect(run.status != 0 && run.standardError.contains("--web"), "\(bad): \(run.standardError)")
+        }
+        let busy = try RunningConsole()
+        let second = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--web", "127.0.0.1:\(busy.port)", "--frames", "1"])
+        #expect(second.status != 0 && second.standardError.contains("cannot listen"), "\(second.standardError)")
+    }
+
+    @Test("the stream is JPEG frames of the frame's size; a second viewer, one that vanishes and one that never reads do not slow the first or the frame rate")
+    func viewers() throws {
+        let console = try RunningConsole()
+        let first = try MJPEGStream(port: console.port)
+        Thread.sleep(forTimeInterval: 3)
+        let alone = first.count
+        let second = try MJPEGStream(port: console.port)
+        let vanishing = try MJPEGStream(port: console.port)
+        let stuck = try MJPEGStream(port: console.port, reading: false)
+        Thread.sleep(forTimeInterval: 1)
+        vanishing.abort()
+        let countAt = first.count
+        Thread.sleep(forTimeInterval: 3)
+        let together = first.count - countAt
+        let status = try console.status()
+        let fps = status["fps"] as? Double ?? 0
+        // The demo clip runs at 10 fps and --web-fps is 15: every frame goes to each viewer.
+        #expect(alone >= 25 && together >= 25, "alone \(alone) together \(together)")
+        #expect(abs(together - alone) <= 4, "alone \(alone) together \(together)")
+        #expect(fps >= 9, "\(fps) fps")
+        #expect(second.count >= 25)
+        for part in first.snapshot.suffix(5) {
+            let info = try #require(JPEGHeader.read(part.jpeg))
+            #expect(info.width == 640 && info.height == 480)
+        }
+        let indices = first.snapshot.map(\.index)
+        #expect(zip(indices, indices.dropFirst()).allSatisfy { $0 < $1 || $1 < 5 }, "frames out of order: \(indices)")
+        close(stuck.fd)
+        close(second.fd)
+        close(first.fd)
+        #expect(console.process.isRunning)
+        #expect(console.stop() == 0)
+    }
+}
+
+/// Debian's Chromium, headless, driven by tools/browser (DevTools protocol).
+final class Browser {
+    let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private var pending: [UInt8] = []
+
+    init() throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", DemoClip.repository.appendingPathComponent("tools/browser").path]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        _ = try next()
+    }
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private func next() throws -> Any? {
+        while true {
+            if let newline = pending.firstIndex(of: 10) {
+                let line = Data(pending[..<newline])
+                pending.removeFirst(newline + 1)
+                let reply = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+                guard reply["ok"] as? Bool == true else { throw Failure(description: reply["error"] as? String ?? "browser failed") }
+                return reply["value"]
+            }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { throw Failure(description: "tools/browser ended") }
+            pending += data
+        }
+    }
+
+    @discardableResult
+    func run(_ command: [String: Any]) throws -> Any? {
+        var data = try JSONSerialization.data(withJSONObject: command)
+        data.append(10)
+        input.fileHandleForWriting.write(data)
+        return try next()
+    }
+
+    func eval(_ script: String) throws -> Any? { try run(["eval": script]) }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+@Suite("the web console in a real browser (headless Chromium)", .serialized)
+struct WebConsoleBrowserTests {
+    /// The page's canvas and what it shows, once frozen.
+    struct Shown {
+        var frame: Int
+        var left: Double, top: Double, scale: Double
+        var faces: [[String: Any]]
+        var target: Int?
+    }
+
+    static func freeze(_ browser: Browser) throws -> Shown {
+        _ = try browser.eval("window.sentry.freeze = true")
+        Thread.sleep(forTimeInterval: 0.3)
+        let shown = try #require(try browser.eval("window.sentry.shown") as? [String: Any])
+        let canvas = try #require(shown["canvas"] as? [String: Double])
+        return Shown(frame: shown["frame"] as? Int ?? -1, left: canvas["left"]!, top: canvas["top"]!,
+                     scale: canvas["width"]! / Double(DemoClip.frameWidth), faces: shown["faces"] as? [[String: Any]] ?? [],
+                     target: shown["target"] as? Int)
+    }
+
+    @Test("the page shows the video with the target box around the face's known position (screenshot in docs/)")
+    func screenshot() throws {
+        let console = try RunningConsole()
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        try browser.run(["wait": "window.sentry.framesShown > 10", "timeout": 20])
+        // A frame with the face well inside, then hold it still.
+        try browser.run(["wait": "window.sentry.shown && window.sentry.shown.target !== null && window.sentry.shown.target !== undefined && (window.sentry.shown.frame % 100) > 12 && (window.sentry.shown.frame % 100) < 22", "timeout": 30])
+        let shown = try Self.freeze(browser)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-console-\(UUID().uuidString).png").path
+        try browser.run(["screenshot": path])
+        if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
+            try? FileManager.default.removeItem(atPath: DemoClip.repository.appendingPathComponent("docs/console.png").path)
+            try FileManager.default.copyItem(atPath: path, toPath: DemoClip.repository.appendingPathComponent("docs/console.png").path)
+        }
+        let time = Double(shown.frame % 100) / DemoClip.framesPerSecond
+        let face = DemoClip.face(at: time)
+        func screen(_ x: Double, _ y: Double) -> (Double, Double) { (shown.left + x * shown.scale, shown.top + y * shown.scale) }
+        // The video is there: the canvas is a picture, not a flat fill.
+        let whole = try #require(try browser.run(["pixels": path, "rect": [shown.left, shown.top, 640 * shown.scale, 480 * shown.scale]]) as? [String: Double])
+        #expect(whole["deviation"]! > 20, "\(whole)")
+        // The target box: red lines around the known face, none across its middle.
+        let (x0, y0) = screen(face.x - 25, face.y - 25)
+        let around = try #require(try browser.run(["pixels": path, "rect": [x0, y0, (face.width + 50) * shown.scale, (face.height + 50) * shown.scale],
+                                                   "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let (cx, cy) = screen(face.x + face.width * 0.3, face.y + face.height * 0.3)
+        let middle = try #require(try browser.run(["pixels": path, "rect": [cx, cy, face.width * 0.4 * shown.scale, face.height * 0.4 * shown.scale],
+                                                   "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let side = face.x > 320 ? 20.0 : 460.0
+        let (ox, oy) = screen(side, 300)
+        let elsewhere = try #require(try browser.run(["pixels": path, "rect": [ox, oy, 150 * shown.scale, 150 * shown.scale],
+                                                      "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let perimeter = 2 * (face.width + face.height) * shown.scale
+        #expect(around["near"]! > perimeter * 2, "red pixels around the face: \(around), frame \(shown.frame)")
+        #expect(middle["near"]! == 0, "\(middle)")
+        #expect(elsewhere["near"]! == 0, "\(elsewhere)")
+        #expect(console.stop() == 0)
+    }
+
+    @Test("a click on the video aims the simulated servo at the clicked point; arrows nudge; A hands back to tracking")
+    func click() throws {
+        let servo = try SimulatedServo()
+        defer { servo.stop() }
+        let console = try RunningConsole([], serial: servo.devicePath)
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        try browser.run(["wait": "window.sentry.framesShown > 3", "timeout": 20])
+        let shown = try Self.freeze(browser)
+        // A click lands on whole CSS pixels: aim where that pixel is in the frame.
+        let click = ((shown.left + 160 * shown.scale).rounded(), (shown.top + 300 * shown.scale).rounded())
+        try browser.run(["click": [click.0, click.1]])
+        let point = (x: (click.0 - shown.left) / shown.scale, y: (click.1 - shown.top) / shown.scale)
+        let expected = AngleMapper(offset: 40).aim(at: point, frameWidth: 640, frameHeight: 480).pan
+        #expect(Self.waitFor(servo, pan: expected), "servo at \(servo.current.pan), expected \(expected); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(80)); \((try? console.status())?["mode"] ?? "")")
+        try browser.run(["key": "ArrowRight"])
+        #expect(Self.waitFor(servo, pan: expected + 2), "servo at \(servo.current.pan), expected \(expected + 2)")
+        #expect(try console.status()["steering"] as? String == "manual")
+        try browser.run(["key": "a"])
+        try browser.run(["wait": "window.sentry.shown !== null", "timeout": 5])
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, try console.status()["steering"] as? String != "auto" { usleep(50_000) }
+        #expect(try console.status()["steering"] as? String == "auto")
+    }
+
+    static func waitFor(_ servo: SimulatedServo, pan: Int) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let now = servo.current
+            if now.pan == pan && !now.isScanning { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    @Test("typing a new offset in the page changes the next command sent for the face")
+    func offset() throws {
+        let servo = try SimulatedServo()
+        defer { servo.stop() }
+        let console = try RunningConsole([], serial: servo.devicePath)
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        try browser.run(["wait": "document.getElementById('setting-offset') !== null", "timeout": 20])
+        let box = try #require(try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-offset').getBoundingClientRect())") as? [Double])
+        try browser.run(["click": box])
+        _ = try browser.eval("document.getElementById('setting-offset').select()")
+        try browser.run(["type": "20"])
+        _ = try browser.eval("document.activeElement.blur()")
+        let deadline = Date().addingTimeInterval(10)
+        var checked: (sent: String, expected: String)?
+        // The change is taken between frames: judge a frame that began after it was accepted.
+        var changedAt: Int?
+        while Date() < deadline, checked == nil {
+            let status = try console.status()
+            let frame = status["frame"] as? Int ?? 0
+            if changedAt == nil, (status["settings"] as? [String: String])?["offset"] == "20" { changedAt = frame }
+            if let changedAt, frame > changedAt + 1, let target = status["target"] as? Int,
+               let faces = status["faces"] as? [[String: Any]], let sent = (status["commands"] as? [String])?.first(where: { $0.hasPrefix("X") }) {
+                let face = faces[target]
+                let x = Double(face["x"] as! Int) + Double(face["w"] as! Int) / 2
+                let y = Double(face["y"] as! Int) + Double(face["h"] as! Int) / 2
+                let pan = AngleMapper(offset: 20).aim(at: (x, y), frameWidth: 640, frameHeight: 480).pan
+                checked = (sent, "X\(pan).")
+            }
+            usleep(20_000)
+        }
+        let result = try #require(checked, "no command after the change")
+        _ = changedAt
+        #expect(result.sent == result.expected)
+        #expect(servo.waitForBytes(0, timeout: 0.5))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(String(decoding: servo.receivedBytes, as: UTF8.self).contains(result.sent))
+        let error = try browser.eval("document.getElementById('error').textContent") as? String
+        #expect(error == "")
+    }
+}
