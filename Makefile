@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall flash bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -132,6 +132,10 @@ fuzz: setup
 
 bench: release $(DEMO_CLIP)
 	tools/bench-detector $(DEMO_CLIP)
+
+# The web console's cost: CPU with and without --web and a viewer, encode time, latency.
+console-bench: release
+	tools/console-bench .build/release/sentry
 
 # Regenerates Tests/Fixtures/opencv-detections.json with OpenCV itself.
 fixtures: setup

@@ -395,11 +395,8 @@ struct WebConsoleBrowserTests {
 
     @Test("a click on the video aims the simulated servo at the clicked point; arrows nudge; A hands back to tracking")
     func click() throws {
-        let servo = try SimulatedServo()
+        let (servo, console, browser) = try Self.consoleOnSimulatedServo()
         defer { servo.stop() }
-        let console = try RunningConsole([], serial: servo.devicePath)
-        let browser = try Browser()
-        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
         try browser.run(["wait": "window.sentry.framesShown > 3", "timeout": 20])
         let shown = try Self.freeze(browser)
         // A click lands on whole CSS pixels: aim where that pixel is in the frame.
@@ -418,6 +415,15 @@ struct WebConsoleBrowserTests {
         #expect(try console.status()["steering"] as? String == "auto")
     }
 
+    /// sentry on a simulated servo's pty, its console open in the browser.
+    static func consoleOnSimulatedServo() throws -> (SimulatedServo, RunningConsole, Browser) {
+        let servo = try SimulatedServo()
+        let console = try RunningConsole([], serial: servo.devicePath)
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        return (servo, console, browser)
+    }
+
     static func waitFor(_ servo: SimulatedServo, pan: Int) -> Bool {
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
@@ -430,11 +436,8 @@ struct WebConsoleBrowserTests {
 
     @Test("typing a new offset in the page changes the next command sent for the face")
     func offset() throws {
-        let servo = try SimulatedServo()
+        let (servo, console, browser) = try Self.consoleOnSimulatedServo()
         defer { servo.stop() }
-        let console = try RunningConsole([], serial: servo.devicePath)
-        let browser = try Browser()
-        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
         try browser.run(["wait": "document.getElementById('setting-offset') !== null", "timeout": 20])
         let box = try #require(try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-offset').getBoundingClientRect())") as? [Double])
         try browser.run(["click": box])
