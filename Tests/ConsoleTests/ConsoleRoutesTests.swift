@@ -188,7 +188,8 @@ struct ConsoleRoutesTests {
         }
         publisher.cancel()
         #expect(parts.count >= 3)
-        #expect(parts.map(\.index) == parts.map(\.index).sorted() && Set(parts.map(\.index)).count == parts.count)
+        // In order; a frame may come twice when nothing new came for the keep-alive's 2 s (a loaded machine).
+        #expect(parts.map(\.index) == parts.map(\.index).sorted() && Set(parts.map(\.index)).count >= 2)
         for part in parts {
             let info = try #require(JPEGHeader.read(part.jpeg))
             #expect(info.width == 64 && info.height == 48)
