@@ -122,6 +122,9 @@ public final class ConsoleHub: Sendable {
         state.withLock { state in state.events.filter { $0.sequence > sequence } }
     }
 
+    /// The sequence number of the newest log line (0 before the first).
+    public var newestEvent: Int { state.withLock { $0.nextEvent - 1 } }
+
     /// The current change counter.
     public var version: Int { state.withLock { $0.version } }
 

@@ -36,20 +36,14 @@ public final class ConsoleServer: Sendable {
 
     public init(address: ListenAddress, token: String?, hub: ConsoleHub, controller: any ConsoleController) throws(ServerError) {
         self.address = address
+        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token))
         do {
             // Streams stay open as long as a viewer watches: no request timeout.
-            server = HTTPServer(address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled)
+            server = HTTPServer(address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled,
+                                handler: routes)
         } catch {
             throw ServerError("\(address.host) is not an IPv4 address this machine can listen on (\(error))")
         }
-        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token))
-        let routed = DispatchSemaphore(value: 0)
-        let server = server
-        Task {
-            await server.appendRoute("*", to: routes)
-            routed.signal()
-        }
-        routed.wait()
     }
 
     /// Listens in the background; throws when the port cannot be had.

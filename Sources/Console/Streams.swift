@@ -105,7 +105,7 @@ struct EventStreamBody: AsyncBufferedSequence {
         init(hub: ConsoleHub) {
             self.hub = hub
             // Start with the recent past of the log.
-            lastEvent = Swift.max(0, (hub.events(after: 0).last?.sequence ?? 0) - 50)
+            lastEvent = Swift.max(0, hub.newestEvent - 50)
         }
 
         mutating func next() async throws -> UInt8? {

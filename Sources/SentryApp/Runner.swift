@@ -247,16 +247,13 @@ final class StatusPrinter {
     private let enabled: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var lastHUD = ""
-    private var frameTimes: [Double] = []
+    private var rate = FrameRateMeter()
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(hud: String, serial: String) {
         guard enabled else { return }
-        let now = monotonicSeconds()
-        frameTimes.append(now)
-        frameTimes.removeAll { now - $0 > 1 }
-        let fps = Double(frameTimes.count)
+        let fps = rate.tick()
         if isTerminal {
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + StatusLine.line(hud: hud, framesPerSecond: fps, serial: serial)).utf8))
         } else if hud != lastHUD {

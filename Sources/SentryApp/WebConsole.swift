@@ -148,7 +148,7 @@ final class WebConsole {
     private let server: ConsoleServer
     private let control: LiveControl
     private var detectorName: String
-    private var frameTimes: [Double] = []
+    private var rate = FrameRateMeter()
 
     init(options: WebOptions, detectorName: String, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
@@ -179,8 +179,7 @@ final class WebConsole {
     /// Publishes what the pipeline did with `frame`, read from the source at `capturedAt`.
     func publish(_ result: FrameResult, frame: Frame, capturedAt: Double, pipeline: Pipeline, serial: String) {
         let now = monotonicSeconds()
-        frameTimes.append(now)
-        frameTimes.removeAll { now - $0 > 1 }
+        let fps = rate.tick(at: now)
         let scores = (pipeline.detector as? BlazeFaceDetector)?.lastScoredFaces.map(\.score)
         let faces = result.faces.enumerated().map { index, box in
             FaceBox(box, score: scores.flatMap { index < $0.count ? $0[index] : nil })
@@ -195,7 +194,7 @@ final class WebConsole {
             faces: faces, target: result.target.flatMap { result.faces.firstIndex(of: $0) },
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
             mode: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering),
-            steering: steering, locked: result.isLocked, fps: Double(frameTimes.count), detectMs: result.detectSeconds * 1000,
+            steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - capturedAt) * 1000, serial: serial, detector: detectorName)
         hub.publish(status, frame: frame, capturedAt: capturedAt)
     }

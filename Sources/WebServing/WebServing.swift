@@ -24,6 +24,38 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var isLoopback: Bool { host.hasPrefix("127.") }
 
     public var description: String { "\(host):\(port)" }
+
+    /// The names of the flags that say where a server listens and who may use it.
+    public struct Flags: Sendable {
+        public var address: String
+        public var token: String
+        public var insecure: String
+        /// Shown after "e.g." when the address does not parse.
+        public var example: String
+
+        public init(address: String, token: String, insecure: String, example: String) {
+            self.address = address
+            self.token = token
+            self.insecure = insecure
+            self.example = example
+        }
+    }
+
+    /// `text` as given to `flags.address`, with the rule every network face
+    /// of sentry keeps: loopback unless a token (or an explicit waiver) comes
+    /// with it. Throws the one-line message naming the flags.
+    public static func checked(_ text: String, token: String?, insecure: Bool, flags: Flags) throws(ServerError) -> ListenAddress {
+        guard let address = ListenAddress(parsing: text) else {
+            throw ServerError("\(flags.address) \(text) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. \(flags.example)")
+        }
+        if let token, token.isEmpty {
+            throw ServerError("\(flags.token) needs a value, e.g. \(flags.token) \"$(openssl rand -hex 16)\"")
+        }
+        if !address.isLoopback, token == nil, !insecure {
+            throw ServerError("\(flags.address) \(text) is reachable from the network: give \(flags.token) TOKEN (or \(flags.insecure) to let anyone aim the turret)")
+        }
+        return address
+    }
 }
 
 /// The shared secret of a server reachable from the network: every request

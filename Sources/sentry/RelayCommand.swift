@@ -45,12 +45,11 @@ struct RelayCommand: ParsableCommand {
     var address: ListenAddress? { ListenAddress(parsing: listen) }
 
     func validate() throws {
-        guard let address else {
-            throw ValidationError("--listen \(listen) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. 127.0.0.1:12354")
-        }
-        if let token, token.isEmpty { throw ValidationError("--token needs a value, e.g. --token \"$(openssl rand -hex 16)\"") }
-        if !address.isLoopback, token == nil, !insecure {
-            throw ValidationError("--listen \(listen) is reachable from the network: give --token TOKEN (or --insecure to let anyone aim the turret)")
+        do {
+            _ = try ListenAddress.checked(listen, token: token, insecure: insecure,
+                                          flags: .init(address: "--listen", token: "--token", insecure: "--insecure", example: "127.0.0.1:12354"))
+        } catch {
+            throw ValidationError(error.description)
         }
         guard SerialPort.baudRates[baud] != nil else { throw ValidationError("--baud \(baud) is not a standard rate") }
         if let bootWait, !(bootWait.isFinite && (0...60).contains(bootWait)) {

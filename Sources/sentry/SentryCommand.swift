@@ -296,12 +296,11 @@ struct Run: ParsableCommand {
             if webToken != nil || webInsecure { throw ValidationError("--web-token and --web-insecure go with --web [HOST:]PORT, e.g. --web 8080") }
             return
         }
-        guard let address = ListenAddress(parsing: web) else {
-            throw ValidationError("--web \(web) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. --web 8080 or --web 0.0.0.0:8080")
-        }
-        if let webToken, webToken.isEmpty { throw ValidationError("--web-token needs a value, e.g. --web-token \"$(openssl rand -hex 16)\"") }
-        if !address.isLoopback, webToken == nil, !webInsecure {
-            throw ValidationError("--web \(web) is reachable from the network: give --web-token TOKEN (or --web-insecure to let anyone aim the turret)")
+        do {
+            _ = try ListenAddress.checked(web, token: webToken, insecure: webInsecure,
+                                          flags: .init(address: "--web", token: "--web-token", insecure: "--web-insecure", example: "--web 8080 or --web 0.0.0.0:8080"))
+        } catch {
+            throw ValidationError(error.description)
         }
         guard webFps.isFinite, (1...60).contains(webFps) else { throw ValidationError("--web-fps \(webFps) must be between 1 and 60") }
     }
