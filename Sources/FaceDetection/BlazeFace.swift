@@ -26,7 +26,7 @@ public struct ScoredFace: Sendable, Equatable {
 /// model input, run the network, decode the boxes from SSD anchors, merge
 /// overlapping ones with weighted non-maximum suppression, and undo the
 /// letterbox. Gray frames are fed as three equal channels.
-public final class BlazeFaceDetector: FaceDetector {
+public final class BlazeFaceDetector: RegionFaceDetector {
     /// The two published models, told apart by their input size.
     public enum Variant: String, Sendable, CaseIterable {
         /// 192x192, faces up to about 5 m away.
@@ -60,6 +60,8 @@ public final class BlazeFaceDetector: FaceDetector {
     static let suppressionThreshold: Float = 0.3
 
     public let variant: Variant
+    /// The model file this detector runs.
+    public let modelPath: String
     /// Boxes scoring below this are dropped (0...1).
     public var minScore: Float
     /// How long the network itself took on the last frame, for benchmarks.
@@ -77,9 +79,7 @@ public final class BlazeFaceDetector: FaceDetector {
     private var remaining: [Candidate] = []
     private var kept: [Candidate] = []
     private var scoredFaces: [ScoredFace] = []
-    /// The faces of the last `detectFaces` call with their scores, in the
-    /// order of its boxes.
-    public var lastScoredFaces: [ScoredFace] { scoredFaces }
+    public private(set) var lastScores: [Float] = []
 
     /// A decoded box in letterbox coordinates (0...1).
     private struct Candidate {
@@ -110,6 +110,7 @@ public final class BlazeFaceDetector: FaceDetector {
             throw ModelError(path: modelPath, reason: "input \(shape) is not a BlazeFace input (1x128x128x3 or 1x192x192x3)")
         }
         self.variant = variant
+        self.modelPath = modelPath
         self.minScore = minScore
         anchors = Self.anchors(for: variant)
         let shapes = interpreter.outputShapes
@@ -128,28 +129,46 @@ public final class BlazeFaceDetector: FaceDetector {
 
     public func detectFaces(in image: GrayImage, into boxes: inout [Box]) {
         detect(in: image, into: &scoredFaces)
-        boxes.removeAll(keepingCapacity: true)
-        for face in scoredFaces { boxes.append(face.box) }
+        split(into: &boxes)
     }
 
-    /// The faces in `image` with their scores, best first, written into `faces`
+    public func detectFaces(in image: GrayImage, region: Box, into boxes: inout [Box]) {
+        detect(in: image, region: region, into: &scoredFaces)
+        split(into: &boxes)
+    }
+
+    /// The last faces as boxes, and their scores into `lastScores`.
+    private func split(into boxes: inout [Box]) {
+        boxes.removeAll(keepingCapacity: true)
+        lastScores.removeAll(keepingCapacity: true)
+        for face in scoredFaces {
+            boxes.append(face.box)
+            lastScores.append(face.score)
+        }
+    }
+
+    /// The faces in `image` (or in `region` of it, as boxes in the whole
+    /// image's pixels) with their scores, best first, written into `faces`
     /// (emptied first; its storage is reused, so steady state allocates nothing).
-    public func detect(in image: GrayImage, into faces: inout [ScoredFace]) {
+    public func detect(in image: GrayImage, region: Box? = nil, into faces: inout [ScoredFace]) {
         faces.removeAll(keepingCapacity: true)
         guard image.width > 0, image.height > 0 else { return }
-        letterbox.fill(interpreter.input, from: image)
+        let area = region ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+        letterbox.fill(interpreter.input, from: image,
+                       region: Letterbox.Region(x: area.x, y: area.y, width: area.width, height: area.height))
         let start = monotonicSeconds()
         interpreter.invoke()
         lastNetworkSeconds = monotonicSeconds() - start
         decode()
         suppress()
-        // Undo the letterbox: fractions of the padded square to frame pixels.
+        // Undo the letterbox: fractions of the padded square to the region's pixels, then the image's.
         let padX = Float(letterbox.padX), padY = Float(letterbox.padY)
         let scaleX = 1 - 2 * padX, scaleY = 1 - 2 * padY
-        let width = Float(image.width), height = Float(image.height)
+        let width = Float(area.width), height = Float(area.height)
+        let left = Float(area.x), top = Float(area.y)
         for face in kept {
-            let minX = (face.minX - padX) / scaleX * width, maxX = (face.maxX - padX) / scaleX * width
-            let minY = (face.minY - padY) / scaleY * height, maxY = (face.maxY - padY) / scaleY * height
+            let minX = (face.minX - padX) / scaleX * width + left, maxX = (face.maxX - padX) / scaleX * width + left
+            let minY = (face.minY - padY) / scaleY * height + top, maxY = (face.maxY - padY) / scaleY * height + top
             faces.append(ScoredFace(x: minX, y: minY, width: maxX - minX, height: maxY - minY, score: face.score))
         }
     }

@@ -26,7 +26,7 @@ public struct CascadeParameters: Sendable, Equatable {
 /// cascade's window slides over each shrunken frame (step 2 pixels below
 /// scale 2, else 1; one more step after a first-stage rejection), and the
 /// raw hits are grouped with `groupRectangles`.
-public final class CascadeDetector: FaceDetector {
+public final class CascadeDetector: RegionFaceDetector {
     public let cascade: HaarCascade
     public let parameters: CascadeParameters
 
@@ -80,6 +80,8 @@ public final class CascadeDetector: FaceDetector {
     private var raw: [Box] = []
     private var cursors: [Int] = []
     private var grouping = RectangleGrouping()
+    /// The region of the last `detectFaces(in:region:into:)`, copied out.
+    private var regionPixels: [UInt8] = []
 
     /// `threads` splits the scales between that many threads (the boxes do not change).
     public init(cascade: HaarCascade, parameters: CascadeParameters = CascadeParameters(), threads: Int = 1) {
@@ -169,6 +171,23 @@ public final class CascadeDetector: FaceDetector {
         faces.removeAll(keepingCapacity: true)
         collectRawDetections(in: image)
         grouping.group(raw, minNeighbors: parameters.minNeighbors, into: &faces)
+    }
+
+    /// Runs the cascade on a copy of `region` alone, so the windows it slides
+    /// and the scales it tries are the region's.
+    public func detectFaces(in image: GrayImage, region: Box, into faces: inout [Box]) {
+        regionPixels.removeAll(keepingCapacity: true)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for row in region.y..<region.y + region.height {
+                regionPixels.append(contentsOf: UnsafeBufferPointer(rebasing: pixels[row * image.width + region.x ..< row * image.width + region.x + region.width]))
+            }
+        }
+        let part = GrayImage(width: region.width, height: region.height, pixels: regionPixels)
+        detectFaces(in: part, into: &faces)
+        for index in faces.indices {
+            faces[index].x += region.x
+            faces[index].y += region.y
+        }
     }
 
     /// Every window the cascade accepts, before grouping, in scale order.

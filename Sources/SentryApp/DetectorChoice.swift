@@ -26,6 +26,9 @@ public struct DetectorOptions: Sendable {
     /// Detector threads (the Haar cascade splits its scales between them,
     /// BlazeFace the rows of each convolution).
     public var threads = 1
+    /// Full-frame detections per second, the followed face's neighbourhood in
+    /// between (`ScheduledDetector`); nil: every frame in full.
+    public var detectRate: Double?
 
     public init() {}
 
@@ -44,6 +47,27 @@ extension Runner {
     /// Builds the detector `options` ask for, with the name it reports as
     /// (`blazeface`, `blazeface-short`, `haar` or `lbp`).
     public static func makeDetector(_ options: DetectorOptions, logger: Logger? = nil) throws -> (detector: any FaceDetector, name: String) {
+        let (detector, name) = try makeFullFrameDetector(options, logger: logger)
+        guard let rate = options.detectRate else { return (detector, name) }
+        return (ScheduledDetector(fullFrame: detector, neighbourhood: try neighbourhoodDetector(for: detector, options), rate: rate), name)
+    }
+
+    /// What looks at the followed face's neighbourhood between full passes:
+    /// BlazeFace's short-range model (made for faces filling much of its
+    /// input, and a quarter of the full range's work), the same model when
+    /// that one is not found, or the same cascade.
+    private static func neighbourhoodDetector(for detector: any FaceDetector, _ options: DetectorOptions) throws -> any RegionFaceDetector {
+        if let cascade = detector as? CascadeDetector {
+            return CascadeDetector(cascade: cascade.cascade, parameters: cascade.parameters)
+        }
+        guard let blazeFace = detector as? BlazeFaceDetector else {
+            throw DetectorError(description: "--detect-fps needs a BlazeFace or cascade detector")
+        }
+        let path = (blazeFace.variant == .fullRange ? ModelLocator.model(.shortRange) : nil) ?? blazeFace.modelPath
+        return try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
+    }
+
+    private static func makeFullFrameDetector(_ options: DetectorOptions, logger: Logger?) throws -> (detector: any FaceDetector, name: String) {
         switch options.kind {
         case .haar, .lbp:
             return try cascade(options)

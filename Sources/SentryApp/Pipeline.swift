@@ -90,7 +90,8 @@ public final class Pipeline {
     /// Runs one frame through every stage and writes its commands.
     public func process(_ frame: Frame) throws(SerialError) -> FrameResult {
         let t0 = monotonicSeconds()
-        let faces = detector.detectFaces(in: frame.image)
+        var faces: [Box] = []
+        detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
         let t1 = monotonicSeconds()
         if output.takeReconnected() {
             filter.reset()

@@ -180,9 +180,9 @@ final class WebConsole {
     func publish(_ result: FrameResult, frame: Frame, capturedAt: Double, pipeline: Pipeline, serial: String) {
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
-        let scores = (pipeline.detector as? BlazeFaceDetector)?.lastScoredFaces.map(\.score)
+        let scores = pipeline.detector.lastScores
         let faces = result.faces.enumerated().map { index, box in
-            FaceBox(box, score: scores.flatMap { index < $0.count ? $0[index] : nil })
+            FaceBox(box, score: index < scores.count ? scores[index] : nil)
         }
         let steering = switch pipeline.steering {
         case .tracking: "auto"

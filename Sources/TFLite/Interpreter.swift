@@ -38,7 +38,7 @@ public final class Interpreter {
         // Safe to share: the parts of a step read the same inputs and write disjoint rows.
         nonisolated(unsafe) let shared = steps
         let parts = self.threads
-        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, part in shared[step].run(part: part, of: parts) } : nil
+        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, chunk, chunks in shared[step].run(part: chunk, of: chunks) } : nil
     }
 
     /// The two allocations behind every place.
@@ -82,6 +82,11 @@ public final class Interpreter {
     /// part to a helper and waiting for it costs about as much.
     static let splitWork = 200_000
 
+    /// Chunks per thread a split step is cut into: enough that a thread
+    /// that falls behind leaves its share to the others, few enough that
+    /// each chunk still runs the kernels' full-width loops.
+    static let chunksPerThread = 4
+
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions' rows are shared out; the other steps are too
     /// small to be worth waking a thread for.
@@ -90,9 +95,12 @@ public final class Interpreter {
             for step in steps { step.run() }
             return
         }
-        pool.session {
-            for (index, step) in steps.enumerated() {
-                if step.parallelRows >= 2 * threads, step.work >= Self.splitWork { pool.run(step: index) } else { step.run() }
+        for (index, step) in steps.enumerated() {
+            let rows = step.parallelRows
+            if rows >= 2 * threads, step.work >= Self.splitWork {
+                pool.run(step: index, chunks: min(rows, threads * Self.chunksPerThread, WorkerPool.maximumChunks))
+            } else {
+                step.run()
             }
         }
     }

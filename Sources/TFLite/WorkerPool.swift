@@ -1,82 +1,109 @@
 import Foundation
 import Synchronization
 
-/// Helper threads for `Interpreter.invoke()`. Waking a thread per operator
-/// costs more than a small convolution takes, so a helper that has finished
-/// its part of a split step spins a few microseconds for the next one
-/// (`spinLimit`), then parks on a condition until `run(step:)` wakes it: the
-/// gaps between split steps (unsplit small operators) and between frames
-/// cost no CPU. Helpers take part `1...helpers` of each split step. Nothing
-/// is allocated per frame.
+/// Helper threads for `Interpreter.invoke()`.
+///
+/// A split step is cut into more chunks than there are threads, and every
+/// thread, the caller included, claims the next unclaimed chunk until none
+/// is left. So a helper that is still waking up, or that the scheduler has
+/// taken off its core for another thread, delays the step by at most the
+/// one chunk it holds: the caller does the rest itself instead of spinning
+/// until the helper is back.
+///
+/// Between steps a helper spins a few microseconds (`spinLimit`) for the
+/// next one, then parks on a condition until `run` wakes it: the gaps
+/// between split steps and between frames cost no CPU. Nothing is allocated
+/// per frame.
 final class WorkerPool: @unchecked Sendable {
-    /// Part `part` of step `step`; called concurrently for different parts.
-    typealias Work = @Sendable (_ step: Int, _ part: Int) -> Void
+    /// Chunk `chunk` of `chunks` of step `step`; called concurrently for different chunks.
+    typealias Work = @Sendable (_ step: Int, _ chunk: Int, _ chunks: Int) -> Void
 
     let helpers: Int
     private let work: Work
-    /// Bumped for each step handed out; helpers run `step` when it changes.
-    private let generation = Atomic<Int>(0)
-    private let step = Atomic<Int>(0)
+    /// The step on offer, packed so that one compare-and-swap both reads it
+    /// and claims a chunk: generation (bits 32...), step (16...31), chunk
+    /// count (8...15), next unclaimed chunk (0...7).
+    private let ticket = Atomic<Int>(0)
+    /// Chunks of the current step that have finished.
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep on `wake`, to be woken when the next step comes.
     private let parked = Atomic<Int>(0)
     private let wake = NSCondition()
     private let exited = DispatchSemaphore(value: 0)
+    private var generation = 0
 
-    /// Polls of `generation` before a helper parks: a few microseconds.
+    /// Polls of the ticket before a helper parks: a few microseconds.
     static let spinLimit = 2000
+    /// The most chunks a step is cut into (the ticket's field is 8 bits).
+    static let maximumChunks = 255
 
     init(helpers: Int, work: @escaping Work) {
         self.helpers = helpers
         self.work = work
         for part in 1...max(helpers, 1) where helpers > 0 {
-            let thread = Thread { [unowned self] in self.loop(part: part) }
+            let thread = Thread { [unowned self] in self.loop() }
             thread.name = "sentry-tflite-\(part)"
             thread.start()
         }
     }
 
-    /// Runs `body`, which hands out steps with `run(step:)` (kept for the
-    /// interpreter's shape: helpers now wake per step, not per invoke).
-    func session(_ body: () -> Void) {
-        body()
-    }
-
-    /// Runs part 0 of `index` here and the other parts on the helpers; returns when all are done.
-    func run(step index: Int) {
+    /// Runs every chunk of step `index` (cut into `chunks`, at most
+    /// `maximumChunks`), here and on the helpers; returns when all are done.
+    func run(step index: Int, chunks: Int) {
+        precondition((1...Self.maximumChunks).contains(chunks) && (0..<65536).contains(index))
+        generation = (generation + 1) & 0x7FFF_FFFF
         finished.store(0, ordering: .relaxed)
-        step.store(index, ordering: .relaxed)
         // Sequentially consistent with the helper's park: either it sees the
-        // new generation, or this sees it parked and wakes it.
-        generation.add(1, ordering: .sequentiallyConsistent)
+        // new ticket, or this sees it parked and wakes it.
+        ticket.store(generation << 32 | index << 16 | chunks << 8, ordering: .sequentiallyConsistent)
         if parked.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
-        work(index, 0)
-        while finished.load(ordering: .acquiring) < helpers {}
+        claimChunks()
+        var polls = 0
+        while finished.load(ordering: .acquiring) < chunks {
+            // The last chunks are on helpers; if one of them lost its core,
+            // give the core back rather than spin through its time slice.
+            polls += 1
+            if polls > Self.spinLimit { sched_yield() }
+        }
     }
 
-    private func loop(part: Int) {
-        // The generation when the pool was made: a step handed out before
-        // this thread got going is still seen as new.
+    /// Claims and runs chunks of the step on offer until none is left.
+    private func claimChunks() {
+        var current = ticket.load(ordering: .acquiring)
+        while true {
+            let chunks = current >> 8 & 0xFF, next = current & 0xFF
+            guard next < chunks else { return }
+            let (exchanged, original) = ticket.compareExchange(expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            guard exchanged else {
+                current = original
+                continue
+            }
+            work(current >> 16 & 0xFFFF, next, chunks)
+            finished.add(1, ordering: .releasing)
+            current += 1
+        }
+    }
+
+    private func loop() {
         var seen = 0
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
-            while generation.load(ordering: .acquiring) == seen, !stopping.load(ordering: .acquiring) {
+            while ticket.load(ordering: .acquiring) >> 32 == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 guard spins >= Self.spinLimit else { continue }
                 // Park: say so first, then look again under the lock, so a
                 // step handed out in between is never missed.
                 wake.lock()
                 parked.add(1, ordering: .sequentiallyConsistent)
-                while generation.load(ordering: .sequentiallyConsistent) == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
+                while ticket.load(ordering: .sequentiallyConsistent) >> 32 == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
                 wake.unlock()
                 spins = 0
             }
             if stopping.load(ordering: .acquiring) { break }
-            seen = generation.load(ordering: .acquiring)
-            work(step.load(ordering: .relaxed), part)
-            finished.add(1, ordering: .releasing)
+            seen = ticket.load(ordering: .acquiring) >> 32
+            claimChunks()
         }
         exited.signal()
     }

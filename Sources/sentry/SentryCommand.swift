@@ -62,6 +62,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Detector threads (default: one per core).")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Full-frame detections per second; the frames in between look only around the face being followed. 'every' detects on every frame in full.")
+    var detectFps: DetectRate = .every
+
     @Option(help: "Frame size WxH, e.g. 640x480: files are rescaled, cameras use their nearest size.")
     var size: String?
 
@@ -113,6 +116,7 @@ struct DetectionOptions: ParsableArguments {
         options.cascadePath = cascade
         options.cascadeParameters = CascadeParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minFace)
         options.threads = threads
+        options.detectRate = detectFps.perSecond
         return options
     }
 
@@ -123,6 +127,35 @@ extension ExitCommand: ExpressibleByArgument {}
 extension Mount: ExpressibleByArgument {}
 extension SearchPolicy: ExpressibleByArgument {}
 extension DetectorOptions.Kind: ExpressibleByArgument {}
+
+/// `--detect-fps`: a rate, or every frame in full.
+enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
+    case every
+    case perSecond(Double)
+
+    init?(argument: String) {
+        if argument == "every" {
+            self = .every
+        } else if let rate = Double(argument), rate.isFinite, (0.5...240).contains(rate) {
+            self = .perSecond(rate)
+        } else {
+            return nil
+        }
+    }
+
+    var perSecond: Double? {
+        if case .perSecond(let rate) = self { rate } else { nil }
+    }
+
+    var description: String {
+        switch self {
+        case .every: "every"
+        case .perSecond(let rate): rate == rate.rounded() ? String(Int(rate)) : String(rate)
+        }
+    }
+
+    static var allValueStrings: [String] { ["every", "0.5...240"] }
+}
 
 /// `on` or `off`.
 enum Switch: String, ExpressibleByArgument, CaseIterable {

@@ -1,25 +1,46 @@
+import Foundation
 import Synchronization
 @testable import TFLite
 import Testing
 
-@Suite("The worker pool: every part of every step exactly once, helpers parked between steps")
+@Suite("The worker pool: every chunk of every step exactly once, helpers parked between steps")
 struct WorkerPoolTests {
     final class Tally: Sendable {
-        let counts = Mutex([Int](repeating: 0, count: 3 * 5000))
+        static let chunks = 7
+        let counts = Mutex([Int](repeating: 0, count: chunks * 5000))
     }
 
-    @Test("5,000 steps with pauses longer than the spin between them: each part runs once, in its step")
-    func everyPartOnce() {
+    @Test("5,000 steps with pauses longer than the spin between them: each chunk runs once, in its step")
+    func everyChunkOnce() {
         let tally = Tally()
-        let pool = WorkerPool(helpers: 2) { step, part in tally.counts.withLock { $0[step * 3 + part] += 1 } }
-        pool.session {
-            for step in 0..<5000 {
-                pool.run(step: step)
-                // Now and then a gap long enough for the helpers to park.
-                if step % 500 == 0 { for _ in 0..<200_000 { _ = tally.counts.withLock { $0[0] } } }
-            }
+        let pool = WorkerPool(helpers: 2) { step, chunk, chunks in
+            #expect(chunks == Tally.chunks)
+            tally.counts.withLock { $0[step * Tally.chunks + chunk] += 1 }
+        }
+        for step in 0..<5000 {
+            pool.run(step: step, chunks: Tally.chunks)
+            // Now and then a gap long enough for the helpers to park.
+            if step % 500 == 0 { usleep(2000) }
         }
         pool.stop()
         #expect(tally.counts.withLock { $0 }.allSatisfy { $0 == 1 })
+    }
+
+    @Test("a helper stuck in its chunk delays the step by that chunk only: the caller runs the others")
+    func callerTakesOverFromASlowHelper() {
+        let ranBy = Mutex([Int: Int]())  // chunk -> 0 caller, 1 helper
+        let callerThread = Mutex<Thread?>(nil)
+        let pool = WorkerPool(helpers: 1) { _, chunk, _ in
+            let onCaller = callerThread.withLock { $0 } == Thread.current
+            ranBy.withLock { $0[chunk] = onCaller ? 0 : 1 }
+            // The helper's chunk takes long, as if it had lost its core.
+            usleep(onCaller ? 2000 : 50_000)
+        }
+        callerThread.withLock { $0 = Thread.current }
+        pool.run(step: 0, chunks: 20)
+        pool.stop()
+        let chunks = ranBy.withLock { $0 }
+        #expect(chunks.count == 20)
+        #expect(chunks.values.filter { $0 == 1 }.count <= 1)
     }
 }

@@ -1,0 +1,135 @@
+import SentryCore
+
+/// Full-frame detection at a chosen rate, and in between a look at the
+/// neighbourhood of the face being followed only (`--detect-fps`).
+///
+/// A full-frame pass runs when one is due (every `interval` seconds of video
+/// time) and whenever the followed face is lost. After it, the largest face
+/// is followed: on the frames in between, `neighbourhood` runs on a square
+/// around where that face was last seen, `neighbourhoodScale` times its size
+/// (for BlazeFace the short-range model, a quarter of the full-range work on
+/// a 128x128 input). The other faces of the last full pass are reported where
+/// they were, so the tracker's choice of target does not flicker. With nobody
+/// in view, the frames between passes cost no detection at all.
+public final class ScheduledDetector: FaceDetector {
+    /// What ran on the last frame.
+    public enum Pass: Sendable, Equatable {
+        /// The whole frame.
+        case full
+        /// The neighbourhood of the followed face.
+        case neighbourhood
+        /// Nothing: no face to follow and no full pass due.
+        case none
+    }
+
+    public let fullFrame: any FaceDetector
+    public let neighbourhood: any RegionFaceDetector
+    /// Seconds of video between full-frame passes.
+    public let interval: Double
+    /// The neighbourhood's side, as a multiple of the followed face's larger side.
+    public static let neighbourhoodScale = 2.5
+    /// The smallest neighbourhood, in pixels: the cascades' window is 24.
+    static let smallestNeighbourhood = 32
+    /// What ran on the last frame, for benchmarks and the console.
+    public private(set) var lastPass = Pass.full
+    public private(set) var lastScores: [Float] = []
+
+    private var nextFullPass = -Double.infinity
+    private var lastTime = -Double.infinity
+    /// The face followed between full passes, with its score.
+    private var followed: (box: Box, score: Float)?
+    /// The other faces of the last full pass, with their scores.
+    private var others: [Box] = []
+    private var otherScores: [Float] = []
+    private var found: [Box] = []
+
+    /// Full-frame passes with `fullFrame` at `rate` per second of video, `neighbourhood` in between.
+    public init(fullFrame: any FaceDetector, neighbourhood: any RegionFaceDetector, rate: Double) {
+        precondition(rate > 0)
+        self.fullFrame = fullFrame
+        self.neighbourhood = neighbourhood
+        interval = 1 / rate
+    }
+
+    /// Without a time every frame is a full pass.
+    public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
+        fullPass(in: image, at: lastTime, into: &faces)
+    }
+
+    public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+        // Video time that goes back (a file played again) starts the schedule over.
+        if time < lastTime { nextFullPass = -.infinity }
+        lastTime = time
+        if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
+            return fullPass(in: image, at: time, into: &faces)
+        }
+        guard let last = followed else {
+            lastPass = .none
+            faces.removeAll(keepingCapacity: true)
+            lastScores.removeAll(keepingCapacity: true)
+            return
+        }
+        neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: last.box, in: image), into: &found)
+        // The face nearest to where it was; none: it is lost, look at the whole frame now.
+        guard let nearest = found.indices.min(by: { Self.distance(found[$0], last.box) < Self.distance(found[$1], last.box) }) else {
+            return fullPass(in: image, at: time, into: &faces)
+        }
+        let scores = neighbourhood.lastScores
+        followed = (found[nearest], nearest < scores.count ? scores[nearest] : 1)
+        lastPass = .neighbourhood
+        report(into: &faces)
+    }
+
+    private func fullPass(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+        fullFrame.detectFaces(in: image, into: &found)
+        nextFullPass = time >= nextFullPass && time < nextFullPass + interval ? nextFullPass + interval : time + interval
+        lastPass = .full
+        let scores = fullFrame.lastScores
+        others.removeAll(keepingCapacity: true)
+        otherScores.removeAll(keepingCapacity: true)
+        followed = nil
+        guard let largest = found.indices.max(by: { found[$0].area < found[$1].area }) else {
+            faces.removeAll(keepingCapacity: true)
+            lastScores.removeAll(keepingCapacity: true)
+            return
+        }
+        for index in found.indices {
+            let score = index < scores.count ? scores[index] : 1
+            if index == largest {
+                followed = (found[index], score)
+            } else {
+                others.append(found[index])
+                otherScores.append(score)
+            }
+        }
+        report(into: &faces)
+    }
+
+    /// The other faces, then the followed one.
+    private func report(into faces: inout [Box]) {
+        faces.removeAll(keepingCapacity: true)
+        faces.append(contentsOf: others)
+        lastScores.removeAll(keepingCapacity: true)
+        lastScores.append(contentsOf: otherScores)
+        if let followed {
+            faces.append(followed.box)
+            lastScores.append(followed.score)
+        }
+    }
+
+    /// The square around `face` that the next look covers, moved inside the image
+    /// (and no bigger than its shorter side).
+    static func neighbourhood(of face: Box, in image: GrayImage) -> Box {
+        let limit = min(image.width, image.height)
+        let side = min(max(Int((Double(max(face.width, face.height)) * neighbourhoodScale).rounded()), smallestNeighbourhood), limit)
+        let center = face.center
+        let x = min(max(Int((center.x - Double(side) / 2).rounded()), 0), image.width - side)
+        let y = min(max(Int((center.y - Double(side) / 2).rounded()), 0), image.height - side)
+        return Box(x: x, y: y, width: side, height: side)
+    }
+
+    private static func distance(_ a: Box, _ b: Box) -> Double {
+        let (ax, ay) = a.center, (bx, by) = b.center
+        return (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
+    }
+}

@@ -1,0 +1,147 @@
+import FaceDetection
+import Foundation
+import SentryApp
+import SentryCore
+import Testing
+import Tracking
+import Video
+
+/// Scenes at 30 fps made from the demo photo's head and shoulders, pasted
+/// where each test wants them (the demo clip itself is 10 fps, too slow for
+/// the frames between passes to matter).
+enum Scenes {
+    static let framesPerSecond = 30.0
+    /// The photo's part the demo clip uses: x 80-330, y 0-300, face centre (144.5, 113.5).
+    static let head: GrayImage = {
+        let source = try! FileFrameSource(path: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path)
+        defer { source.close() }
+        let photo = try! source.nextFrame()!.image
+        var head = GrayImage(width: 250, height: 300)
+        for y in 0..<300 { for x in 0..<250 { head[x, y] = photo[80 + x, y] } }
+        return head
+    }()
+    static let faceCenterInHead = (x: 144.5, y: 113.5)
+
+    /// A 640x480 mid-gray frame with the head pasted with its face centre at each point.
+    static func frame(faces: [(x: Double, y: Double)]) -> GrayImage {
+        var image = GrayImage(width: 640, height: 480, value: 128)
+        for face in faces {
+            let left = Int(face.x - faceCenterInHead.x), top = Int(face.y - faceCenterInHead.y)
+            for y in 0..<head.height where (0..<480).contains(top + y) {
+                for x in 0..<head.width where (0..<640).contains(left + x) { image[left + x, top + y] = head[x, y] }
+            }
+        }
+        return image
+    }
+
+    /// `seconds` of frames with the faces at `faces(t)`.
+    static func video(seconds: Double, faces: (Double) -> [(x: Double, y: Double)]) -> [Frame] {
+        (0..<Int(seconds * framesPerSecond)).map { index in
+            let t = Double(index) / framesPerSecond
+            return Frame(image: frame(faces: faces(t)), timestamp: t, index: index)
+        }
+    }
+
+    /// The demo clip's path (tools/make-demo-clip), at 30 fps.
+    static func demoFace(at t: Double) -> [(x: Double, y: Double)] {
+        let center = DemoClip.faceCenter(at: t)
+        return [center]
+    }
+}
+
+@Suite("--detect-fps: full-frame passes at a rate, the followed face's neighbourhood in between")
+struct ScheduledDetectionTests {
+    static func detector(rate: Double?, threads: Int = 1) throws -> any FaceDetector {
+        var options = DetectorOptions()
+        options.kind = .blazeface
+        options.threads = threads
+        options.detectRate = rate
+        return try Runner.makeDetector(options).detector
+    }
+
+    /// The pipeline's aims, frame by frame.
+    static func aims(_ frames: [Frame], rate: Double?) throws -> [Aim?] {
+        let pipeline = Pipeline(detector: try detector(rate: rate), output: RecordingOutput(),
+                                settings: PipelineSettings(tracking: TrackingSettings(tiltEnabled: true)))
+        return try frames.map { try pipeline.process($0).aim }
+    }
+
+    static func expectSameAims(_ frames: [Frame], rate: Double, lateFrames: Int = 0) throws {
+        let every = try aims(frames, rate: nil), scheduled = try aims(frames, rate: rate)
+        var differing = 0
+        for (index, (full, roi)) in zip(every, scheduled).enumerated() {
+            switch (full, roi) {
+            case let (full?, roi?):
+                #expect(abs(full.pan - roi.pan) <= 2 && abs(full.tilt - roi.tilt) <= 2, "frame \(index): \(full) vs \(roi)")
+            case (nil, nil): break
+            default: differing += 1
+            }
+        }
+        #expect(differing <= lateFrames, "frames where only one of them aims: \(differing)")
+    }
+
+    @Test("the demo path at 30 fps, detected 8 times a second: every aim within 2° of per-frame detection")
+    func demoPath() throws {
+        // The face leaves the frame and comes back: it is found again at the next due pass (< 4 frames late).
+        try Self.expectSameAims(Scenes.video(seconds: 10, faces: Scenes.demoFace), rate: 8, lateFrames: 4)
+    }
+
+    @Test("a face crossing the frame at 900 px/s is followed between passes within 2°")
+    func fastFace() throws {
+        let frames = Scenes.video(seconds: 0.6) { t in [(x: 50 + 900 * t, y: 200 + 60 * t)] }
+        try Self.expectSameAims(frames, rate: 8)
+    }
+
+    @Test("a face that leaves is gone the frame it is gone, not at the next due pass")
+    func faceLeaves() throws {
+        let frames = Scenes.video(seconds: 1.5) { t in t < 0.75 ? [(x: 300 - 400 * t, y: 240)] : [] }
+        let detector = try Self.detector(rate: 4)
+        var faces: [Box] = []
+        for frame in frames {
+            detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
+            if frame.timestamp < 0.7 { #expect(faces.count == 1, "frame \(frame.index)") }
+            if frame.timestamp >= 0.75 { #expect(faces.isEmpty, "frame \(frame.index): \(faces)") }
+        }
+    }
+
+    @Test("a second face that appears is found by the next due full pass, and the passes keep their rate")
+    func secondFaceAppears() throws {
+        let rate = 8.0
+        let frames = Scenes.video(seconds: 2) { t in t < 1 ? [(x: 200, y: 240)] : [(x: 200, y: 240), (x: 480, y: 260)] }
+        let detector = try Self.detector(rate: rate)
+        let scheduled = try #require(detector as? ScheduledDetector)
+        var faces: [Box] = []
+        var fullPasses = 0, neighbourhoodPasses = 0
+        var firstSeenBoth: Double?
+        for frame in frames {
+            detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
+            switch scheduled.lastPass {
+            case .full: fullPasses += 1
+            case .neighbourhood: neighbourhoodPasses += 1
+            case .none: break
+            }
+            #expect(!faces.isEmpty, "frame \(frame.index)")
+            if faces.count == 2, firstSeenBoth == nil { firstSeenBoth = frame.timestamp }
+            if let firstSeenBoth, frame.timestamp >= firstSeenBoth { #expect(faces.count == 2, "frame \(frame.index)") }
+        }
+        let seen = try #require(firstSeenBoth)
+        #expect(seen >= 1 && seen < 1 + 1 / rate + 0.5 / Scenes.framesPerSecond, "found at \(seen) s")
+        // 2 s at 8 a second: 16 full passes, the other 44 frames looked only at the neighbourhood.
+        #expect(fullPasses == 16, "full passes: \(fullPasses)")
+        #expect(neighbourhoodPasses == frames.count - fullPasses)
+    }
+
+    @Test("with nobody in view only the due passes run: the frames between cost nothing")
+    func emptyRoom() throws {
+        let frames = Scenes.video(seconds: 1) { _ in [] }
+        let detector = try Self.detector(rate: 5)
+        let scheduled = try #require(detector as? ScheduledDetector)
+        var faces: [Box] = [], passes: [ScheduledDetector.Pass] = []
+        for frame in frames {
+            detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
+            passes.append(scheduled.lastPass)
+        }
+        #expect(passes.filter { $0 == .full }.count == 5)
+        #expect(passes.filter { $0 == .none }.count == 25)
+    }
+}
