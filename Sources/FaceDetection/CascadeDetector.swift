@@ -147,10 +147,10 @@ public final class CascadeDetector: RegionFaceDetector {
 
     /// The scales OpenCV tries for an image of this size: window sizes from
     /// the cascade's own up to the image, skipping those outside min/max size.
-    public func scales(width: Int, height: Int) -> [Float] {
+    private func scales(width: Int, height: Int, into scales: inout [Float]) {
         let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
         let maxWidth = parameters.maxSize ?? width, maxHeight = parameters.maxSize ?? height
-        var scales: [Float] = []
+        scales.removeAll(keepingCapacity: true)
         var factor = 1.0
         while true {
             let w = Int((Double(windowWidth) * factor).rounded(.toNearestOrEven))
@@ -164,7 +164,6 @@ public final class CascadeDetector: RegionFaceDetector {
             if sw < parameters.minSize || sh < parameters.minSize { continue }
             scales.append(scale)
         }
-        return scales
     }
 
     public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
@@ -201,7 +200,7 @@ public final class CascadeDetector: RegionFaceDetector {
         raw.removeAll(keepingCapacity: true)
         guard image.width >= cascade.windowWidth, image.height >= cascade.windowHeight else { return }
         if scalesSize != (image.width, image.height) {
-            cachedScales = scales(width: image.width, height: image.height)
+            scales(width: image.width, height: image.height, into: &cachedScales)
             scalesSize = (image.width, image.height)
         }
         let scales = cachedScales

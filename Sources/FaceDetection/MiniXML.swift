@@ -40,15 +40,18 @@ enum MiniXML {
             index += 1
         }
 
-        func starts(with literal: String) -> Bool {
-            let pattern = Array(literal.utf8)
-            return index + pattern.count <= bytes.count && bytes[index ..< index + pattern.count].elementsEqual(pattern)
+        /// Whether the bytes at the reading position are `literal` (ASCII), without allocating.
+        func starts(with literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] { return false }
+            return true
         }
 
-        mutating func skip(past terminator: String) throws(XMLSyntaxError) {
+        mutating func skip(past terminator: StaticString) throws(XMLSyntaxError) {
             while !atEnd {
                 if starts(with: terminator) {
-                    for _ in terminator.utf8 { advance() }
+                    for _ in 0..<terminator.utf8CodeUnitCount { advance() }
                     return
                 }
                 advance()
@@ -57,7 +60,12 @@ enum MiniXML {
         }
 
         mutating func skipWhitespace() {
-            while !atEnd, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { advance() }
+            while !atEnd {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: advance()
+                default: return
+                }
+            }
         }
 
         /// Skips comments, processing instructions and declarations.
@@ -130,7 +138,10 @@ enum MiniXML {
             var text: [UInt8] = []
             while true {
                 guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
-                if starts(with: "</") {
+                if bytes[index] != UInt8(ascii: "<") {
+                    text.append(bytes[index])
+                    advance()
+                } else if starts(with: "</") {
                     index += 2
                     let closing = try name()
                     guard closing == node.name else { throw fail("</\(closing)> closes <\(node.name)>") }
@@ -141,11 +152,8 @@ enum MiniXML {
                     return node
                 } else if starts(with: "<!--") {
                     try skip(past: "-->")
-                } else if bytes[index] == UInt8(ascii: "<") {
-                    node.children.append(try element(depth: depth + 1))
                 } else {
-                    text.append(bytes[index])
-                    advance()
+                    node.children.append(try element(depth: depth + 1))
                 }
             }
         }

@@ -24,8 +24,8 @@ public enum Bench {
 
     /// The camera's per-frame work after DQBUF, over recorded buffers: the
     /// frames laid out as a YUYV driver buffer, luma extracted in place.
-    static func captureStats(_ frames: [Frame]) -> Stats {
-        guard let first = frames.first else { return Stats(seconds: []) }
+    static func captureTimes(_ frames: [Frame]) -> [Double] {
+        guard let first = frames.first else { return [] }
         var image = GrayImage(width: first.image.width, height: first.image.height)
         let bytesPerLine = 2 * first.image.width
         let recorded: [[UInt8]] = frames.map { frame in
@@ -39,14 +39,16 @@ public enum Bench {
             _ = buffer.withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: bytesPerLine, into: &image) }
             times.append(monotonicSeconds() - start)
         }
-        return Stats(seconds: times)
+        return times
     }
 
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     public static func run(camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
                            tools: String?) throws {
+        let loadStart = monotonicSeconds()
         let (detector, name) = try Runner.makeDetector(options)
+        let loadSeconds = monotonicSeconds() - loadStart
         let source = try Runner.openCamera(camera, size: size, realtime: false)
         defer { source.close() }
         var frames: [Frame] = []
@@ -65,25 +67,39 @@ public enum Bench {
         let link = try SerialCommandOutput(path: simulator.devicePath)
         defer { link.close() }
         let pipeline = Pipeline(detector: detector, output: link, settings: PipelineSettings())
+        let scheduled = detector as? ScheduledDetector
+        let blazeFace = (scheduled?.fullFrame ?? detector) as? BlazeFaceDetector
         var results: [FrameResult] = []
+        var processTimes: [Double] = []
         var networkTimes: [Double] = []
+        var passes: [ScheduledDetector.Pass: Int] = [:]
         for frame in frames {
+            let start = monotonicSeconds()
             results.append(try pipeline.process(frame))
-            if let blazeFace = detector as? BlazeFaceDetector { networkTimes.append(blazeFace.lastNetworkSeconds) }
+            processTimes.append(monotonicSeconds() - start)
+            if let scheduled { passes[scheduled.lastPass, default: 0] += 1 }
+            if let blazeFace, scheduled?.lastPass ?? .full == .full { networkTimes.append(blazeFace.lastNetworkSeconds) }
         }
+        let captureTimes = captureTimes(frames)
 
         let threads = options.threads
         let threadLabel = "\(threads) thread\(threads == 1 ? "" : "s")"
         print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), detector \(name), \(threadLabel)")
+        print(String(format: "  load          %8.3f ms (the detector: model or cascade read and prepared)", loadSeconds * 1000))
         print("  decode        \(Stats(seconds: decodeTimes))")
-        print("  capture       \(captureStats(frames)) (V4L2 path: luma from YUYV buffers of these frames)")
+        print("  capture       \(Stats(seconds: captureTimes)) (V4L2 path: luma from YUYV buffers of these frames)")
         let detect = Stats(seconds: results.map(\.detectSeconds))
         print("  detect        \(detect)")
         if !networkTimes.isEmpty { print("  network       \(Stats(seconds: networkTimes)) (the interpreter alone)") }
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")
         print("  write         \(Stats(seconds: results.map(\.writeSeconds)))")
+        print("  latency       \(Stats(seconds: zip(captureTimes, processTimes).map(+))) (capture to the command written to the pty)")
+        if let scheduled {
+            print(String(format: "  passes        %d full, %d neighbourhood, %d none (--detect-fps %g; network times: full passes)",
+                         passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / scheduled.interval))
+        }
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
-        if let blazeFace = detector as? BlazeFaceDetector {
+        if let blazeFace {
             print(String(format: "  detector memory: %.1f MB (weights and activations)", Double(blazeFace.memoryBytes) / 1e6))
         }
 
@@ -97,7 +113,7 @@ public enum Bench {
         let frameArguments = ["bench", "--frames", raw.path, "--width", "\(first.image.width)", "--height", "\(first.image.height)",
                               "--threads", "\(threads)"]
         let reference: (label: String, arguments: [String], overlap: Double)
-        if let blazeFace = detector as? BlazeFaceDetector {
+        if let blazeFace {
             reference = ("LiteRT", ["\(tools)/blazeface_reference.py"] + frameArguments
                             + ["--model", blazeFace.variant == .fullRange ? "full" : "short"], 0.9)
         } else {

@@ -42,10 +42,24 @@ final class WorkerPool: @unchecked Sendable {
         self.helpers = helpers
         self.work = work
         for part in 1...max(helpers, 1) where helpers > 0 {
-            let thread = Thread { [unowned self] in self.loop() }
-            thread.name = "sentry-tflite-\(part)"
+            let name = "sentry-tflite-\(part)"
+            let thread = Thread { [unowned self] in
+                Self.nameKernelThread(name)
+                self.loop()
+            }
+            thread.name = name
             thread.start()
         }
+    }
+
+    /// Gives the calling thread `name` in the kernel (15 bytes at most), so
+    /// that top and /proc show whose thread it is (Foundation's name is its own).
+    static func nameKernelThread(_ name: String) {
+        let file = open("/proc/thread-self/comm", O_WRONLY)
+        guard file >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
     }
 
     /// Runs every chunk of step `index` (cut into `chunks`, at most

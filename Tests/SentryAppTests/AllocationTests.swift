@@ -6,7 +6,7 @@ import Testing
 /// the demo clip: one pass to warm up, a second one counted).
 @Suite("No heap allocations per frame once warm")
 struct AllocationTests {
-    @Test("luma extraction, BlazeFace (both models, one and two threads) and the one-thread Haar and LBP detectors allocate nothing")
+    @Test("luma extraction, BlazeFace (both models, one and two threads), the one-thread Haar and LBP detectors, and --detect-fps with either allocate nothing")
     func perFrame() throws {
         let build = Bundle.main.bundleURL
         let library = build.appendingPathComponent("libMallocInterposerSwift.so").path
@@ -26,7 +26,8 @@ struct AllocationTests {
             if words.count >= 2, let count = Int(words[1]) { counts[String(words[0])] = count }
         }
         #expect((counts["control"] ?? 0) >= 20, "the counter must see the control's allocations: \(text)")
-        for path in ["luma-yuyv", "blazeface", "blazeface-short", "blazeface-2-threads", "haar", "lbp"] {
+        for path in ["luma-yuyv", "blazeface", "blazeface-short", "blazeface-2-threads", "haar", "lbp",
+                     "blazeface-detect-fps-8", "haar-detect-fps-8"] {
             #expect(counts[path] == 0, "\(path): \(text)")
         }
         // Two Haar threads go through Dispatch, which allocates a few blocks per frame.
