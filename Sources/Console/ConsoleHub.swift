@@ -187,12 +187,21 @@ final class FrameEncoder: @unchecked Sendable {
     private var thread: Thread?
     private let jpeg: JPEGEncoder
 
+    /// The encoder thread's nice value (0 is the frame loop's, 19 the lowest).
+    static let niceness: Int32 = 10
+
     init(quality: Int) throws(JPEGError) {
         jpeg = try JPEGEncoder(quality: quality)
     }
 
     func start(hub: ConsoleHub) {
-        let thread = Thread { [self] in run(hub: hub) }
+        let thread = Thread { [self] in
+            // Below the frame loop and the detector's threads: on a board with
+            // few cores the picture for a viewer waits, the detection does not.
+            // (On Linux the nice value is the calling thread's own.)
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
+            run(hub: hub)
+        }
         thread.name = "sentry-jpeg"
         self.thread = thread
         thread.start()

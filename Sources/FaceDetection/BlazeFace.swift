@@ -66,6 +66,9 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     public var minScore: Float
     /// How long the network itself took on the last frame, for benchmarks.
     public private(set) var lastNetworkSeconds: Double = 0
+    /// The letterbox (frame to input tensor) and the decoding with NMS, on the last frame.
+    public private(set) var lastLetterboxSeconds: Double = 0
+    public private(set) var lastDecodeSeconds: Double = 0
     /// Bytes the interpreter holds for weights and activations.
     public var memoryBytes: Int { interpreter.memoryBytes }
 
@@ -154,13 +157,17 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         faces.removeAll(keepingCapacity: true)
         guard image.width > 0, image.height > 0 else { return }
         let area = region ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+        let start = monotonicSeconds()
         letterbox.fill(interpreter.input, from: image,
                        region: Letterbox.Region(x: area.x, y: area.y, width: area.width, height: area.height))
-        let start = monotonicSeconds()
+        let filled = monotonicSeconds()
         interpreter.invoke()
-        lastNetworkSeconds = monotonicSeconds() - start
+        let invoked = monotonicSeconds()
         decode()
         suppress()
+        lastNetworkSeconds = invoked - filled
+        lastLetterboxSeconds = filled - start
+        lastDecodeSeconds = monotonicSeconds() - invoked
         // Undo the letterbox: fractions of the padded square to the region's pixels, then the image's.
         let padX = Float(letterbox.padX), padY = Float(letterbox.padY)
         let scaleX = 1 - 2 * padX, scaleY = 1 - 2 * padY

@@ -64,7 +64,8 @@ extension Runner {
             throw DetectorError(description: "--detect-fps needs a BlazeFace or cascade detector")
         }
         let path = (blazeFace.variant == .fullRange ? ModelLocator.model(.shortRange) : nil) ?? blazeFace.modelPath
-        return try BlazeFaceDetector(modelPath: path, minScore: options.minScore, threads: options.threads)
+        // One thread: the short-range network's steps are too small to share (two threads were slower).
+        return try BlazeFaceDetector(modelPath: path, minScore: options.minScore)
     }
 
     private static func makeFullFrameDetector(_ options: DetectorOptions, logger: Logger?) throws -> (detector: any FaceDetector, name: String) {

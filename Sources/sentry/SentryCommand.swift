@@ -59,8 +59,8 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Overlapping hits a face needs (more = fewer false faces).")
     var minNeighbors: Int = 3
 
-    @Option(parsing: .unconditional, help: "Detector threads (default: one per core).")
-    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(parsing: .unconditional, help: "Detector threads (default: two, or one on a one-core machine).")
+    var threads: Int = min(ProcessInfo.processInfo.activeProcessorCount, 2)
 
     @Option(help: "Full-frame detections per second; the frames in between look only around the face being followed (a quarter of the work). 'every' detects on every frame in full.")
     var detectFps: DetectRate = .perSecond(8)
@@ -97,6 +97,9 @@ struct DetectionOptions: ParsableArguments {
         guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads \(threads) must be between 1 and 64") }
+        if let rate = detectFps.perSecond, !(rate.isFinite && DetectRate.range.contains(rate)) {
+            throw ValidationError("--detect-fps \(detectFps) must be between 0.5 and 240 full-frame detections a second, or 'every'")
+        }
         if let fps, !(fps.isFinite && (1...240).contains(fps)) {
             throw ValidationError("--fps \(fps) must be between 1 and 240")
         }
@@ -136,7 +139,7 @@ enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
     init?(argument: String) {
         if argument == "every" {
             self = .every
-        } else if let rate = Double(argument), rate.isFinite, (0.5...240).contains(rate) {
+        } else if let rate = Double(argument) {
             self = .perSecond(rate)
         } else {
             return nil
@@ -154,7 +157,7 @@ enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
         }
     }
 
-    static var allValueStrings: [String] { ["every", "0.5...240"] }
+    static let range = 0.5...240
 }
 
 /// `on` or `off`.

@@ -189,6 +189,7 @@ struct WebConsoleProcessTests {
             ("min-score", "2"), ("detector", "\"nope\""), ("switch-frames", "0"), ("switch-margin", "-1"), ("search", "\"nowhere\""),
             ("mount", "\"wall\""), ("fov", "0"), ("kp", "9"), ("ki", "-1"), ("kd", "5"), ("lock-after", "-2"), ("fire-tolerance", "0"),
             ("fire-cooldown", "0.5"), ("smooth-cutoff", "0"), ("smooth-beta", "101"), ("search", "\"last-seen\""), ("offset", "true"),
+            ("detect-fps", "0"), ("detect-fps", "\"often\""),
         ]
         for (key, value) in table {
             let flagValue = value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
