@@ -98,7 +98,7 @@ public enum Bench {
         if !networkTimes.isEmpty {
             print("  network       \(Stats(seconds: networkTimes)) (the interpreter alone)")
             print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor)")
-            print("  decode+NMS    \(Stats(seconds: boxDecodeTimes)) (anchors to boxes, weighted NMS)")
+            print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
         }
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")
         print("  write         \(Stats(seconds: results.map(\.writeSeconds)))")
