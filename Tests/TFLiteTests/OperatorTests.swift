@@ -87,6 +87,73 @@ struct OperatorTests {
         #expect(out == taps.flatMap { count in (0..<channels).map { count * Float($0 + 1) } })
     }
 
+    /// A value that differs from pixel to pixel and channel to channel.
+    static func pattern(_ index: Int) -> Float { Float((index * 7919) % 211) / 50 - 2 }
+
+    /// TFLite's SAME convolution written the plain way: output pixel, channel, window.
+    static func reference(input: [Float], height: Int, width: Int, inputChannels: Int, filter: [Float], kernel: Int,
+                          stride: Int, outputChannels: Int, depthwise: Bool) -> [Float] {
+        let outputHeight = (height + stride - 1) / stride, outputWidth = (width + stride - 1) / stride
+        let padTop = max((outputHeight - 1) * stride + kernel - height, 0) / 2
+        let padLeft = max((outputWidth - 1) * stride + kernel - width, 0) / 2
+        var out: [Float] = []
+        for y in 0..<outputHeight {
+            for x in 0..<outputWidth {
+                for o in 0..<outputChannels {
+                    var sum: Float = 0
+                    for ky in 0..<kernel {
+                        for kx in 0..<kernel {
+                            let iy = y * stride - padTop + ky, ix = x * stride - padLeft + kx
+                            guard (0..<height).contains(iy), (0..<width).contains(ix) else { continue }
+                            let pixel = (iy * width + ix) * inputChannels
+                            if depthwise {
+                                sum += input[pixel + o] * filter[(ky * kernel + kx) * outputChannels + o]
+                            } else {
+                                for k in 0..<inputChannels {
+                                    sum += input[pixel + k] * filter[((o * kernel + ky) * kernel + kx) * inputChannels + k]
+                                }
+                            }
+                        }
+                    }
+                    out.append(sum)
+                }
+            }
+        }
+        return out
+    }
+
+    @Test("DEPTHWISE_CONV_2D 3x3 SAME, stride 1 and 2, on 13x11x19: the four-pixel inside path agrees with the plain sum",
+          arguments: [1, 2])
+    func depthwiseInside(stride: Int) throws {
+        let (height, width, channels) = (11, 13, 19)
+        let input = (0..<height * width * channels).map(Self.pattern)
+        let filter = (0..<9 * channels).map { Self.pattern($0 + 5) }
+        let outputHeight = (height + stride - 1) / stride, outputWidth = (width + stride - 1) / stride
+        let out = try Self.run(.depthwiseConv2D(Window(padding: .same, strideX: stride, strideY: stride), multiplier: 1, .none),
+                               input: [1, height, width, channels], input,
+                               constants: [Self.floats("filter", [1, 3, 3, channels], filter),
+                                           Self.floats("bias", [channels], Array(repeating: 0, count: channels))],
+                               output: [1, outputHeight, outputWidth, channels])
+        let expected = Self.reference(input: input, height: height, width: width, inputChannels: channels, filter: filter,
+                                      kernel: 3, stride: stride, outputChannels: channels, depthwise: true)
+        #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
+    @Test("CONV_2D 5x5 SAME stride 2, 3 to 24 channels on 16x14 (BlazeFace's first layer): the two-pixel path agrees with the plain sum")
+    func convolutionPairs() throws {
+        let (height, width, inputChannels, outputChannels) = (14, 16, 3, 24)
+        let input = (0..<height * width * inputChannels).map(Self.pattern)
+        let filter = (0..<outputChannels * 25 * inputChannels).map { Self.pattern($0 + 11) }
+        let out = try Self.run(.conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none),
+                               input: [1, height, width, inputChannels], input,
+                               constants: [Self.floats("filter", [outputChannels, 5, 5, inputChannels], filter),
+                                           Self.floats("bias", [outputChannels], Array(repeating: 0, count: outputChannels))],
+                               output: [1, 7, 8, outputChannels])
+        let expected = Self.reference(input: input, height: height, width: width, inputChannels: inputChannels, filter: filter,
+                                      kernel: 5, stride: 2, outputChannels: outputChannels, depthwise: false)
+        #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-3 })
+    }
+
     @Test("MAX_POOL_2D 2x2 stride 2 VALID")
     func maxPool() throws {
         let out = try Self.run(.maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
