@@ -23,7 +23,9 @@ public struct FrameSize: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Frames from a video file or still image, decoded to 8-bit gray by an
-/// `ffmpeg` subprocess (`-f rawvideo -pix_fmt gray`).
+/// `ffmpeg` subprocess writing YUV4MPEG (`-f yuv4mpegpipe -pix_fmt gray`):
+/// its header carries the size and frame rate, so no `ffprobe` has to run
+/// first (one process start less, ~90 ms sooner to the first frame).
 ///
 /// Frames come as fast as they decode, or at the file's own rate with
 /// `realtime`. Timestamps follow the file's frame rate either way, so a file
@@ -42,6 +44,8 @@ public final class FileFrameSource: FrameSource {
     private var closed = false
     private let isCancelled: @Sendable () -> Bool
     private var buffer: [UInt8]
+    /// The "FRAME\n" line before each frame.
+    private var marker = [UInt8](repeating: 0, count: 6)
 
     /// Opens `path`; `size` rescales frames, `realtime` paces them at the
     /// file's frame rate, `loop` plays the file again at its end.
@@ -61,20 +65,73 @@ public final class FileFrameSource: FrameSource {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw VideoError(source: path, reason: "permission denied", hint: "make the file readable (chmod a+r)")
         }
-        let info = try Self.probe(path)
-        width = size?.width ?? info.width
-        height = size?.height ?? info.height
-        framesPerSecond = info.framesPerSecond
-        buffer = [UInt8](repeating: 0, count: width * height)
-
         var arguments = ["-nostdin", "-v", "error"]
         if realtime { arguments.append("-re") }
         if loop { arguments += ["-stream_loop", "-1"] }
-        arguments += ["-i", path, "-map", "0:v:0", "-vf", "scale=\(width):\(height)", "-f", "rawvideo", "-pix_fmt", "gray", "-"]
+        arguments += ["-i", path, "-map", "0:v:0"]
+        if let size { arguments += ["-vf", "scale=\(size.width):\(size.height)"] }
+        arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", "gray", "-"]
         let pipe = Pipe()
         errors = Pipe()
         process = try Self.start("ffmpeg", arguments, output: pipe, errors: errors, source: path)
         output = pipe.fileHandleForReading
+        let header: StreamHeader
+        do {
+            header = try Self.readHeader(output.fileDescriptor, source: path)
+        } catch {
+            process.waitUntilExit()
+            if process.terminationStatus == 127 {
+                throw VideoError(source: path, reason: "ffmpeg is not installed", hint: "install it: sudo apt-get install ffmpeg")
+            }
+            // ffmpeg's own words, not a demuxer's "[mov @ 0x…]" detail before them.
+            let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            let detail = (lines.first { !$0.hasPrefix("[") } ?? lines.last).map { String($0.suffix(120)) } ?? error.reason
+            throw VideoError(source: path, reason: "not a video or image ffmpeg can decode (\(detail))", hint: "pass a video or image file that ffmpeg can play")
+        }
+        (width, height, framesPerSecond) = (header.width, header.height, header.framesPerSecond)
+        buffer = [UInt8](repeating: 0, count: width * height)
+    }
+
+    /// What a YUV4MPEG stream header says.
+    struct StreamHeader {
+        var width: Int
+        var height: Int
+        var framesPerSecond: Double
+    }
+
+    /// Reads one line (without its newline) from `fd`, a byte at a time; nil at the end or past `limit` bytes.
+    private static func readLine(_ fd: Int32, limit: Int = 1024) -> [UInt8]? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count <= limit {
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            guard n == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return line }
+            line.append(byte)
+        }
+        return nil
+    }
+
+    /// `YUV4MPEG2 W640 H480 F30:1 … Cmono`: the size, the rate, and one gray plane per frame.
+    static func readHeader(_ fd: Int32, source: String) throws(VideoError) -> StreamHeader {
+        guard let line = readLine(fd) else {
+            throw VideoError(source: source, reason: "no picture in it", hint: "pass a video or image file that ffmpeg can play")
+        }
+        let fields = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard fields.first == "YUV4MPEG2" else {
+            throw VideoError(source: source, reason: "ffmpeg's output is not YUV4MPEG", hint: "install Debian's ffmpeg")
+        }
+        func field(_ tag: Character) -> Substring? { fields.first { $0.first == tag }?.dropFirst() }
+        guard let width = field("W").flatMap({ Int($0) }), let height = field("H").flatMap({ Int($0) }), width > 0, height > 0,
+              (field("C") ?? "mono").hasPrefix("mono") else {
+            throw VideoError(source: source, reason: "ffmpeg's stream header is \(fields.joined(separator: " ").prefix(80))", hint: "install Debian's ffmpeg")
+        }
+        let rate = field("F").map { $0.split(separator: ":") }.flatMap { parts -> Double? in
+            guard parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 else { return nil }
+            return n / d
+        }
+        return StreamHeader(width: width, height: height, framesPerSecond: rate ?? 0)
     }
 
     /// Starts one of ffmpeg's tools with its output and errors on pipes.
@@ -97,19 +154,23 @@ public final class FileFrameSource: FrameSource {
 
     public func nextFrame() throws(VideoError) -> Frame? {
         guard !closed else { return nil }
+        // Each frame: a "FRAME" line (ffmpeg writes it bare), then the gray plane into `buffer`.
         let count = width * height
-        var filled = 0
-        let fd = output.fileDescriptor
-        while filled < count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 && errno == EINTR {
-                if isCancelled() { return nil }
-                continue
+        let complete: Bool
+        switch readFully(count: 6, into: &marker) {
+        case .cancelled: return nil
+        case .ended: complete = false
+        case .read:
+            guard marker.elementsEqual("FRAME\n".utf8) else {
+                throw VideoError(source: path, reason: "ffmpeg's stream lost its frame markers", hint: "install Debian's ffmpeg")
             }
-            if n <= 0 { break }
-            filled += n
+            switch readFully(count: count, into: &buffer) {
+            case .cancelled: return nil
+            case .ended: complete = false
+            case .read: complete = true
+            }
         }
-        if filled < count {
+        if !complete {
             process.waitUntilExit()
             let status = process.terminationStatus
             if frameIndex == 0 || (status != 0 && process.terminationReason == .exit) {
@@ -125,6 +186,24 @@ public final class FileFrameSource: FrameSource {
                      timestamp: Double(frameIndex) / rate, index: frameIndex)
     }
 
+    private enum ReadOutcome { case read, ended, cancelled }
+
+    /// Reads exactly `count` bytes from ffmpeg into the start of `bytes`.
+    private func readFully(count: Int, into bytes: inout [UInt8]) -> ReadOutcome {
+        let fd = output.fileDescriptor
+        var filled = 0
+        while filled < count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 && errno == EINTR {
+                if isCancelled() { return .cancelled }
+                continue
+            }
+            if n <= 0 { return .ended }
+            filled += n
+        }
+        return .read
+    }
+
     public func close() {
         guard !closed else { return }
         closed = true
@@ -136,41 +215,5 @@ public final class FileFrameSource: FrameSource {
         while process.isRunning, Date() < deadline { usleep(2000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-
-    struct StreamInfo {
-        var width: Int
-        var height: Int
-        var framesPerSecond: Double
-    }
-
-    /// Asks `ffprobe` for the first video stream's size and frame rate.
-    static func probe(_ path: String) throws(VideoError) -> StreamInfo {
-        let out = Pipe(), err = Pipe()
-        let process = try start("ffprobe", ["-v", "error", "-select_streams", "v:0",
-                                            "-show_entries", "stream=width,height,avg_frame_rate,r_frame_rate",
-                                            "-of", "default=noprint_wrappers=1", path],
-                                output: out, errors: err, source: path)
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus != 127 else {
-            throw VideoError(source: path, reason: "ffprobe is not installed", hint: "install it: sudo apt-get install ffmpeg")
-        }
-        var fields: [String: String] = [:]
-        for line in text.split(separator: "\n") {
-            let pair = line.split(separator: "=", maxSplits: 1)
-            if pair.count == 2 { fields[String(pair[0])] = String(pair[1]) }
-        }
-        guard process.terminationStatus == 0, let w = fields["width"].flatMap(Int.init), let h = fields["height"].flatMap(Int.init), w > 0, h > 0 else {
-            let detail = errorText.split(separator: "\n").last.map { String($0.suffix(120)) } ?? "no video stream"
-            throw VideoError(source: path, reason: "not a video or image ffmpeg can decode (\(detail))", hint: "pass a video or image file that ffmpeg can play")
-        }
-        func rate(_ text: String?) -> Double? {
-            guard let parts = text?.split(separator: "/"), parts.count == 2,
-                  let n = Double(parts[0]), let d = Double(parts[1]), d > 0, n > 0 else { return nil }
-            return n / d
-        }
-        return StreamInfo(width: w, height: h, framesPerSecond: rate(fields["avg_frame_rate"]) ?? rate(fields["r_frame_rate"]) ?? 0)
     }
 }

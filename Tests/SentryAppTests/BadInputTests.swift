@@ -55,6 +55,17 @@ enum BadFiles {
 
     static let notVideo = file("notes.mp4", "this is not a video\n")
     static let empty = file("empty.mkv", "")
+    /// A valid WAV file: sound, no picture (16-bit mono PCM, 8 kHz, 100 samples of silence).
+    static let audioOnly: String = {
+        func le32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian, Array.init) }
+        func le16(_ v: UInt16) -> [UInt8] { withUnsafeBytes(of: v.littleEndian, Array.init) }
+        let samples = [UInt8](repeating: 0, count: 200)
+        let format = le16(1) + le16(1) + le32(8000) + le32(16000) + le16(2) + le16(16)
+        let body = Array("WAVE".utf8) + Array("fmt ".utf8) + le32(16) + format + Array("data".utf8) + le32(200) + samples
+        let url = directory.appendingPathComponent("sound.wav")
+        try? Data(Array("RIFF".utf8) + le32(UInt32(body.count)) + body).write(to: url)
+        return url.path
+    }()
     static let truncatedCascade: String = {
         let text = (try? String(contentsOfFile: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml", encoding: .utf8)) ?? ""
         return file("truncated.xml", String(text.prefix(text.count / 2)))
@@ -108,6 +119,7 @@ struct BadInputTests {
             (["--camera", "/nonexistent/clip.mp4", "--serial", "sim"], 1, "camera /nonexistent/clip.mp4: no such file"),
             (["--camera", BadFiles.notVideo, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),
             (["--camera", BadFiles.empty, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),
+            (["--camera", BadFiles.audioOnly, "--serial", "sim"], 1, "not a video or image ffmpeg can decode (Stream map '0:v:0' matches no streams.)"),
             (["--camera", "/tmp", "--serial", "sim"], 1, "camera /tmp: is a directory"),
             (["--camera", "/dev/null", "--serial", "sim"], 1, "camera /dev/null: not a V4L2 video device"),
             (["--camera", "/dev/video99", "--serial", "sim"], 1, "camera /dev/video99: no such"),
