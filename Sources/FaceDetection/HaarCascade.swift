@@ -135,7 +135,7 @@ extension HaarCascade {
         guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
         var values: [Double] = []
         // Split the UTF-8 bytes, not Characters: grapheme breaking was most of the load time.
-        for bytes in element.text.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+        for bytes in element.text.utf8.split(whereSeparator: MiniXML.isWhitespace) {
             let token = Substring(bytes)
             guard let value = Double(token), value.isFinite else {
                 throw CascadeFormatError("\(context): '\(token.prefix(20))' in <\(name)> is not a number")

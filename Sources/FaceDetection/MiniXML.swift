@@ -18,6 +18,11 @@ struct XMLSyntaxError: Error, CustomStringConvertible {
 }
 
 enum MiniXML {
+    /// XML's whitespace: space, tab, line feed, carriage return.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
     /// Parses a whole document and returns its root element.
     static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLElement {
         var reader = Reader(bytes: bytes)
@@ -60,12 +65,7 @@ enum MiniXML {
         }
 
         mutating func skipWhitespace() {
-            while !atEnd {
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D: advance()
-                default: return
-                }
-            }
+            while !atEnd, MiniXML.isWhitespace(bytes[index]) { advance() }
         }
 
         /// Skips comments, processing instructions and declarations.

@@ -79,12 +79,15 @@ public final class FileFrameSource: FrameSource {
         do {
             header = try Self.readHeader(output.fileDescriptor, source: path)
         } catch {
+            // Our end closed first, so an ffmpeg still writing ends too; its errors read before waiting, so a
+            // full error pipe cannot hold it up.
+            try? output.close()
+            let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
             process.waitUntilExit()
             if process.terminationStatus == 127 {
                 throw VideoError(source: path, reason: "ffmpeg is not installed", hint: "install it: sudo apt-get install ffmpeg")
             }
             // ffmpeg's own words, not a demuxer's "[mov @ 0x…]" detail before them.
-            let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
             let detail = (lines.first { !$0.hasPrefix("[") } ?? lines.last).map { String($0.suffix(120)) } ?? error.reason
             throw VideoError(source: path, reason: "not a video or image ffmpeg can decode (\(detail))", hint: "pass a video or image file that ffmpeg can play")
         }

@@ -153,7 +153,8 @@ enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .every: "every"
-        case .perSecond(let rate): rate == rate.rounded() ? String(Int(rate)) : String(rate)
+        // %g, not Int(rate): "inf" and 1e300 are values a user can type, and Int() of them traps.
+        case .perSecond(let rate): String(format: "%g", rate)
         }
     }
 
