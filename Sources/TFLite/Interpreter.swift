@@ -46,11 +46,15 @@ public final class Interpreter {
         let arena: UnsafeMutablePointer<Float>
         let constants: UnsafeMutablePointer<Float>
 
+        /// Floats after the arena and after the constants that a kernel's last
+        /// vector load may reach into (a channel tail read eight lanes wide).
+        static let slack = 8
+
         init(plan: Planner.Plan) {
-            arena = .allocate(capacity: max(plan.arenaSize, 1))
-            arena.initialize(repeating: 0, count: max(plan.arenaSize, 1))
-            constants = .allocate(capacity: max(plan.constants.count, 1))
-            constants.initialize(repeating: 0, count: max(plan.constants.count, 1))
+            arena = .allocate(capacity: plan.arenaSize + Self.slack)
+            arena.initialize(repeating: 0, count: plan.arenaSize + Self.slack)
+            constants = .allocate(capacity: plan.constants.count + Self.slack)
+            constants.initialize(repeating: 0, count: plan.constants.count + Self.slack)
             for (index, value) in plan.constants.enumerated() { constants[index] = value }
         }
 
@@ -239,3 +243,4 @@ struct PlannedStep {
              weights: weights.map(pointer), bias: bias.map(pointer))
     }
 }
+

@@ -36,8 +36,9 @@ struct Bounds {
     UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: Vector.self)
 }
 
-/// Stores the first `count` lanes of `value` (the tail of a channel row).
+/// Stores the first `count` lanes of `value` (all eight when `count` ≥ 8): the tail of a channel row.
 @inline(__always) func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
+    if count >= 8 { return store(value, pointer) }
     for lane in 0..<count { pointer[lane] = value[lane] }
 }
 
@@ -305,76 +306,94 @@ enum Kernels {
     }
 
     /// Depthwise convolution with multiplier 1: weights [kh][kw][channels], bias [channels].
-    /// 3x3 windows wholly inside the input keep their nine weight vectors in registers
-    /// along the row; border pixels and odd channel tails take the general path.
+    /// 3x3 windows (stride 1 or 2) keep their nine weight vectors in registers along
+    /// the row, eight channels at a time, border pixels and rows included: a window row
+    /// or column outside the input is skipped, so each sum adds the same terms in the
+    /// same order as the general path. A channel count that is not a multiple of 8 runs
+    /// its last block as a full vector too: its loads reach into the next pixel (or the
+    /// slack after the arena and the constants) and only the real channels are stored.
     static func depthwiseConvolution(
         input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
         output: UnsafeMutablePointer<Float>, bounds: Bounds
     ) {
         let w = g.window
-        let vectorEnd = channels & ~7
-        // Output columns whose window lies wholly inside the input.
+        guard w.width == 3, w.height == 3, w.strideX <= 2 else {
+            for y in outputRows {
+                let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+                for x in 0..<g.outputWidth {
+                    depthwisePixel(x: x, rows: rows, input: input, channels: channels, geometry: g, weights: weights,
+                                   bias: bias, output: output, bounds: bounds)
+                }
+            }
+            return
+        }
+        // Output columns whose window lies wholly inside the input's columns.
         let firstInside = min((g.padLeft + w.strideX - 1) / w.strideX, g.outputWidth)
         let endInside = max(min(g.inputWidth + g.padLeft - w.width >= 0 ? (g.inputWidth + g.padLeft - w.width) / w.strideX + 1 : 0,
                                 g.outputWidth), firstInside)
         let rowStride = g.inputWidth * channels
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
-            let fast = w.width == 3 && w.height == 3 && rows.range == 0..<3
-            for x in 0..<g.outputWidth where !fast || x < firstInside || x >= endInside {
-                depthwisePixel(x: x, rows: rows, input: input, channels: channels, from: 0, geometry: g, weights: weights,
-                               bias: bias, output: output, bounds: bounds)
-            }
-            guard fast else { continue }
+            let (hasTop, hasMiddle, hasBottom) = (rows.range.contains(0), rows.range.contains(1), rows.range.contains(2))
             let outputRow = output + y * g.outputWidth * channels
+            // Column 0 of window row 0 for output pixel x (maybe outside the input: only taps inside are read).
+            func corner(_ x: Int, _ channel: Int) -> UnsafePointer<Float> {
+                input + (rows.origin * g.inputWidth + x * w.strideX - g.padLeft) * channels + channel
+            }
             var channel = 0
-            while channel < vectorEnd {
+            while channel < channels {
+                let count = channels - channel
                 let k = weights + channel
                 let w00 = load(k), w01 = load(k + channels), w02 = load(k + 2 * channels)
                 let w10 = load(k + 3 * channels), w11 = load(k + 4 * channels), w12 = load(k + 5 * channels)
                 let w20 = load(k + 6 * channels), w21 = load(k + 7 * channels), w22 = load(k + 8 * channels)
                 let b = load(bias + channel)
+                // A pixel whose window crosses the left or right edge: only its columns inside.
+                func edge(_ x: Int) {
+                    let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: 3, input: g.inputWidth).range
+                    let top = corner(x, channel)
+                    var sum = b
+                    if hasTop { depthwiseTaps(top, channels: channels, columns: columns, w00, w01, w02, &sum) }
+                    if hasMiddle { depthwiseTaps(top + rowStride, channels: channels, columns: columns, w10, w11, w12, &sum) }
+                    if hasBottom { depthwiseTaps(top + 2 * rowStride, channels: channels, columns: columns, w20, w21, w22, &sum) }
+                    store(bounds.apply(sum), outputRow + x * channels + channel, count: count)
+                }
+                for x in 0..<firstInside { edge(x) }
                 var x = firstInside
                 // Four pixels at a time: four independent sums in flight instead of one chain
                 // of nine, and the input columns they share loaded once.
-                while x + 4 <= endInside, w.strideX <= 2 {
-                    let top = input + (rows.origin * g.inputWidth + x * w.strideX - g.padLeft) * channels + channel
+                while x + 4 <= endInside {
+                    let top = corner(x, channel)
                     var s0 = b, s1 = b, s2 = b, s3 = b
-                    depthwiseRow(top, channels: channels, stride: w.strideX, w00, w01, w02, &s0, &s1, &s2, &s3)
-                    depthwiseRow(top + rowStride, channels: channels, stride: w.strideX, w10, w11, w12, &s0, &s1, &s2, &s3)
-                    depthwiseRow(top + 2 * rowStride, channels: channels, stride: w.strideX, w20, w21, w22, &s0, &s1, &s2, &s3)
+                    if hasTop { depthwiseRow(top, channels: channels, stride: w.strideX, w00, w01, w02, &s0, &s1, &s2, &s3) }
+                    if hasMiddle {
+                        depthwiseRow(top + rowStride, channels: channels, stride: w.strideX, w10, w11, w12, &s0, &s1, &s2, &s3)
+                    }
+                    if hasBottom {
+                        depthwiseRow(top + 2 * rowStride, channels: channels, stride: w.strideX, w20, w21, w22, &s0, &s1, &s2, &s3)
+                    }
                     let out = outputRow + x * channels + channel
-                    store(bounds.apply(s0), out)
-                    store(bounds.apply(s1), out + channels)
-                    store(bounds.apply(s2), out + 2 * channels)
-                    store(bounds.apply(s3), out + 3 * channels)
+                    store(bounds.apply(s0), out, count: count)
+                    store(bounds.apply(s1), out + channels, count: count)
+                    store(bounds.apply(s2), out + 2 * channels, count: count)
+                    store(bounds.apply(s3), out + 3 * channels, count: count)
                     x += 4
                 }
-                for x in x..<endInside {
-                    let top = input + (rows.origin * g.inputWidth + x * w.strideX - g.padLeft) * channels + channel
-                    let middle = top + rowStride, bottom = middle + rowStride
-                    var sum = b
-                    sum.addProduct(load(top), w00)
-                    sum.addProduct(load(top + channels), w01)
-                    sum.addProduct(load(top + 2 * channels), w02)
-                    sum.addProduct(load(middle), w10)
-                    sum.addProduct(load(middle + channels), w11)
-                    sum.addProduct(load(middle + 2 * channels), w12)
-                    sum.addProduct(load(bottom), w20)
-                    sum.addProduct(load(bottom + channels), w21)
-                    sum.addProduct(load(bottom + 2 * channels), w22)
-                    store(bounds.apply(sum), outputRow + x * channels + channel)
-                }
+                for x in x..<g.outputWidth { edge(x) }
                 channel += 8
             }
-            if vectorEnd < channels {
-                for x in firstInside..<endInside {
-                    depthwisePixel(x: x, rows: rows, input: input, channels: channels, from: vectorEnd, geometry: g,
-                                   weights: weights, bias: bias, output: output, bounds: bounds)
-                }
-            }
         }
+    }
+
+    /// The taps of one window row that lie in `columns` (0, 1, 2), added to `sum` in column order.
+    @inline(__always) private static func depthwiseTaps(
+        _ row: UnsafePointer<Float>, channels: Int, columns: Range<Int>, _ k0: Vector, _ k1: Vector, _ k2: Vector,
+        _ sum: inout Vector
+    ) {
+        if columns.contains(0) { sum.addProduct(load(row), k0) }
+        if columns.contains(1) { sum.addProduct(load(row + channels), k1) }
+        if columns.contains(2) { sum.addProduct(load(row + 2 * channels), k2) }
     }
 
     /// One row of a 3x3 depthwise window for four neighbouring output pixels (stride 1 or 2).
@@ -398,9 +417,9 @@ enum Kernels {
         }
     }
 
-    /// One output pixel of a depthwise convolution, channels `from` onwards, any window.
+    /// One output pixel of a depthwise convolution, any window.
     @inline(__always) private static func depthwisePixel(
-        x: Int, rows: (origin: Int, range: Range<Int>), input: UnsafePointer<Float>, channels: Int, from first: Int,
+        x: Int, rows: (origin: Int, range: Range<Int>), input: UnsafePointer<Float>, channels: Int,
         geometry g: WindowGeometry, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
         output: UnsafeMutablePointer<Float>, bounds: Bounds
     ) {
@@ -409,7 +428,7 @@ enum Kernels {
         let y = (rows.origin + g.padTop) / w.strideY
         let out = output + (y * g.outputWidth + x) * channels
         let origin = input + (rows.origin * g.inputWidth + columns.origin) * channels
-        var channel = first
+        var channel = 0
         while channel + 8 <= channels {
             var sum = load(bias + channel)
             for ky in rows.range {
