@@ -119,7 +119,8 @@ enum Place: Equatable {
 /// One prepared operator with its places resolved to pointers.
 struct Step {
     enum Kind {
-        case pointwise(pixels: Int, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int)
+        /// A 1x1 convolution; with `residualChannels` > 0, also a fused ADD of `inputs[1]` (see `Planner.fusingResidualAdd`).
+        case pointwise(pixels: Int, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int, residualChannels: Int)
         case convolution(WindowGeometry, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int)
         case depthwise(WindowGeometry, channels: Int)
         case depthwiseMultiplier(WindowGeometry, inputChannels: Int, multiplier: Int)
@@ -146,7 +147,7 @@ struct Step {
     /// How many rows (or pixels) the step can be split into for threads; 1 if it cannot.
     var parallelRows: Int {
         switch kind {
-        case let .pointwise(pixels, _, _, _): pixels
+        case let .pointwise(pixels, _, _, _, _): pixels
         case let .convolution(geometry, _, _, _), let .depthwise(geometry, _): geometry.outputHeight
         default: 1
         }
@@ -155,7 +156,7 @@ struct Step {
     /// Multiply-adds the step does, to judge whether splitting it pays for the hand-over.
     var work: Int {
         switch kind {
-        case let .pointwise(pixels, inputChannels, _, outputChannels): pixels * inputChannels * outputChannels
+        case let .pointwise(pixels, inputChannels, _, outputChannels, _): pixels * inputChannels * outputChannels
         case let .convolution(g, inputChannels, _, outputChannels):
             g.outputWidth * g.outputHeight * g.window.width * g.window.height * inputChannels * outputChannels
         case let .depthwise(g, channels): g.outputWidth * g.outputHeight * g.window.width * g.window.height * channels
@@ -170,10 +171,11 @@ struct Step {
         let share = part * rows / parts ..< (part + 1) * rows / parts
         guard rows > 1 || part == 0 else { return }
         switch kind {
-        case let .pointwise(_, inputChannels, padded, outputChannels):
+        case let .pointwise(_, inputChannels, padded, outputChannels, residualChannels):
             Kernels.pointwiseConvolution(input: inputs[0], pixels: share, inputChannels: inputChannels, weights: weights!,
                                          bias: bias!, paddedOutputChannels: padded, output: output,
-                                         outputChannels: outputChannels, bounds: bounds)
+                                         outputChannels: outputChannels, bounds: bounds,
+                                         residual: residualChannels > 0 ? inputs[1] : nil, residualChannels: residualChannels)
         case let .convolution(geometry, inputChannels, padded, outputChannels):
             Kernels.convolution(input: inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: weights!,
                                 bias: bias!, paddedOutputChannels: padded, output: output,

@@ -36,6 +36,9 @@ struct Bounds {
     UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: Vector.self)
 }
 
+/// 0, 1, ... 7: which lanes of a vector lie past a channel count.
+let lanes = Vector(0, 1, 2, 3, 4, 5, 6, 7)
+
 /// Stores the first `count` lanes of `value` (all eight when `count` ≥ 8): the tail of a channel row.
 @inline(__always) func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
     if count >= 8 { return store(value, pointer) }
@@ -76,11 +79,25 @@ enum Kernels {
     /// 1x1 convolution, stride 1: a matrix product of `pixels` x `inputChannels`
     /// by the repacked weights `inputChannels` x `paddedOutputChannels` (rows padded
     /// to a multiple of 8), plus bias. Four pixels by sixteen channels per step.
+    ///
+    /// With a `residual` (a fused ADD), each pixel's first `residualChannels` sums
+    /// get that tensor's values added before the activation; the channels after them
+    /// get nothing, as if the residual had been zero-padded (a fused PAD).
     static func pointwiseConvolution(
         input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
-        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
+        residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
     ) {
+        /// The value stored for `sum`, channels `channel..<channel + 8` of `pixel`.
+        @inline(__always) func finished(_ sum: Vector, _ pixel: Int, _ channel: Int) -> Vector {
+            guard let residual, channel < residualChannels else { return bounds.apply(sum) }
+            var added = load(residual + pixel * residualChannels + channel)
+            if residualChannels - channel < 8 {
+                added = added.replacing(with: 0, where: lanes .>= Vector(repeating: Float(residualChannels - channel)))
+            }
+            return bounds.apply(sum + added)
+        }
         let stride = paddedOutputChannels
         var channel = 0
         while channel < outputChannels {
@@ -106,14 +123,14 @@ enum Kernels {
                     w += stride
                 }
                 let out = output + pixel * outputChannels
-                write(bounds.apply(a0), to: out, channel: channel, of: outputChannels)
-                write(bounds.apply(a1), to: out + outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a2), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a3), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a4), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a5), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a6), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
-                write(bounds.apply(a7), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a0, pixel, channel), to: out, channel: channel, of: outputChannels)
+                write(finished(a1, pixel + 1, channel), to: out + outputChannels, channel: channel, of: outputChannels)
+                write(finished(a2, pixel + 2, channel), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a3, pixel + 3, channel), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a4, pixel + 4, channel), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a5, pixel + 5, channel), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a6, pixel + 6, channel), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
+                write(finished(a7, pixel + 7, channel), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
                 pixel += 8
             }
             while pixel + 4 <= end {
@@ -143,10 +160,14 @@ enum Kernels {
                     }
                 }
                 let out = output + pixel * outputChannels + channel
-                write(bounds.apply(a00), bounds.apply(a01), to: out, remaining: outputChannels - channel)
-                write(bounds.apply(a10), bounds.apply(a11), to: out + outputChannels, remaining: outputChannels - channel)
-                write(bounds.apply(a20), bounds.apply(a21), to: out + 2 * outputChannels, remaining: outputChannels - channel)
-                write(bounds.apply(a30), bounds.apply(a31), to: out + 3 * outputChannels, remaining: outputChannels - channel)
+                write(finished(a00, pixel, channel), finished(a01, pixel, channel + 8), to: out,
+                      remaining: outputChannels - channel)
+                write(finished(a10, pixel + 1, channel), finished(a11, pixel + 1, channel + 8), to: out + outputChannels,
+                      remaining: outputChannels - channel)
+                write(finished(a20, pixel + 2, channel), finished(a21, pixel + 2, channel + 8), to: out + 2 * outputChannels,
+                      remaining: outputChannels - channel)
+                write(finished(a30, pixel + 3, channel), finished(a31, pixel + 3, channel + 8), to: out + 3 * outputChannels,
+                      remaining: outputChannels - channel)
                 pixel += 4
             }
             while pixel < end {
@@ -159,7 +180,7 @@ enum Kernels {
                     if wide { a1.addProduct(x, load(w + 8)) }
                     w += stride
                 }
-                write(bounds.apply(a0), bounds.apply(a1), to: output + pixel * outputChannels + channel,
+                write(finished(a0, pixel, channel), finished(a1, pixel, channel + 8), to: output + pixel * outputChannels + channel,
                       remaining: outputChannels - channel)
                 pixel += 1
             }

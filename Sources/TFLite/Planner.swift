@@ -43,7 +43,8 @@ struct Planner {
         }
         places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
 
-        let (operators, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
+        let (reluFused, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
+        let operators = fusingResidualAdd(reluFused, outputs: graphOutputs)
         var lastUse: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
         for output in graphOutputs { lastUse[output] = Int.max }
@@ -96,6 +97,51 @@ struct Planner {
             return op
         }
         return (kept, outputs.map { renamed[$0] ?? $0 })
+    }
+
+    /// Folds an ADD into the 1x1 convolution that computes one of its inputs
+    /// (BlazeFace's residual blocks), when nothing else reads that convolution's
+    /// result: the convolution moves to the ADD's place, takes the other input
+    /// as a fourth, "residual" input and the ADD's activation, and writes the
+    /// ADD's output, so the sum is never stored and read back. When that other
+    /// input is a PAD that only appends zero channels, read by nothing else, the
+    /// PAD goes too and the residual is the PAD's input (fewer channels).
+    func fusingResidualAdd(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
+        var readers: [Int: Int] = [:]
+        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        var producer: [Int: Int] = [:]
+        for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
+        /// Read once, by the ADD, and not a graph output: free to be folded away.
+        func readOnlyByTheAdd(_ tensor: Int) -> Bool { readers[tensor] == 1 && !outputs.contains(tensor) }
+        var fused = operators
+        var dropped = Set<Int>()
+        for (index, op) in operators.enumerated() {
+            guard case let .add(activation) = op.operation, op.inputs.count == 2, op.outputs.count == 1 else { continue }
+            for (sum, other) in [(op.inputs[0], op.inputs[1]), (op.inputs[1], op.inputs[0])] {
+                guard readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution),
+                      case let .conv2D(window, .none) = operators[convolution].operation,
+                      window.strideX == 1, window.strideY == 1, operators[convolution].inputs.count >= 2,
+                      operators[convolution].inputs.count <= 3, operators[convolution].outputs == [sum],
+                      let filter = operators[convolution].inputs.dropFirst().first, filter >= 0,
+                      model.tensors[filter].shape.count == 4, model.tensors[filter].shape[1...2] == [1, 1],
+                      model.tensors[sum].shape == model.tensors[other].shape else { continue }
+                var residual = other
+                if readOnlyByTheAdd(other), let pad = producer[other], case .pad = operators[pad].operation,
+                   let source = operators[pad].inputs.first, source >= 0,
+                   let paddings = try? integers(operators[pad].inputs[1], "PAD paddings"),
+                   paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0 {
+                    residual = source
+                    dropped.insert(pad)
+                }
+                var inputs = operators[convolution].inputs
+                if inputs.count < 3 { inputs.append(-1) }
+                fused[index] = OperatorDescription(operation: .conv2D(window, activation), inputs: inputs + [residual],
+                                                   outputs: op.outputs)
+                dropped.insert(convolution)
+                break
+            }
+        }
+        return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
     // MARK: Operators
@@ -165,8 +211,16 @@ struct Planner {
             bias = store(try biasValues(op, count: outputChannels, padded: padded))
             bounds = Bounds(activation)
             if kernelWidth == 1, kernelHeight == 1, window.strideX == 1, window.strideY == 1 {
+                var residualChannels = 0
+                if op.inputs.count > 3 {
+                    let residual = try shape(of: op.inputs[3])
+                    guard residual.count == 4, residual.dropLast() == expected.dropLast(), residual[3] <= outputChannels else {
+                        throw fail("a residual of shape \(residual) cannot be added to \(output.name)")
+                    }
+                    residualChannels = residual[3]
+                }
                 kind = .pointwise(pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
-                                  outputChannels: outputChannels)
+                                  outputChannels: outputChannels, residualChannels: residualChannels)
             } else {
                 kind = .convolution(geometry, inputChannels: inputChannels, paddedOutputChannels: padded,
                                     outputChannels: outputChannels)
@@ -244,6 +298,7 @@ struct Planner {
         // The tensors the kernel reads (weights, paddings and sizes were taken above).
         let read = switch op.operation {
         case .add: Array(op.inputs.prefix(2))
+        case .conv2D where op.inputs.count > 3: [op.inputs[0], op.inputs[3]]
         case .concatenation: op.inputs
         default: [op.inputs[0]]
         }

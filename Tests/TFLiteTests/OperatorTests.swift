@@ -168,6 +168,63 @@ struct OperatorTests {
         #expect(out == [0, 0, 0, 0, 0, 0, 7, 0, 0, 8, 0, 0])
     }
 
+    /// BlazeFace's residual block on a 5x7 input: `relu(conv1x1(x) + pad(x))`, the PAD widening
+    /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
+    /// is also a graph output, so nothing may be folded.
+    static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false) throws
+        -> (plan: Planner.Plan, out: [Float], expected: [Float]) {
+        let (height, width) = (5, 7)
+        let input = (0..<height * width * inputChannels).map(Self.pattern)
+        let filter = (0..<outputChannels * inputChannels).map { Self.pattern($0 + 3) }
+        let bias = (0..<outputChannels).map { Self.pattern($0 + 7) }
+        let widened = outputChannels > inputChannels
+        var tensors = [TensorDescription(name: "x", shape: [1, height, width, inputChannels], type: .float32),
+                       Self.floats("filter", [outputChannels, 1, 1, inputChannels], filter),
+                       Self.floats("bias", [outputChannels], bias),
+                       TensorDescription(name: "sum", shape: [1, height, width, outputChannels], type: .float32)]
+        var operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
+                                             inputs: [0, 1, 2], outputs: [3])]
+        var residual = 0
+        if widened {
+            tensors += [Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, Int32(outputChannels - inputChannels)]),
+                        TensorDescription(name: "padded", shape: [1, height, width, outputChannels], type: .float32)]
+            operators.append(OperatorDescription(operation: .pad, inputs: [0, 4], outputs: [5]))
+            residual = 5
+        }
+        tensors.append(TensorDescription(name: "out", shape: [1, height, width, outputChannels], type: .float32))
+        operators.append(OperatorDescription(operation: .add(.relu), inputs: [residual, 3], outputs: [tensors.count - 1]))
+        let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0],
+                                outputs: [tensors.count - 1] + (shared ? [3] : []))
+        var planner = Planner(model: model, path: "test")
+        let interpreter = try Interpreter(model: model, path: "test")
+        for (index, value) in input.enumerated() { interpreter.input[index] = value }
+        interpreter.invoke()
+        var expected: [Float] = []
+        for pixel in 0..<height * width {
+            for o in 0..<outputChannels {
+                var sum = bias[o]
+                for k in 0..<inputChannels { sum += input[pixel * inputChannels + k] * filter[o * inputChannels + k] }
+                expected.append(max(0, sum + (o < inputChannels ? input[pixel * inputChannels + o] : 0)))
+            }
+        }
+        return (try planner.plan(), Array(interpreter.output(0)), expected)
+    }
+
+    @Test("a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
+          arguments: [(24, 28), (10, 12), (32, 48), (16, 16)])
+    func residualFused(channels: (input: Int, output: Int)) throws {
+        let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output)
+        #expect(block.plan.steps.count == 1)
+        #expect(zip(block.out, block.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
+    @Test("a convolution whose result is read elsewhere too is not folded into the ADD")
+    func residualShared() throws {
+        let block = try Self.residualBlock(inputChannels: 10, outputChannels: 12, shared: true)
+        #expect(block.plan.steps.count == 3)
+        #expect(zip(block.out, block.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
     @Test("ADD with fused RELU; RELU alone")
     func addAndRelu() throws {
         let other = Self.floats("other", [1, 1, 1, 3], [1, -5, 0.5])
