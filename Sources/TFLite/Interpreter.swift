@@ -148,7 +148,7 @@ struct Step {
     var parallelRows: Int {
         switch kind {
         case let .pointwise(pixels, _, _, _, _): pixels
-        case let .convolution(geometry, _, _, _), let .depthwise(geometry, _): geometry.outputHeight
+        case let .convolution(geometry, _, _, _), let .depthwise(geometry, _), let .maxPool(geometry, _): geometry.outputHeight
         default: 1
         }
     }
@@ -159,7 +159,8 @@ struct Step {
         case let .pointwise(pixels, inputChannels, _, outputChannels, _): pixels * inputChannels * outputChannels
         case let .convolution(g, inputChannels, _, outputChannels):
             g.outputWidth * g.outputHeight * g.window.width * g.window.height * inputChannels * outputChannels
-        case let .depthwise(g, channels): g.outputWidth * g.outputHeight * g.window.width * g.window.height * channels
+        case let .depthwise(g, channels), let .maxPool(g, channels):
+            g.outputWidth * g.outputHeight * g.window.width * g.window.height * channels
         default: 0
         }
     }
@@ -187,7 +188,7 @@ struct Step {
             Kernels.depthwiseConvolution(input: inputs[0], inputChannels: inputChannels, multiplier: multiplier,
                                          geometry: geometry, weights: weights!, bias: bias!, output: output, bounds: bounds)
         case let .maxPool(geometry, channels):
-            Kernels.maxPool(input: inputs[0], channels: channels, geometry: geometry, output: output, bounds: bounds)
+            Kernels.maxPool(input: inputs[0], channels: channels, geometry: geometry, rows: share, output: output, bounds: bounds)
         case let .add(count):
             Kernels.add(inputs[0], inputs[1], count: count, output: output, bounds: bounds)
         case let .clamp(count):

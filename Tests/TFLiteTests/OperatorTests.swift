@@ -154,6 +154,25 @@ struct OperatorTests {
         #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-3 })
     }
 
+    @Test("MAX_POOL_2D 2x2 stride 2 SAME on 7x5 with 19 channels: the vector path, border and channel tail included, agrees with the plain maximum")
+    func maxPoolChannels() throws {
+        let (height, width, channels) = (5, 7, 19)
+        let input = (0..<height * width * channels).map(Self.pattern)
+        let out = try Self.run(.maxPool2D(Window(padding: .same, strideX: 2, strideY: 2, width: 2, height: 2), .none),
+                               input: [1, height, width, channels], input, output: [1, 3, 4, channels])
+        var expected: [Float] = []
+        for y in 0..<3 {
+            for x in 0..<4 {
+                for c in 0..<channels {
+                    let cells = [(0, 0), (0, 1), (1, 0), (1, 1)].map { (2 * y + $0.0, 2 * x + $0.1) }
+                        .filter { $0.0 < height && $0.1 < width }
+                    expected.append(cells.map { input[($0.0 * width + $0.1) * channels + c] }.max()!)
+                }
+            }
+        }
+        #expect(out == expected)
+    }
+
     @Test("MAX_POOL_2D 2x2 stride 2 VALID")
     func maxPool() throws {
         let out = try Self.run(.maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
