@@ -36,12 +36,15 @@ struct Bounds {
     UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: Vector.self)
 }
 
-/// 0, 1, ... 7: which lanes of a vector lie past a channel count.
-let lanes = Vector(0, 1, 2, 3, 4, 5, 6, 7)
-
 /// Stores the first `count` lanes of `value` (all eight when `count` ≥ 8): the tail of a channel row.
 @inline(__always) func store(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
     if count >= 8 { return store(value, pointer) }
+    storeLanes(value, pointer, count: count)
+}
+
+/// The lane-by-lane store of a tail, kept out of line: inlined, it leads the
+/// optimiser to compute the whole vector lane by lane, the full stores too.
+@inline(never) func storeLanes(_ value: Vector, _ pointer: UnsafeMutablePointer<Float>, count: Int) {
     for lane in 0..<count { pointer[lane] = value[lane] }
 }
 
@@ -89,15 +92,7 @@ enum Kernels {
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
         residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
     ) {
-        /// The value stored for `sum`, channels `channel..<channel + 8` of `pixel`.
-        @inline(__always) func finished(_ sum: Vector, _ pixel: Int, _ channel: Int) -> Vector {
-            guard let residual, channel < residualChannels else { return bounds.apply(sum) }
-            var added = load(residual + pixel * residualChannels + channel)
-            if residualChannels - channel < 8 {
-                added = added.replacing(with: 0, where: lanes .>= Vector(repeating: Float(residualChannels - channel)))
-            }
-            return bounds.apply(sum + added)
-        }
+        let finish = Finish(bounds: bounds, residual: residual, residualChannels: residualChannels)
         let stride = paddedOutputChannels
         var channel = 0
         while channel < outputChannels {
@@ -123,14 +118,14 @@ enum Kernels {
                     w += stride
                 }
                 let out = output + pixel * outputChannels
-                write(finished(a0, pixel, channel), to: out, channel: channel, of: outputChannels)
-                write(finished(a1, pixel + 1, channel), to: out + outputChannels, channel: channel, of: outputChannels)
-                write(finished(a2, pixel + 2, channel), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
-                write(finished(a3, pixel + 3, channel), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
-                write(finished(a4, pixel + 4, channel), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
-                write(finished(a5, pixel + 5, channel), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
-                write(finished(a6, pixel + 6, channel), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
-                write(finished(a7, pixel + 7, channel), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a0, pixel, channel), to: out, channel: channel, of: outputChannels)
+                write(finish.apply(a1, pixel + 1, channel), to: out + outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a2, pixel + 2, channel), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a3, pixel + 3, channel), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a4, pixel + 4, channel), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a5, pixel + 5, channel), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a6, pixel + 6, channel), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a7, pixel + 7, channel), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
                 pixel += 8
             }
             while pixel + 4 <= end {
@@ -160,13 +155,13 @@ enum Kernels {
                     }
                 }
                 let out = output + pixel * outputChannels + channel
-                write(finished(a00, pixel, channel), finished(a01, pixel, channel + 8), to: out,
+                write(finish.apply(a00, pixel, channel), finish.apply(a01, pixel, channel + 8), to: out,
                       remaining: outputChannels - channel)
-                write(finished(a10, pixel + 1, channel), finished(a11, pixel + 1, channel + 8), to: out + outputChannels,
+                write(finish.apply(a10, pixel + 1, channel), finish.apply(a11, pixel + 1, channel + 8), to: out + outputChannels,
                       remaining: outputChannels - channel)
-                write(finished(a20, pixel + 2, channel), finished(a21, pixel + 2, channel + 8), to: out + 2 * outputChannels,
+                write(finish.apply(a20, pixel + 2, channel), finish.apply(a21, pixel + 2, channel + 8), to: out + 2 * outputChannels,
                       remaining: outputChannels - channel)
-                write(finished(a30, pixel + 3, channel), finished(a31, pixel + 3, channel + 8), to: out + 3 * outputChannels,
+                write(finish.apply(a30, pixel + 3, channel), finish.apply(a31, pixel + 3, channel + 8), to: out + 3 * outputChannels,
                       remaining: outputChannels - channel)
                 pixel += 4
             }
@@ -180,11 +175,29 @@ enum Kernels {
                     if wide { a1.addProduct(x, load(w + 8)) }
                     w += stride
                 }
-                write(finished(a0, pixel, channel), finished(a1, pixel, channel + 8), to: output + pixel * outputChannels + channel,
+                write(finish.apply(a0, pixel, channel), finish.apply(a1, pixel, channel + 8), to: output + pixel * outputChannels + channel,
                       remaining: outputChannels - channel)
                 pixel += 1
             }
             channel += wide ? 16 : 8
+        }
+    }
+
+    /// What the 1x1 convolution does to a sum before storing it: the residual, then the activation.
+    private struct Finish {
+        let bounds: Bounds
+        let residual: UnsafePointer<Float>?
+        let residualChannels: Int
+
+        /// The value stored for `sum`, channels `channel..<channel + 8` of `pixel`.
+        @_transparent func apply(_ sum: Vector, _ pixel: Int, _ channel: Int) -> Vector {
+            guard let residual, channel < residualChannels else { return bounds.apply(sum) }
+            var added = load(residual + pixel * residualChannels + channel)
+            if residualChannels - channel < 8 {
+                let lanes = Vector(0, 1, 2, 3, 4, 5, 6, 7)
+                added = added.replacing(with: 0, where: lanes .>= Vector(repeating: Float(residualChannels - channel)))
+            }
+            return bounds.apply(sum + added)
         }
     }
 
