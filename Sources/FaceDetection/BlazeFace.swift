@@ -150,6 +150,21 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         }
     }
 
+    /// The network alone, `runs` times back to back on `image` letterboxed once,
+    /// in seconds per run: timed the way LiteRT's reference times its interpreter
+    /// (`sentry bench` compares the two). The input is restored before each run,
+    /// because the arena reuses its space for later tensors.
+    public func backToBackNetworkSeconds(on image: GrayImage, runs: Int) -> [Double] {
+        letterbox.fill(interpreter.input, from: image, region: Letterbox.Region(x: 0, y: 0, width: image.width, height: image.height))
+        let input = Array(interpreter.input)
+        return (0..<runs).map { _ in
+            _ = interpreter.input.update(fromContentsOf: input)
+            let start = monotonicSeconds()
+            interpreter.invoke()
+            return monotonicSeconds() - start
+        }
+    }
+
     /// The faces in `image` (or in `region` of it, as boxes in the whole
     /// image's pixels) with their scores, best first, written into `faces`
     /// (emptied first; its storage is reused, so steady state allocates nothing).

@@ -96,7 +96,7 @@ public enum Bench {
         let detect = Stats(seconds: results.map(\.detectSeconds))
         print("  detect        \(detect)")
         if !networkTimes.isEmpty {
-            print("  network       \(Stats(seconds: networkTimes)) (the interpreter alone)")
+            print("  network       \(Stats(seconds: networkTimes)) (the interpreter, in the frame loop)")
             print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor)")
             print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
         }
@@ -131,7 +131,23 @@ public enum Bench {
                             + ["--cascade", options.cascadeFile, "--scale-factor", "\(p.scaleFactor)",
                                "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)"], 0.8)
         }
-        guard let result = runReference(reference.arguments) else {
+        guard let referenceRun = ReferenceProcess(reference.arguments + (blazeFace == nil ? [] : ["--turns"])),
+              let line = referenceRun.readLine(), let result = try? JSONDecoder().decode(ReferenceResult.self, from: line) else {
+            print("  \(reference.label) reference: failed (run `make setup` to install the pip references)")
+            return
+        }
+        // The networks alone, back to back, in turns: this machine's speed drifts by tens of
+        // percent within seconds, and turns of a fraction of a second keep that out of the ratio.
+        var ours: [Double] = [], theirs: [Double] = []
+        if let blazeFace {
+            for _ in 0..<Self.turns {
+                ours += blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
+                guard let answer = referenceRun.request("run \(Self.runsPerTurn)"),
+                      let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer) else { break }
+                theirs += turn.network_ms.map { $0 / 1000 }
+            }
+        }
+        guard referenceRun.finish() else {
             print("  \(reference.label) reference: failed (run `make setup` to install the pip references)")
             return
         }
@@ -144,10 +160,11 @@ public enum Bench {
             }
         }
         print(String(format: "  \(reference.label) detect median %8.3f ms   p99 %8.3f ms   (same frames, \(threadLabel))", result.median_ms, result.p99_ms))
-        if let network = result.network_median_ms, !networkTimes.isEmpty {
-            let ours = Stats(seconds: networkTimes)
-            print(String(format: "  \(reference.label) network median %8.3f ms   p99 %8.3f ms   (interpreter invoke alone)", network, result.network_p99_ms ?? 0))
-            print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", ours.median / network, ours.p99 / (result.network_p99_ms ?? network)))
+        if !ours.isEmpty, !theirs.isEmpty {
+            let (sentry, other) = (Stats(seconds: ours), Stats(seconds: theirs))
+            print("  network alone \(sentry) (back to back on one frame, \(Self.turns) turns of \(Self.runsPerTurn) with the reference)")
+            print("  \(reference.label) network \(other) (its interpreter alone, in the same turns)")
+            print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
         }
         print(String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
         if scheduled == nil {
@@ -166,18 +183,54 @@ public enum Bench {
         var boxes: [[[Int]]]
     }
 
-    /// Runs a reference script with python3; nil when it fails or prints no result.
-    private static func runReference(_ arguments: [String]) -> ReferenceResult? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return try? JSONDecoder().decode(ReferenceResult.self, from: output)
+    private struct ReferenceTurn: Decodable {
+        var network_ms: [Double]
+    }
+
+    /// Turns of the networks alone, and runs in each (see `ReferenceProcess`).
+    static let turns = 10, runsPerTurn = 20
+
+    /// A reference script run with python3, read a line at a time: its result,
+    /// then (BlazeFace's, with --turns) one answer per request.
+    private final class ReferenceProcess {
+        private let process = Process()
+        private let input = Pipe(), output = Pipe()
+        private var buffered = Data()
+
+        init?(_ arguments: [String]) {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3"] + arguments
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch { return nil }
+        }
+
+        /// The next line it prints; nil at its end.
+        func readLine() -> Data? {
+            while true {
+                if let end = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = buffered[..<end]
+                    buffered = Data(buffered[(end + 1)...])
+                    return Data(line)
+                }
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { return nil }
+                buffered.append(chunk)
+            }
+        }
+
+        func request(_ line: String) -> Data? {
+            guard (try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))) != nil else { return nil }
+            return readLine()
+        }
+
+        /// Ends its input, waits for it, and says whether it succeeded.
+        func finish() -> Bool {
+            try? input.fileHandleForWriting.close()
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
     }
 }

@@ -82,9 +82,10 @@ public final class Interpreter {
         UnsafeBufferPointer(start: outputPointers[index], count: outputShapes[index].reduce(1, *))
     }
 
-    /// Steps with fewer multiply-adds than this run on one thread: handing a
-    /// part to a helper and waiting for it costs about as much.
-    static let splitWork = 200_000
+    /// Steps with fewer multiply-adds than this (~10 µs of work) run on one
+    /// thread: handing a part to a helper that spins for it (see `WorkerPool`)
+    /// and waiting for it cost about as much.
+    static let splitWork = 30_000
 
     /// Chunks per thread a split step is cut into: enough that a thread
     /// that falls behind leaves its share to the others, few enough that
@@ -92,13 +93,14 @@ public final class Interpreter {
     static let chunksPerThread = 4
 
     /// Runs every operator once over the current input. With more than one
-    /// thread, the convolutions' rows are shared out; the other steps are too
-    /// small to be worth waking a thread for.
+    /// thread, the rows of the convolutions and pools are shared out; the
+    /// other steps are too small to be worth a hand-over.
     public func invoke() {
         guard let pool else {
             for step in steps { step.run() }
             return
         }
+        pool.begin()
         for (index, step) in steps.enumerated() {
             let rows = step.parallelRows
             if rows >= 2 * threads, step.work >= Self.splitWork {
@@ -107,6 +109,7 @@ public final class Interpreter {
                 step.run()
             }
         }
+        pool.end()
     }
 }
 

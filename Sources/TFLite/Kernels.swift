@@ -591,9 +591,15 @@ enum Kernels {
                 let bottomLeft = input + (sy.upper * inputWidth + sx.lower) * channels
                 let bottomRight = input + (sy.upper * inputWidth + sx.upper) * channels
                 let out = output + (y * outputWidth + x) * channels
-                for channel in 0..<channels {
-                    out[channel] = topLeft[channel] * (1 - dy) * (1 - dx) + bottomLeft[channel] * dy * (1 - dx)
-                        + topRight[channel] * (1 - dy) * dx + bottomRight[channel] * dy * dx
+                // Eight channels at a time, the same products summed in the same order as one by one.
+                let (above, below) = (Vector(repeating: 1 - dy), Vector(repeating: dy))
+                let (left, right) = (Vector(repeating: 1 - dx), Vector(repeating: dx))
+                var channel = 0
+                while channel < channels {
+                    let value = load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
+                        + load(topRight + channel) * above * right + load(bottomRight + channel) * below * right
+                    store(value, out + channel, count: channels - channel)
+                    channel += 8
                 }
             }
         }

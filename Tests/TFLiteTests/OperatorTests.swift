@@ -251,6 +251,31 @@ struct OperatorTests {
         #expect(try Self.run(.relu, input: [1, 4], [-1, 0, 2, -0.5], output: [1, 4]) == [0, 0, 2, 0])
     }
 
+    @Test("RESIZE_BILINEAR of 11 channels, half-pixel centres: eight channels at a time give what TFLite's formula gives, channel by channel")
+    func resizeChannels() throws {
+        let (height, width, channels) = (2, 3, 11)
+        let input = (0..<height * width * channels).map(Self.pattern)
+        let out = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, height, width, channels], input,
+                               constants: [Self.integers("size", [2], [4, 5])], output: [1, 4, 5, channels])
+        var expected: [Float] = []
+        for y in 0..<4 {
+            let sy = (Float(y) + 0.5) * (Float(height) / 4) - 0.5
+            let (top, bottom) = (max(Int(sy.rounded(.down)), 0), min(Int(sy.rounded(.up)), height - 1))
+            let dy = sy - Float(top)
+            for x in 0..<5 {
+                let sx = (Float(x) + 0.5) * (Float(width) / 5) - 0.5
+                let (left, right) = (max(Int(sx.rounded(.down)), 0), min(Int(sx.rounded(.up)), width - 1))
+                let dx = sx - Float(left)
+                for c in 0..<channels {
+                    func value(_ row: Int, _ column: Int) -> Float { input[(row * width + column) * channels + c] }
+                    expected.append(value(top, left) * (1 - dy) * (1 - dx) + value(bottom, left) * dy * (1 - dx)
+                                    + value(top, right) * (1 - dy) * dx + value(bottom, right) * dy * dx)
+                }
+            }
+        }
+        #expect(out == expected)
+    }
+
     @Test("RESIZE_BILINEAR 2x to 4x, corners not aligned, no half-pixel centres (TFLite's sampling)")
     func resize() throws {
         let size = Self.integers("size", [2], [1, 4])
