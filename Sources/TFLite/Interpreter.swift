@@ -83,8 +83,7 @@ public final class Interpreter {
     }
 
     /// Steps with fewer multiply-adds than this (~10 µs of work) run on one
-    /// thread: handing a part to a helper that spins for it (see `WorkerPool`)
-    /// and waiting for it cost about as much.
+    /// thread: handing a part to a helper and waiting for it cost about as much.
     static let splitWork = 30_000
 
     /// Chunks per thread a split step is cut into: enough that a thread
@@ -100,7 +99,6 @@ public final class Interpreter {
             for step in steps { step.run() }
             return
         }
-        pool.begin()
         for (index, step) in steps.enumerated() {
             let rows = step.parallelRows
             if rows >= 2 * threads, step.work >= Self.splitWork {
@@ -109,7 +107,6 @@ public final class Interpreter {
                 step.run()
             }
         }
-        pool.end()
     }
 }
 
@@ -150,11 +147,17 @@ struct Step {
     /// How many rows (or pixels) the step can be split into for threads; 1 if it cannot.
     var parallelRows: Int {
         switch kind {
-        case let .pointwise(pixels, _, _, _, _): pixels
+        case let .pointwise(pixels, _, _, outputChannels, _):
+            Self.splitsChannels(pixels: pixels, outputChannels: outputChannels) ? (outputChannels + 15) / 16 : pixels
         case let .convolution(geometry, _, _, _), let .depthwise(geometry, _), let .maxPool(geometry, _): geometry.outputHeight
         default: 1
         }
     }
+
+    /// Whether threads share a 1x1 convolution by output channels (sixteen at a time)
+    /// rather than by pixels: when it has more channels than pixels (the deep layers),
+    /// so that each thread reads only its channels' weights and runs whole pixel tiles.
+    static func splitsChannels(pixels: Int, outputChannels: Int) -> Bool { outputChannels >= pixels }
 
     /// Multiply-adds the step does, to judge whether splitting it pays for the hand-over.
     var work: Int {
@@ -175,8 +178,11 @@ struct Step {
         let share = part * rows / parts ..< (part + 1) * rows / parts
         guard rows > 1 || part == 0 else { return }
         switch kind {
-        case let .pointwise(_, inputChannels, padded, outputChannels, residualChannels):
-            Kernels.pointwiseConvolution(input: inputs[0], pixels: share, inputChannels: inputChannels, weights: weights!,
+        case let .pointwise(pixels, inputChannels, padded, outputChannels, residualChannels):
+            let byChannels = Self.splitsChannels(pixels: pixels, outputChannels: outputChannels)
+            Kernels.pointwiseConvolution(input: inputs[0], pixels: byChannels ? 0..<pixels : share,
+                                         channels: byChannels ? share.lowerBound * 16 ..< min(share.upperBound * 16, outputChannels) : nil,
+                                         inputChannels: inputChannels, weights: weights!,
                                          bias: bias!, paddedOutputChannels: padded, output: output,
                                          outputChannels: outputChannels, bounds: bounds,
                                          residual: residualChannels > 0 ? inputs[1] : nil, residualChannels: residualChannels)

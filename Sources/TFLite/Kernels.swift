@@ -86,17 +86,21 @@ enum Kernels {
     /// With a `residual` (a fused ADD), each pixel's first `residualChannels` sums
     /// get that tensor's values added before the activation; the channels after them
     /// get nothing, as if the residual had been zero-padded (a fused PAD).
+    ///
+    /// Only output channels `channels` (all if nil; a range starting at a multiple of 16)
+    /// are computed: threads share a layer with few pixels and many channels that way.
     static func pointwiseConvolution(
-        input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
+        input: UnsafePointer<Float>, pixels: Range<Int>, channels: Range<Int>? = nil, inputChannels: Int,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
         residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
     ) {
         let finish = Finish(bounds: bounds, residual: residual, residualChannels: residualChannels)
         let stride = paddedOutputChannels
-        var channel = 0
-        while channel < outputChannels {
-            let wide = outputChannels - channel >= 16
+        let channelEnd = channels?.upperBound ?? outputChannels
+        var channel = channels?.lowerBound ?? 0
+        while channel < channelEnd {
+            let wide = channelEnd - channel >= 16
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
             var pixel = pixels.lowerBound
             let end = pixels.upperBound
@@ -118,14 +122,14 @@ enum Kernels {
                     w += stride
                 }
                 let out = output + pixel * outputChannels
-                write(finish.apply(a0, pixel, channel), to: out, channel: channel, of: outputChannels)
-                write(finish.apply(a1, pixel + 1, channel), to: out + outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a2, pixel + 2, channel), to: out + 2 * outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a3, pixel + 3, channel), to: out + 3 * outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a4, pixel + 4, channel), to: out + 4 * outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a5, pixel + 5, channel), to: out + 5 * outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a6, pixel + 6, channel), to: out + 6 * outputChannels, channel: channel, of: outputChannels)
-                write(finish.apply(a7, pixel + 7, channel), to: out + 7 * outputChannels, channel: channel, of: outputChannels)
+                write(finish.apply(a0, pixel, channel), to: out, channel: channel, of: channelEnd)
+                write(finish.apply(a1, pixel + 1, channel), to: out + outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a2, pixel + 2, channel), to: out + 2 * outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a3, pixel + 3, channel), to: out + 3 * outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a4, pixel + 4, channel), to: out + 4 * outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a5, pixel + 5, channel), to: out + 5 * outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a6, pixel + 6, channel), to: out + 6 * outputChannels, channel: channel, of: channelEnd)
+                write(finish.apply(a7, pixel + 7, channel), to: out + 7 * outputChannels, channel: channel, of: channelEnd)
                 pixel += 8
             }
             while pixel + 4 <= end {
@@ -156,13 +160,13 @@ enum Kernels {
                 }
                 let out = output + pixel * outputChannels + channel
                 write(finish.apply(a00, pixel, channel), finish.apply(a01, pixel, channel + 8), to: out,
-                      remaining: outputChannels - channel)
+                      remaining: channelEnd - channel)
                 write(finish.apply(a10, pixel + 1, channel), finish.apply(a11, pixel + 1, channel + 8), to: out + outputChannels,
-                      remaining: outputChannels - channel)
+                      remaining: channelEnd - channel)
                 write(finish.apply(a20, pixel + 2, channel), finish.apply(a21, pixel + 2, channel + 8), to: out + 2 * outputChannels,
-                      remaining: outputChannels - channel)
+                      remaining: channelEnd - channel)
                 write(finish.apply(a30, pixel + 3, channel), finish.apply(a31, pixel + 3, channel + 8), to: out + 3 * outputChannels,
-                      remaining: outputChannels - channel)
+                      remaining: channelEnd - channel)
                 pixel += 4
             }
             while pixel < end {
@@ -176,7 +180,7 @@ enum Kernels {
                     w += stride
                 }
                 write(finish.apply(a0, pixel, channel), finish.apply(a1, pixel, channel + 8), to: output + pixel * outputChannels + channel,
-                      remaining: outputChannels - channel)
+                      remaining: channelEnd - channel)
                 pixel += 1
             }
             channel += wide ? 16 : 8

@@ -10,12 +10,10 @@ import Synchronization
 /// one chunk it holds: the caller does the rest itself instead of spinning
 /// until the helper is back.
 ///
-/// Between the steps of one network run (`begin` to `end`) a helper spins
-/// for the next split step, up to `runSpin`: the steps that are not split
-/// between them are short, and a parked helper would take longer to wake
-/// than they last. Outside a run it spins a few microseconds (`spinLimit`),
-/// then parks on a condition until `run` wakes it: the time between frames
-/// costs no CPU. Nothing is allocated per frame.
+/// Between steps a helper spins a few microseconds (`spinLimit`) for the
+/// next one, then parks on a condition until `run` wakes it: the gaps
+/// between split steps and between frames cost no CPU. Nothing is allocated
+/// per frame.
 final class WorkerPool: @unchecked Sendable {
     /// Chunk `chunk` of `chunks` of step `step`; called concurrently for different chunks.
     typealias Work = @Sendable (_ step: Int, _ chunk: Int, _ chunks: Int) -> Void
@@ -29,18 +27,14 @@ final class WorkerPool: @unchecked Sendable {
     /// Chunks of the current step that have finished.
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
-    /// Between `begin` and `end`: a network run is under way.
-    private let running = Atomic<Bool>(false)
     /// Helpers asleep on `wake`, to be woken when the next step comes.
     private let parked = Atomic<Int>(0)
     private let wake = NSCondition()
     private let exited = DispatchSemaphore(value: 0)
     private var generation = 0
 
-    /// Polls of the ticket before a helper parks outside a run: a few microseconds.
+    /// Polls of the ticket before a helper parks: a few microseconds.
     static let spinLimit = 2000
-    /// The longest a helper spins between the steps of a run before it parks.
-    static let runSpin: Duration = .microseconds(200)
     /// The most chunks a step is cut into (the ticket's field is 8 bits).
     static let maximumChunks = 255
 
@@ -88,12 +82,6 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// A network run starts: helpers wait for its split steps spinning (up to `runSpin`).
-    func begin() { running.store(true, ordering: .relaxed) }
-
-    /// The run is over: helpers park after `spinLimit` polls.
-    func end() { running.store(false, ordering: .relaxed) }
-
     /// Claims and runs chunks of the step on offer until none is left.
     private func claimChunks() {
         var current = ticket.load(ordering: .acquiring)
@@ -115,15 +103,9 @@ final class WorkerPool: @unchecked Sendable {
         var seen = 0
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
-            let clock = ContinuousClock()
-            var spinStart = clock.now
             while ticket.load(ordering: .acquiring) >> 32 == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 guard spins >= Self.spinLimit else { continue }
-                if running.load(ordering: .relaxed) {
-                    if spins == Self.spinLimit { spinStart = clock.now }
-                    if spins % 64 != 0 || clock.now - spinStart < Self.runSpin { continue }
-                }
                 // Park: say so first, then look again under the lock, so a
                 // step handed out in between is never missed.
                 wake.lock()

@@ -190,7 +190,7 @@ struct OperatorTests {
     /// BlazeFace's residual block on a 5x7 input: `relu(conv1x1(x) + pad(x))`, the PAD widening
     /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
     /// is also a graph output, so nothing may be folded.
-    static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false) throws
+    static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false, threads: Int = 1) throws
         -> (plan: Planner.Plan, out: [Float], expected: [Float]) {
         let (height, width) = (5, 7)
         let input = (0..<height * width * inputChannels).map(Self.pattern)
@@ -215,7 +215,7 @@ struct OperatorTests {
         let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0],
                                 outputs: [tensors.count - 1] + (shared ? [3] : []))
         var planner = Planner(model: model, path: "test")
-        let interpreter = try Interpreter(model: model, path: "test")
+        let interpreter = try Interpreter(model: model, path: "test", threads: threads)
         for (index, value) in input.enumerated() { interpreter.input[index] = value }
         interpreter.invoke()
         var expected: [Float] = []
@@ -235,6 +235,15 @@ struct OperatorTests {
         let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output)
         #expect(block.plan.steps.count == 1)
         #expect(zip(block.out, block.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
+    @Test("two threads share a 1x1 convolution with more channels than pixels by channel blocks: the same values as one thread")
+    func pointwiseSplitByChannels() throws {
+        let one = try Self.residualBlock(inputChannels: 24, outputChannels: 72)
+        let two = try Self.residualBlock(inputChannels: 24, outputChannels: 72, threads: 2)
+        #expect(Step.splitsChannels(pixels: 35, outputChannels: 72) && 35 * 24 * 72 >= Interpreter.splitWork)
+        #expect(two.out == one.out)
+        #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
     }
 
     @Test("a convolution whose result is read elsewhere too is not folded into the ADD")
