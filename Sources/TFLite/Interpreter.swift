@@ -22,8 +22,12 @@ public final class Interpreter {
     private let pool: WorkerPool?
 
     /// Prepares `model`; operators or shapes it cannot run are a `ModelError` naming `path`.
-    public init(model: TFLiteModel, path: String, threads: Int = 1) throws(ModelError) {
+    /// With `identicalInputChannels` (the caller writes a gray frame into every channel),
+    /// the first layer is folded to one input channel where the model allows, and
+    /// `inputShape` then says one channel (see `Planner.foldingIdenticalInputChannels`).
+    public init(model: TFLiteModel, path: String, threads: Int = 1, identicalInputChannels: Bool = false) throws(ModelError) {
         self.threads = max(1, threads)
+        let model = identicalInputChannels ? Planner.foldingIdenticalInputChannels(model) : model
         var planner = Planner(model: model, path: path)
         let plan = try planner.plan()
         let memory = Memory(plan: plan)

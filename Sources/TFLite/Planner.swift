@@ -66,6 +66,57 @@ struct Planner {
         return Plan(steps: steps, constants: constants, arenaSize: arena.size, input: places[input]!, outputs: outputs)
     }
 
+    /// The model for an input whose channels are always equal (a gray frame
+    /// given to a network trained on colour): when every reader of the input
+    /// is a CONV_2D with constant weights, each filter's weights are summed
+    /// over the input channels and the input keeps one channel. The first
+    /// layer does a third of the work and the caller writes a third of the
+    /// input; the sums differ from the three-channel ones only by rounding.
+    /// Any other model comes back unchanged.
+    static func foldingIdenticalInputChannels(_ model: TFLiteModel) -> TFLiteModel {
+        guard model.inputs.count == 1 else { return model }
+        let input = model.inputs[0]
+        let shape = model.tensors[input].shape
+        guard shape.count == 4, shape[3] > 1, !model.outputs.contains(input) else { return model }
+        let readers = model.operators.indices.filter { model.operators[$0].inputs.contains(input) }
+        var folded = model
+        for index in readers {
+            let op = model.operators[index]
+            guard case .conv2D = op.operation, op.inputs.firstIndex(of: input) == 0, op.inputs.count >= 2,
+                  let weights = constantFloats(op.inputs[1], in: model) else { return model }
+            let filterShape = model.tensors[op.inputs[1]].shape
+            guard filterShape.count == 4, filterShape[3] == shape[3], weights.count == filterShape.reduce(1, *) else { return model }
+            let channels = shape[3]
+            let summed = stride(from: 0, to: weights.count, by: channels).map { start in
+                weights[start..<start + channels].reduce(0, +)
+            }
+            folded.tensors.append(TensorDescription(
+                name: model.tensors[op.inputs[1]].name + " (input channels summed)",
+                shape: Array(filterShape.dropLast()) + [1], type: .float32,
+                data: ArraySlice(summed.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) })))
+            folded.operators[index].inputs[1] = folded.tensors.count - 1
+        }
+        guard !readers.isEmpty else { return model }
+        folded.tensors[input].shape[3] = 1
+        return folded
+    }
+
+    /// The values of a constant float tensor, or of a DEQUANTIZE of one; nil for computed tensors.
+    private static func constantFloats(_ index: Int, in model: TFLiteModel) -> [Float]? {
+        guard index >= 0 else { return nil }
+        let tensor = model.tensors[index]
+        if let data = tensor.data {
+            switch tensor.type {
+            case .float32: return floats(data)
+            case .float16: return halfFloats(data)
+            case .int32: return nil
+            }
+        }
+        guard let producer = model.operators.first(where: { $0.outputs.contains(index) }),
+              case .dequantize = producer.operation, let source = producer.inputs.first else { return nil }
+        return source == index ? nil : constantFloats(source, in: model)
+    }
+
     /// Folds each RELU into the convolution or ADD before it when that result
     /// feeds only the RELU: the producer clamps as it writes, the RELU goes,
     /// and readers of the RELU's output read the producer's.

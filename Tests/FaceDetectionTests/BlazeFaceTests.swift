@@ -33,14 +33,17 @@ struct BlazeFaceTests {
         }
     }
 
-    @Test("the network's raw outputs equal LiteRT's on the same input", arguments: ["full", "short"])
-    func rawOutputs(model: String) throws {
+    @Test("the network's raw outputs equal LiteRT's on the same input, with the first layer folded for gray input or not",
+          arguments: ["full", "short"], [false, true])
+    func rawOutputs(model: String, folded: Bool) throws {
         let path = try Fixtures.blazeFaceModel(Self.variant(model))
-        let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path)
+        let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path, identicalInputChannels: folded)
+        let channels = interpreter.inputShape[3]
+        #expect(channels == (folded ? 1 : 3))
         let image = try Self.frame("input-\(model)", width: 0, height: 0)
         let input = interpreter.input
         for (index, pixel) in image.pixels.enumerated() {
-            for channel in 0..<3 { input[index * 3 + channel] = Float(pixel) / 127.5 - 1 }
+            for channel in 0..<channels { input[index * channels + channel] = Float(pixel) / 127.5 - 1 }
         }
         interpreter.invoke()
         let reference = Reference.shared.raw[model]!

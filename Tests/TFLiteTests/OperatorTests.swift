@@ -173,6 +173,37 @@ struct OperatorTests {
         #expect(out == expected)
     }
 
+    @Test("a first convolution on equal input channels folds to one channel: same results up to rounding; an input also read by another operator is kept")
+    func identicalInputChannels() throws {
+        let (height, width, outputChannels) = (9, 8, 12)
+        let gray = (0..<height * width).map(Self.pattern)
+        let filter = (0..<outputChannels * 9 * 3).map { Self.pattern($0 + 13) }
+        func model(alsoRead: Bool) -> TFLiteModel {
+            var tensors = [TensorDescription(name: "input", shape: [1, height, width, 3], type: .float32),
+                           Self.floats("filter", [outputChannels, 3, 3, 3], filter),
+                           Self.floats("bias", [outputChannels], Array(repeating: 0.5, count: outputChannels)),
+                           TensorDescription(name: "output", shape: [1, 5, 4, outputChannels], type: .float32)]
+            var operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 2, strideY: 2), .relu),
+                                                 inputs: [0, 1, 2], outputs: [3])]
+            if alsoRead {
+                tensors.append(TensorDescription(name: "copy", shape: [1, height, width, 3], type: .float32))
+                operators.append(OperatorDescription(operation: .relu, inputs: [0], outputs: [4]))
+            }
+            return TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: alsoRead ? [3, 4] : [3])
+        }
+        let plain = try Interpreter(model: model(alsoRead: false), path: "test")
+        let folded = try Interpreter(model: model(alsoRead: false), path: "test", identicalInputChannels: true)
+        #expect(plain.inputShape == [1, height, width, 3] && folded.inputShape == [1, height, width, 1])
+        for (index, value) in gray.enumerated() {
+            for channel in 0..<3 { plain.input[index * 3 + channel] = value }
+            folded.input[index] = value
+        }
+        plain.invoke()
+        folded.invoke()
+        #expect(zip(plain.output(0), folded.output(0)).allSatisfy { abs($0 - $1) <= 1e-4 })
+        #expect(try Interpreter(model: model(alsoRead: true), path: "test", identicalInputChannels: true).inputShape[3] == 3)
+    }
+
     @Test("MAX_POOL_2D 2x2 stride 2 VALID")
     func maxPool() throws {
         let out = try Self.run(.maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
