@@ -9,11 +9,14 @@ import TFLite
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzModel(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let model = try? TFLiteModel(bytes: bytes, path: "fuzz"),
-          let interpreter = try? Interpreter(model: model, path: "fuzz") else { return 0 }
-    let input = interpreter.input
-    for index in input.indices { input[index] = Float(index % 7) - 3 }
-    interpreter.invoke()
+    guard let model = try? TFLiteModel(bytes: bytes, path: "fuzz") else { return 0 }
+    // As given, and with the first layer folded for gray input (as BlazeFace loads models).
+    for folded in [false, true] {
+        guard let interpreter = try? Interpreter(model: model, path: "fuzz", identicalInputChannels: folded) else { continue }
+        let input = interpreter.input
+        for index in input.indices { input[index] = Float(index % 7) - 3 }
+        interpreter.invoke()
+    }
     return 0
 }
 

@@ -103,18 +103,18 @@ struct Planner {
 
     /// The values of a constant float tensor, or of a DEQUANTIZE of one; nil for computed tensors.
     private static func constantFloats(_ index: Int, in model: TFLiteModel) -> [Float]? {
-        guard index >= 0 else { return nil }
-        let tensor = model.tensors[index]
-        if let data = tensor.data {
-            switch tensor.type {
+        func values(_ index: Int) -> [Float]? {
+            guard index >= 0, let data = model.tensors[index].data else { return nil }
+            switch model.tensors[index].type {
             case .float32: return floats(data)
             case .float16: return halfFloats(data)
             case .int32: return nil
             }
         }
-        guard let producer = model.operators.first(where: { $0.outputs.contains(index) }),
+        if let direct = values(index) { return direct }
+        guard index >= 0, let producer = model.operators.first(where: { $0.outputs.contains(index) }),
               case .dequantize = producer.operation, let source = producer.inputs.first else { return nil }
-        return source == index ? nil : constantFloats(source, in: model)
+        return values(source)
     }
 
     /// Folds each RELU into the convolution or ADD before it when that result
@@ -169,7 +169,7 @@ struct Planner {
         for (index, op) in operators.enumerated() {
             guard case let .add(activation) = op.operation, op.inputs.count == 2, op.outputs.count == 1 else { continue }
             for (sum, other) in [(op.inputs[0], op.inputs[1]), (op.inputs[1], op.inputs[0])] {
-                guard readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution),
+                guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution),
                       case let .conv2D(window, .none) = operators[convolution].operation,
                       window.strideX == 1, window.strideY == 1, operators[convolution].inputs.count >= 2,
                       operators[convolution].inputs.count <= 3, operators[convolution].outputs == [sum],
@@ -178,9 +178,11 @@ struct Planner {
                       model.tensors[sum].shape == model.tensors[other].shape else { continue }
                 var residual = other
                 if readOnlyByTheAdd(other), let pad = producer[other], case .pad = operators[pad].operation,
-                   let source = operators[pad].inputs.first, source >= 0,
+                   operators[pad].inputs.count >= 2, let source = operators[pad].inputs.first, source >= 0,
+                   model.tensors[source].shape.count == 4,
                    let paddings = try? integers(operators[pad].inputs[1], "PAD paddings"),
-                   paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0 {
+                   paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0,
+                   model.tensors[other].shape == Array(model.tensors[source].shape.prefix(3)) + [model.tensors[source].shape[3] + paddings[7]] {
                     residual = source
                     dropped.insert(pad)
                 }

@@ -277,6 +277,25 @@ struct OperatorTests {
         #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
     }
 
+    @Test("a residual block whose PAD lacks its paddings, or whose ADD lacks an input, is a model error, not a crash")
+    func residualMalformed() throws {
+        for (padInputs, addInputs) in [([0], [4, 3]), ([0, 5], [-1, 3]), ([0, 5], [3, -1])] {
+            let tensors = [TensorDescription(name: "x", shape: [1, 2, 2, 8], type: .float32),
+                           Self.floats("filter", [16, 1, 1, 8], Array(repeating: 1, count: 128)),
+                           Self.floats("bias", [16], Array(repeating: 0, count: 16)),
+                           TensorDescription(name: "sum", shape: [1, 2, 2, 16], type: .float32),
+                           TensorDescription(name: "padded", shape: [1, 2, 2, 16], type: .float32),
+                           Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, 8]),
+                           TensorDescription(name: "out", shape: [1, 2, 2, 16], type: .float32)]
+            let operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
+                                                 inputs: [0, 1, 2], outputs: [3]),
+                             OperatorDescription(operation: .pad, inputs: padInputs, outputs: [4]),
+                             OperatorDescription(operation: .add(.relu), inputs: addInputs, outputs: [6])]
+            let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [6])
+            #expect(throws: ModelError.self) { try Interpreter(model: model, path: "test") }
+        }
+    }
+
     @Test("a convolution whose result is read elsewhere too is not folded into the ADD")
     func residualShared() throws {
         let block = try Self.residualBlock(inputChannels: 10, outputChannels: 12, shared: true)
