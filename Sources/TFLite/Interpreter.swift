@@ -96,8 +96,8 @@ public final class Interpreter {
     static let chunksPerThread = 4
 
     /// Runs every operator once over the current input. With more than one
-    /// thread, the rows of the convolutions and pools are shared out; the
-    /// other steps are too small to be worth a hand-over.
+    /// thread, the convolutions and pools are shared out (see `parallelRows`);
+    /// the other steps are too small to be worth a hand-over.
     public func invoke() {
         guard let pool else {
             for step in steps { step.run() }
@@ -148,7 +148,8 @@ struct Step {
     var weights: UnsafeMutablePointer<Float>?
     var bias: UnsafeMutablePointer<Float>?
 
-    /// How many rows (or pixels) the step can be split into for threads; 1 if it cannot.
+    /// How many parts (rows, pixels or blocks of 16 output channels) the step can be split
+    /// into for threads; 1 if it cannot.
     var parallelRows: Int {
         switch kind {
         case let .pointwise(pixels, _, _, outputChannels, _):
@@ -259,4 +260,3 @@ struct PlannedStep {
              weights: weights.map(pointer), bias: bias.map(pointer))
     }
 }
-
