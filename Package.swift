@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "Tracking", "FaceDetection", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
+                "SentryCore", "Tracking", "FaceDetection", "TFLite", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

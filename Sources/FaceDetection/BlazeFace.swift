@@ -156,7 +156,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     /// (`sentry bench` compares the two). The input is restored before each run,
     /// because the arena reuses its space for later tensors.
     public func backToBackNetworkSeconds(on image: GrayImage, runs: Int) -> [Double] {
-        letterbox.fill(interpreter.input, from: image, region: Letterbox.Region(x: 0, y: 0, width: image.width, height: image.height))
+        letterbox.fill(interpreter.input, from: image)
         let input = Array(interpreter.input)
         return (0..<runs).map { _ in
             _ = interpreter.input.update(fromContentsOf: input)
@@ -164,6 +164,12 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             interpreter.invoke()
             return monotonicSeconds() - start
         }
+    }
+
+    /// Each step of the network on `image`, the fastest of `runs` (`sentry bench --profile`).
+    public func stepTimings(on image: GrayImage, runs: Int) -> [Interpreter.StepTiming] {
+        letterbox.fill(interpreter.input, from: image)
+        return interpreter.stepTimings(runs: runs)
     }
 
     /// The faces in `image` (or in `region` of it, as boxes in the whole

@@ -2,6 +2,7 @@ import FaceDetection
 import Foundation
 import SentryCore
 import Serial
+import TFLite
 import ServoSim
 import Video
 
@@ -44,8 +45,9 @@ public enum Bench {
 
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
+    /// With `profile`, also where BlazeFace's network spends its time, by operator.
     public static func run(camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
-                           tools: String?) throws {
+                           tools: String?, profile: Bool = false) throws {
         let loadStart = monotonicSeconds()
         let (detector, name) = try Runner.makeDetector(options)
         let loadSeconds = monotonicSeconds() - loadStart
@@ -110,6 +112,7 @@ public enum Bench {
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
         if let blazeFace {
             print(String(format: "  detector memory: %.1f MB (weights and activations)", Double(blazeFace.memoryBytes) / 1e6))
+            if profile { printProfile(blazeFace.stepTimings(on: first.image, runs: frames.count)) }
         }
 
         guard let tools else {
@@ -172,6 +175,22 @@ public enum Bench {
         } else {
             // Between passes the boxes are the short-range model's, shaped differently: the aims are what agree (tests).
             print("  \(reference.label) boxes matched (IoU >= \(reference.overlap)): \(matched)/\(total), full passes' boxes only agree at that overlap")
+        }
+    }
+
+    /// The network's time by operator: each step's fastest run, summed per operator.
+    private static func printProfile(_ timings: [Interpreter.StepTiming]) {
+        let total = timings.map(\.seconds).reduce(0, +)
+        print(String(format: "  network by operator (each step's fastest run, summed: %.3f ms):", total * 1000))
+        let byOperation = Dictionary(grouping: timings, by: { (timing: Interpreter.StepTiming) in timing.operation })
+        for (name, steps) in byOperation.sorted(by: { $0.value.map(\.seconds).reduce(0, +) > $1.value.map(\.seconds).reduce(0, +) }) {
+            let seconds = steps.map(\.seconds).reduce(0, +)
+            let work = steps.map(\.work).reduce(0, +)
+            // Multiply-adds, two floating-point operations each: the convolutions' rate against the CPU's peak.
+            let rate = name.contains("CONV") ? String(format: "%6.1f GFLOP/s", 2 * Double(work) / seconds / 1e9) : ""
+            print("    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                  + String(format: " %8.3f ms %5.1f%%  %3d ", seconds * 1000, 100 * seconds / total, steps.count)
+                  + (steps.count == 1 ? "step   " : "steps  ") + rate)
         }
     }
 

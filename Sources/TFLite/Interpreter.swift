@@ -99,18 +99,45 @@ public final class Interpreter {
     /// thread, the convolutions and pools are shared out (see `parallelRows`);
     /// the other steps are too small to be worth a hand-over.
     public func invoke() {
-        guard let pool else {
-            for step in steps { step.run() }
-            return
+        for index in steps.indices { run(step: index) }
+    }
+
+    private func run(step index: Int) {
+        let step = steps[index]
+        let rows = step.parallelRows
+        if let pool, rows >= 2 * threads, step.work >= Self.splitWork {
+            pool.run(step: index, chunks: min(rows, threads * Self.chunksPerThread, WorkerPool.maximumChunks))
+        } else {
+            step.run()
         }
-        for (index, step) in steps.enumerated() {
-            let rows = step.parallelRows
-            if rows >= 2 * threads, step.work >= Self.splitWork {
-                pool.run(step: index, chunks: min(rows, threads * Self.chunksPerThread, WorkerPool.maximumChunks))
-            } else {
-                step.run()
+    }
+
+    /// One step of a network run, timed (`sentry bench --profile`).
+    public struct StepTiming: Sendable {
+        /// The operator as TFLite names it, with its window, e.g. "DEPTHWISE_CONV_2D 3x3/2".
+        public let operation: String
+        /// Multiply-adds (0 for steps that only move or compare values).
+        public let work: Int
+        /// The fastest of the runs.
+        public let seconds: Double
+    }
+
+    /// Each step's fastest time over `runs` runs of the whole network on the
+    /// current input (kept, and put back before each run): where the time goes.
+    public func stepTimings(runs: Int) -> [StepTiming] {
+        let kept = Array(input)
+        var fastest = [Double](repeating: .infinity, count: steps.count)
+        let clock = ContinuousClock()
+        for _ in 0..<max(runs, 1) {
+            _ = input.update(fromContentsOf: kept)
+            for index in steps.indices {
+                let elapsed = clock.measure { run(step: index) }
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                fastest[index] = min(fastest[index], seconds)
             }
         }
+        _ = input.update(fromContentsOf: kept)
+        return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
     }
 }
 
@@ -163,6 +190,23 @@ struct Step {
     /// rather than by pixels: when it has more channels than pixels (the deep layers),
     /// so that each thread reads only its channels' weights and runs whole pixel tiles.
     static func splitsChannels(pixels: Int, outputChannels: Int) -> Bool { outputChannels >= pixels }
+
+    /// The operator as TFLite names it, with its window and what was folded into it.
+    var operation: String {
+        switch kind {
+        case let .pointwise(_, _, _, _, residualChannels): residualChannels > 0 ? "CONV_2D 1x1 + ADD" : "CONV_2D 1x1"
+        case let .convolution(g, _, _, _): "CONV_2D \(g.window.width)x\(g.window.height)/\(g.window.strideX)"
+        case let .depthwise(g, _), let .depthwiseMultiplier(g, _, _):
+            "DEPTHWISE_CONV_2D \(g.window.width)x\(g.window.height)/\(g.window.strideX)"
+        case .maxPool: "MAX_POOL_2D"
+        case .add: "ADD"
+        case .clamp: "RELU"
+        case .copy: "RESHAPE"
+        case .pad: "PAD"
+        case .resize: "RESIZE_BILINEAR"
+        case .concatenate: "CONCATENATION"
+        }
+    }
 
     /// Multiply-adds the step does, to judge whether splitting it pays for the hand-over.
     var work: Int {

@@ -478,6 +478,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Directory with the reference scripts (default: tools/ in the current directory).")
     var tools: String?
 
+    @Flag(help: "Also print where BlazeFace's network spends its time, by operator.")
+    var profile = false
+
     @OptionGroup var detection: DetectionOptions
 
     func validate() throws {
@@ -488,7 +491,7 @@ struct Bench: ParsableCommand {
         let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
         try failingCleanly {
             try SentryApp.Bench.run(camera: camera, size: detection.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
-                                    detector: detection.options, tools: tools)
+                                    detector: detection.options, tools: tools, profile: profile)
         }
     }
 }

@@ -222,7 +222,7 @@ struct OperatorTests {
     /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
     /// is also a graph output, so nothing may be folded.
     static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false, threads: Int = 1) throws
-        -> (plan: Planner.Plan, out: [Float], expected: [Float]) {
+        -> (plan: Planner.Plan, out: [Float], expected: [Float], interpreter: Interpreter) {
         let (height, width) = (5, 7)
         let input = (0..<height * width * inputChannels).map(Self.pattern)
         let filter = (0..<outputChannels * inputChannels).map { Self.pattern($0 + 3) }
@@ -257,7 +257,7 @@ struct OperatorTests {
                 expected.append(max(0, sum + (o < inputChannels ? input[pixel * inputChannels + o] : 0)))
             }
         }
-        return (try planner.plan(), Array(interpreter.output(0)), expected)
+        return (try planner.plan(), Array(interpreter.output(0)), expected, interpreter)
     }
 
     @Test("a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
@@ -293,6 +293,18 @@ struct OperatorTests {
                              OperatorDescription(operation: .add(.relu), inputs: addInputs, outputs: [6])]
             let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [6])
             #expect(throws: ModelError.self) { try Interpreter(model: model, path: "test") }
+        }
+    }
+
+    @Test("step timings name every step of a run, count its multiply-adds and leave the input as it was")
+    func stepTimings() throws {
+        for (shared, operations) in [(false, ["CONV_2D 1x1 + ADD"]), (true, ["CONV_2D 1x1", "PAD", "ADD"])] {
+            let interpreter = try Self.residualBlock(inputChannels: 10, outputChannels: 12, shared: shared).interpreter
+            let input = Array(interpreter.input)
+            let timings = interpreter.stepTimings(runs: 3)
+            #expect(timings.map(\.operation) == operations)
+            #expect(timings.allSatisfy { $0.seconds > 0 } && timings[0].work == 5 * 7 * 10 * 12)
+            #expect(Array(interpreter.input) == input)
         }
     }
 
