@@ -153,11 +153,7 @@ def bench(args):
                        round((d.bbox.xmax - d.bbox.xmin) * args.width), round((d.bbox.ymax - d.bbox.ymin) * args.height)]
                       for d in detections])
     interpreter = detector.interpreter
-    network = []
-    for _ in images:
-        start = time.perf_counter()
-        interpreter.invoke()
-        network.append((time.perf_counter() - start) * 1000)
+    network = network_times(interpreter, len(images))
     print(json.dumps({"threads": args.threads, "frames": len(times), "median_ms": statistics.median(times),
                       "p99_ms": percentile(times, 0.99), "network_median_ms": statistics.median(network),
                       "network_p99_ms": percentile(network, 0.99), "boxes": boxes}), flush=True)
@@ -170,13 +166,17 @@ def take_turns(interpreter):
     times back to back and answers one JSON line of the times in ms; EOF ends.
     Turns that alternate within a second keep the machine's drift out of the ratio."""
     for line in sys.stdin:
-        runs = int(line.split()[1])
-        network = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            interpreter.invoke()
-            network.append((time.perf_counter() - start) * 1000)
-        print(json.dumps({"network_ms": network}), flush=True)
+        print(json.dumps({"network_ms": network_times(interpreter, int(line.split()[1]))}), flush=True)
+
+
+def network_times(interpreter, runs):
+    """ms per run of the interpreter alone, `runs` times back to back."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        interpreter.invoke()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
 
 
 def percentile(values, fraction):

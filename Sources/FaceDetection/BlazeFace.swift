@@ -153,17 +153,10 @@ public final class BlazeFaceDetector: RegionFaceDetector {
 
     /// The network alone, `runs` times back to back on `image` letterboxed once,
     /// in seconds per run: timed the way LiteRT's reference times its interpreter
-    /// (`sentry bench` compares the two). The input is restored before each run,
-    /// because the arena reuses its space for later tensors.
+    /// (`sentry bench` compares the two).
     public func backToBackNetworkSeconds(on image: GrayImage, runs: Int) -> [Double] {
         letterbox.fill(interpreter.input, from: image)
-        let input = Array(interpreter.input)
-        return (0..<runs).map { _ in
-            _ = interpreter.input.update(fromContentsOf: input)
-            let start = monotonicSeconds()
-            interpreter.invoke()
-            return monotonicSeconds() - start
-        }
+        return interpreter.runSeconds(runs: runs)
     }
 
     /// Each step of the network on `image`, the fastest of `runs` (`sentry bench --profile`).

@@ -197,8 +197,6 @@ public enum Bench {
     private struct ReferenceResult: Decodable {
         var median_ms: Double
         var p99_ms: Double
-        var network_median_ms: Double?
-        var network_p99_ms: Double?
         var boxes: [[[Int]]]
     }
 

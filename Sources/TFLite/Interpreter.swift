@@ -122,22 +122,38 @@ public final class Interpreter {
         public let seconds: Double
     }
 
+    /// The whole network `runs` times back to back on the current input, in
+    /// seconds per run (benchmarks: timed as LiteRT's reference times its own).
+    public func runSeconds(runs: Int) -> [Double] {
+        var seconds: [Double] = []
+        repeatOnKeptInput(runs: runs) { seconds.append(Self.seconds { self.invoke() }) }
+        return seconds
+    }
+
     /// Each step's fastest time over `runs` runs of the whole network on the
-    /// current input (kept, and put back before each run): where the time goes.
+    /// current input: where the time goes.
     public func stepTimings(runs: Int) -> [StepTiming] {
-        let kept = Array(input)
         var fastest = [Double](repeating: .infinity, count: steps.count)
-        let clock = ContinuousClock()
-        for _ in 0..<max(runs, 1) {
+        repeatOnKeptInput(runs: max(runs, 1)) {
+            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(step: index) }) }
+        }
+        return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
+    }
+
+    /// Runs `body` `runs` times, the input put back before each time and after
+    /// the last: the arena reuses the input's space for later tensors.
+    private func repeatOnKeptInput(runs: Int, _ body: () -> Void) {
+        let kept = Array(input)
+        for _ in 0..<runs {
             _ = input.update(fromContentsOf: kept)
-            for index in steps.indices {
-                let elapsed = clock.measure { run(step: index) }
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                fastest[index] = min(fastest[index], seconds)
-            }
+            body()
         }
         _ = input.update(fromContentsOf: kept)
-        return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
+    }
+
+    private static func seconds(_ work: () -> Void) -> Double {
+        let elapsed = ContinuousClock().measure(work)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 }
 

@@ -71,6 +71,15 @@ struct WindowGeometry {
         (outputHeight, padTop) = size(inputHeight, window.height, window.strideY)
     }
 
+    /// The output columns whose window lies wholly inside the input's columns
+    /// (the kernels' fast paths; the columns before and after cross the border).
+    var insideColumns: Range<Int> {
+        let first = min((padLeft + window.strideX - 1) / window.strideX, outputWidth)
+        let lastWindowStart = inputWidth + padLeft - window.width
+        let end = lastWindowStart >= 0 ? min(lastWindowStart / window.strideX + 1, outputWidth) : 0
+        return first..<max(end, first)
+    }
+
     /// The kernel rows (or columns) that land inside the input for output row `y` (column).
     @inline(__always) func taps(output: Int, stride: Int, pad: Int, kernel: Int, input: Int) -> (origin: Int, range: Range<Int>) {
         let origin = output * stride - pad
@@ -230,10 +239,7 @@ enum Kernels {
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
     ) {
         let w = g.window
-        // Output columns whose window lies wholly inside the input's columns.
-        let firstInside = min((g.padLeft + w.strideX - 1) / w.strideX, g.outputWidth)
-        let endInside = max(min(g.inputWidth + g.padLeft - w.width >= 0 ? (g.inputWidth + g.padLeft - w.width) / w.strideX + 1 : 0,
-                                g.outputWidth), firstInside)
+        let (firstInside, endInside) = (g.insideColumns.lowerBound, g.insideColumns.upperBound)
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
             var x = 0
@@ -366,10 +372,7 @@ enum Kernels {
             }
             return
         }
-        // Output columns whose window lies wholly inside the input's columns.
-        let firstInside = min((g.padLeft + w.strideX - 1) / w.strideX, g.outputWidth)
-        let endInside = max(min(g.inputWidth + g.padLeft - w.width >= 0 ? (g.inputWidth + g.padLeft - w.width) / w.strideX + 1 : 0,
-                                g.outputWidth), firstInside)
+        let (firstInside, endInside) = (g.insideColumns.lowerBound, g.insideColumns.upperBound)
         let rowStride = g.inputWidth * channels
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
