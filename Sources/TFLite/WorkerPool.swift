@@ -21,8 +21,9 @@ final class WorkerPool: @unchecked Sendable {
     let helpers: Int
     private let work: Work
     /// The step on offer, packed so that one compare-and-swap both reads it
-    /// and claims a chunk: generation (bits 32...), step (16...31), chunk
-    /// count (8...15), next unclaimed chunk (0...7).
+    /// and claims a chunk: generation (bits 40...), step (24...39), chunk
+    /// count (16...23), chunks claimed from the end (8...15), chunks claimed
+    /// from the start (0...7).
     private let ticket = Atomic<Int>(0)
     /// Chunks of the current step that have finished.
     private let finished = Atomic<Int>(0)
@@ -66,13 +67,13 @@ final class WorkerPool: @unchecked Sendable {
     /// `maximumChunks`), here and on the helpers; returns when all are done.
     func run(step index: Int, chunks: Int) {
         precondition((1...Self.maximumChunks).contains(chunks) && (0..<65536).contains(index))
-        generation = (generation + 1) & 0x7FFF_FFFF
+        generation = (generation + 1) & 0xFF_FFFF
         finished.store(0, ordering: .relaxed)
         // Sequentially consistent with the helper's park: either it sees the
         // new ticket, or this sees it parked and wakes it.
-        ticket.store(generation << 32 | index << 16 | chunks << 8, ordering: .sequentiallyConsistent)
+        ticket.store(generation << 40 | index << 24 | chunks << 16, ordering: .sequentiallyConsistent)
         if parked.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
-        claimChunks()
+        claimChunks(fromStart: true)
         var polls = 0
         while finished.load(ordering: .acquiring) < chunks {
             // The last chunks are on helpers; if one of them lost its core,
@@ -82,20 +83,24 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Claims and runs chunks of the step on offer until none is left.
-    private func claimChunks() {
+    /// Claims and runs chunks of the step on offer until none is left: the
+    /// caller from the start, the helpers from the end, so that each thread
+    /// mostly works on the same part of the image from one step to the next
+    /// (in its own cache) and they meet wherever the work evens out.
+    private func claimChunks(fromStart: Bool) {
         var current = ticket.load(ordering: .acquiring)
         while true {
-            let chunks = current >> 8 & 0xFF, next = current & 0xFF
-            guard next < chunks else { return }
-            let (exchanged, original) = ticket.compareExchange(expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            let chunks = current >> 16 & 0xFF, fromEnd = current >> 8 & 0xFF, started = current & 0xFF
+            guard started + fromEnd < chunks else { return }
+            let claim = fromStart ? current + 1 : current + (1 << 8)
+            let (exchanged, original) = ticket.compareExchange(expected: current, desired: claim, ordering: .acquiringAndReleasing)
             guard exchanged else {
                 current = original
                 continue
             }
-            work(current >> 16 & 0xFFFF, next, chunks)
+            work(current >> 24 & 0xFFFF, fromStart ? started : chunks - 1 - fromEnd, chunks)
             finished.add(1, ordering: .releasing)
-            current += 1
+            current = claim
         }
     }
 
@@ -103,21 +108,21 @@ final class WorkerPool: @unchecked Sendable {
         var seen = 0
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
-            while ticket.load(ordering: .acquiring) >> 32 == seen, !stopping.load(ordering: .acquiring) {
+            while ticket.load(ordering: .acquiring) >> 40 == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 guard spins >= Self.spinLimit else { continue }
                 // Park: say so first, then look again under the lock, so a
                 // step handed out in between is never missed.
                 wake.lock()
                 parked.add(1, ordering: .sequentiallyConsistent)
-                while ticket.load(ordering: .sequentiallyConsistent) >> 32 == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
+                while ticket.load(ordering: .sequentiallyConsistent) >> 40 == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
                 wake.unlock()
                 spins = 0
             }
             if stopping.load(ordering: .acquiring) { break }
-            seen = ticket.load(ordering: .acquiring) >> 32
-            claimChunks()
+            seen = ticket.load(ordering: .acquiring) >> 40
+            claimChunks(fromStart: false)
         }
         exited.signal()
     }

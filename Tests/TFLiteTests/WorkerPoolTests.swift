@@ -43,4 +43,25 @@ struct WorkerPoolTests {
         #expect(chunks.count == 20)
         #expect(chunks.values.filter { $0 == 1 }.count <= 1)
     }
+
+    @Test("the caller runs chunks from the start and the helper from the end: each keeps to its part of the image")
+    func callerFromTheStartHelperFromTheEnd() {
+        let ranBy = Mutex([Int: Bool]())  // chunk -> run on the caller
+        let callerThread = Mutex<Thread?>(nil)
+        let pool = WorkerPool(helpers: 1) { _, chunk, _ in
+            ranBy.withLock { $0[chunk] = callerThread.withLock { $0 } == Thread.current }
+            usleep(1000)
+        }
+        callerThread.withLock { $0 = Thread.current }
+        for step in 0..<20 {
+            ranBy.withLock { $0 = [:] }
+            pool.run(step: step, chunks: 16)
+            let chunks = ranBy.withLock { $0 }
+            #expect(chunks.count == 16)
+            let callers = chunks.filter(\.value).keys, helpers = chunks.filter { !$0.value }.keys
+            #expect(callers.contains(0))
+            #expect((callers.max() ?? -1) < (helpers.min() ?? 16), "step \(step): caller \(callers.sorted()), helper \(helpers.sorted())")
+        }
+        pool.stop()
+    }
 }
