@@ -31,7 +31,9 @@ let package = Package(
         // Pure logic shared by the pipeline and the tests: no I/O at all.
         .target(name: "SentryCore"),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
-        .target(name: "TFLite", swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "TFLite", dependencies: ["CVectorClamp"], swiftSettings: optimisedInDebug + vectorUnit),
+        // One header: the kernels' clamp as clang's vector select (see the file).
+        .systemLibrary(name: "CVectorClamp"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
         .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite"], swiftSettings: optimisedInDebug),
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.

@@ -1,3 +1,5 @@
+import CVectorClamp
+
 /// The arithmetic of each operator on float32 NHWC tensors (batch 1), on raw
 /// pointers into buffers the interpreter allocated once. Channels are the
 /// innermost dimension, so the loops run over channels eight at a time.
@@ -17,13 +19,10 @@ struct Bounds {
         }
     }
 
-    /// (`replacing(with:where:)` compiles to vmaxps/vminps; the standard
+    /// (In C: Swift's `replacing(with:where:)` compiles to vmaxps/vminps in some
+    /// kernels and to 128-bit compare-and-blend pairs in others; the standard
     /// library's `clamped` and `pointwiseMax` go lane by lane through a call.)
-    @inline(__always) func apply(_ value: Vector) -> Vector {
-        let low = Vector(repeating: lower), high = Vector(repeating: upper)
-        let raised = value.replacing(with: low, where: value .< low)
-        return raised.replacing(with: high, where: raised .> high)
-    }
+    @inline(__always) func apply(_ value: Vector) -> Vector { sentry_clamp8(value, lower, upper) }
 
     @inline(__always) func apply(_ value: Float) -> Float { min(max(value, lower), upper) }
 }
