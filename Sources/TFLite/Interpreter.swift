@@ -96,8 +96,9 @@ public final class Interpreter {
     static let chunksPerThread = 4
 
     /// Runs every operator once over the current input. With more than one
-    /// thread, the convolutions and pools are shared out (see `parallelRows`);
-    /// the other steps are too small to be worth a hand-over.
+    /// thread, the convolutions, pools, resizes and sums are shared out (see
+    /// `parallelRows`): a step left to the caller alone would also let the
+    /// helpers park, and waking them costs tens of microseconds.
     public func invoke() {
         for index in steps.indices { run(step: index) }
     }
@@ -116,7 +117,7 @@ public final class Interpreter {
     public struct StepTiming: Sendable {
         /// The operator as TFLite names it, with its window, e.g. "DEPTHWISE_CONV_2D 3x3/2".
         public let operation: String
-        /// Multiply-adds (0 for steps that only move or compare values).
+        /// Multiply-adds, or as many operations of another kind (0 for steps that only move values).
         public let work: Int
         /// The fastest of the runs.
         public let seconds: Double
@@ -191,16 +192,21 @@ struct Step {
     var weights: UnsafeMutablePointer<Float>?
     var bias: UnsafeMutablePointer<Float>?
 
-    /// How many parts (rows, pixels or blocks of 16 output channels) the step can be split
-    /// into for threads; 1 if it cannot.
+    /// How many parts (rows, pixels, blocks of 16 output channels or of `addBlock` values) the
+    /// step can be split into for threads; 1 if it cannot.
     var parallelRows: Int {
         switch kind {
         case let .pointwise(pixels, _, _, outputChannels, _):
             Self.splitsChannels(pixels: pixels, outputChannels: outputChannels) ? (outputChannels + 15) / 16 : pixels
         case let .convolution(geometry, _, _, _), let .depthwise(geometry, _), let .maxPool(geometry, _): geometry.outputHeight
+        case let .resize(_, _, _, _, outputHeight, _, _): outputHeight
+        case let .add(count): max(1, count / Self.addBlock)
         default: 1
         }
     }
+
+    /// Values of an ADD per part when threads share it.
+    static let addBlock = 1024
 
     /// Whether threads share a 1x1 convolution by output channels (sixteen at a time)
     /// rather than by pixels: when it has more channels than pixels (the deep layers),
@@ -224,7 +230,7 @@ struct Step {
         }
     }
 
-    /// Multiply-adds the step does, to judge whether splitting it pays for the hand-over.
+    /// Multiply-adds the step does (or as many other operations), to judge whether splitting it pays for the hand-over.
     var work: Int {
         switch kind {
         case let .pointwise(pixels, inputChannels, _, outputChannels, _): pixels * inputChannels * outputChannels
@@ -232,6 +238,9 @@ struct Step {
             g.outputWidth * g.outputHeight * g.window.width * g.window.height * inputChannels * outputChannels
         case let .depthwise(g, channels), let .maxPool(g, channels):
             g.outputWidth * g.outputHeight * g.window.width * g.window.height * channels
+        // Not multiply-adds but as costly: four taps per value, one sum per value.
+        case let .resize(_, _, channels, outputWidth, outputHeight, _, _): outputWidth * outputHeight * channels * 4
+        case let .add(count): count
         default: 0
         }
     }
@@ -264,7 +273,9 @@ struct Step {
         case let .maxPool(geometry, channels):
             Kernels.maxPool(input: inputs[0], channels: channels, geometry: geometry, rows: share, output: output, bounds: bounds)
         case let .add(count):
-            Kernels.add(inputs[0], inputs[1], count: count, output: output, bounds: bounds)
+            // Parts of whole blocks (the last takes the rest), so each starts on a vector.
+            let start = share.lowerBound * Self.addBlock, end = share.upperBound == rows ? count : share.upperBound * Self.addBlock
+            Kernels.add(inputs[0] + start, inputs[1] + start, count: end - start, output: output + start, bounds: bounds)
         case let .clamp(count):
             Kernels.clamp(inputs[0], count: count, output: output, bounds: bounds)
         case let .copy(count):
@@ -274,7 +285,7 @@ struct Step {
             Self.pad(input: inputs[0], inputShape: inputShape, output: output, outputShape: outputShape, before: before)
         case let .resize(inputWidth, inputHeight, channels, outputWidth, outputHeight, alignCorners, halfPixelCenters):
             Kernels.resizeBilinear(input: inputs[0], inputWidth: inputWidth, inputHeight: inputHeight, channels: channels,
-                                   output: output, outputWidth: outputWidth, outputHeight: outputHeight,
+                                   output: output, outputWidth: outputWidth, outputHeight: outputHeight, rows: share,
                                    alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         case let .concatenate(outer, slices):
             var out = output

@@ -574,9 +574,9 @@ enum Kernels {
     }
 
     /// Bilinear resize of an NHWC tensor with TFLite's sampling rules
-    /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers).
+    /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers); output rows `rows` only.
     static func resizeBilinear(input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
-                               output: UnsafeMutablePointer<Float>, outputWidth: Int, outputHeight: Int,
+                               output: UnsafeMutablePointer<Float>, outputWidth: Int, outputHeight: Int, rows: Range<Int>,
                                alignCorners: Bool, halfPixelCenters: Bool) {
         func scale(_ input: Int, _ output: Int) -> Float {
             alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
@@ -586,7 +586,7 @@ enum Kernels {
             return (position, max(Int(position.rounded(.down)), 0), min(Int(position.rounded(.up)), size - 1))
         }
         let scaleY = scale(inputHeight, outputHeight), scaleX = scale(inputWidth, outputWidth)
-        for y in 0..<outputHeight {
+        for y in rows {
             let sy = sample(y, scaleY, inputHeight)
             let dy = sy.position - Float(sy.lower)
             for x in 0..<outputWidth {

@@ -6,13 +6,13 @@ import Testing
 struct OperatorTests {
     /// A one-operator graph: tensor 0 is the input, the last tensor the output, the rest constants.
     static func run(_ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
-                    output: [Int]) throws -> [Float] {
+                    output: [Int], threads: Int = 1) throws -> [Float] {
         var tensors = [TensorDescription(name: "input", shape: input, type: .float32)]
         tensors += constants
         tensors.append(TensorDescription(name: "output", shape: output, type: .float32))
         let op = OperatorDescription(operation: operation, inputs: Array(0..<tensors.count - 1), outputs: [tensors.count - 1])
         let model = TFLiteModel(tensors: tensors, operators: [op], inputs: [0], outputs: [tensors.count - 1])
-        let interpreter = try Interpreter(model: model, path: "test")
+        let interpreter = try Interpreter(model: model, path: "test", threads: threads)
         for (index, value) in values.enumerated() { interpreter.input[index] = value }
         interpreter.invoke()
         return Array(interpreter.output(0))
@@ -345,6 +345,33 @@ struct OperatorTests {
             }
         }
         #expect(out == expected)
+    }
+
+    @Test("two threads share RESIZE_BILINEAR by rows and ADD by blocks (an odd count): the same values as one thread")
+    func resizeAndAddOnTwoThreads() throws {
+        let resize = Operation.resizeBilinear(alignCorners: false, halfPixelCenters: true)
+        let (side, channels) = (12, 20)
+        let image = (0..<side * side * channels).map(Self.pattern)
+        let size = [Self.integers("size", [2], [Int32(2 * side), Int32(2 * side)])]
+        let resized = [1, 2 * side, 2 * side, channels]
+        let count = 40_003
+        let values = (0..<count).map(Self.pattern), other = [Self.floats("other", [1, count], (0..<count).map { Self.pattern($0 + 3) })]
+        // Big enough to be shared out, so the second run really runs on two threads.
+        for (operation, input, inputs, constants, output) in [(resize, [1, side, side, channels], image, size, resized),
+                                                              (Operation.add(.relu), [1, count], values, other, [1, count])] {
+            let tensors = [TensorDescription(name: "input", shape: input, type: .float32)] + constants
+                + [TensorDescription(name: "output", shape: output, type: .float32)]
+            let model = TFLiteModel(tensors: tensors, operators: [OperatorDescription(operation: operation, inputs: [0, 1], outputs: [2])],
+                                    inputs: [0], outputs: [2])
+            var planner = Planner(model: model, path: "test")
+            let somewhere = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+            defer { somewhere.deallocate() }
+            let step = try planner.plan().steps[0].resolve { _ in somewhere }
+            #expect(step.parallelRows > 1 && step.work >= Interpreter.splitWork)
+            let one = try Self.run(operation, input: input, inputs, constants: constants, output: output)
+            let two = try Self.run(operation, input: input, inputs, constants: constants, output: output, threads: 2)
+            #expect(one == two)
+        }
     }
 
     @Test("RESIZE_BILINEAR 2x to 4x, corners not aligned, no half-pixel centres (TFLite's sampling)")
