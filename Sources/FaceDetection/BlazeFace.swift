@@ -1,4 +1,5 @@
 import Foundation
+import Letterboxing
 import SentryCore
 import TFLite
 
@@ -287,4 +288,11 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         return true
         #endif
     }()
+}
+
+extension Letterbox {
+    /// Writes `region` of `image` (the whole image if nil) into `tensor`.
+    mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage, region: Region? = nil) {
+        image.pixels.withUnsafeBufferPointer { fill(tensor, from: $0, width: image.width, height: image.height, region: region) }
+    }
 }

@@ -7,15 +7,17 @@
 ///
 /// Both passes run eight floats at a time; the filter taps are worked out
 /// again only when the region's size changes, into buffers that keep their
-/// capacity, so steady state allocates nothing.
-struct Letterbox {
+/// capacity, so steady state allocates nothing. This module is built for
+/// AVX2 on x86-64, as the interpreter is: only BlazeFace, which checks the
+/// CPU first, uses it.
+public struct Letterbox {
     /// The padding on each side as a fraction of the padded square, to undo on the boxes
     /// (in double precision, as Python computes the pixel offsets from them).
-    private(set) var padX: Double = 0
-    private(set) var padY: Double = 0
-    let size: Int
+    public private(set) var padX: Double = 0
+    public private(set) var padY: Double = 0
+    public let size: Int
     /// Values per pixel: 3 (equal) or 1.
-    let channels: Int
+    public let channels: Int
 
     private var regionSize = (width: 0, height: 0)
     /// Pillow's taps, the same for rows and columns (both shrink `side` to `size`):
@@ -31,24 +33,29 @@ struct Letterbox {
     /// The horizontal pass: `side` rows of `size` values (black rows stay 0).
     private var horizontal: [Float] = []
 
-    init(size: Int, channels: Int) {
+    public init(size: Int, channels: Int) {
         precondition(channels == 1 || channels == 3)
         self.size = size
         self.channels = channels
     }
 
     /// A part of an image: `x`, `y`, `width`, `height` in its pixels.
-    struct Region: Equatable {
-        var x, y, width, height: Int
+    public struct Region: Equatable, Sendable {
+        public var x, y, width, height: Int
+
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            (self.x, self.y, self.width, self.height) = (x, y, width, height)
+        }
     }
 
-    /// Writes `region` of `image` (the whole image if nil) into `tensor`
-    /// ([size][size][channels] floats).
-    mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage, region: Region? = nil) {
-        precondition(tensor.count == size * size * channels)
-        let region = region ?? Region(x: 0, y: 0, width: image.width, height: image.height)
+    /// Writes `region` of a gray image (`pixels`, `width` a row; the whole image if nil)
+    /// into `tensor` ([size][size][channels] floats).
+    public mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from pixels: UnsafeBufferPointer<UInt8>,
+                              width: Int, height: Int, region: Region? = nil) {
+        precondition(tensor.count == size * size * channels && pixels.count >= width * height)
+        let region = region ?? Region(x: 0, y: 0, width: width, height: height)
         precondition(region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
-                     && region.x + region.width <= image.width && region.y + region.height <= image.height)
+                     && region.x + region.width <= width && region.y + region.height <= height)
         if regionSize != (region.width, region.height) { prepare(width: region.width, height: region.height) }
         let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
@@ -58,48 +65,46 @@ struct Letterbox {
                 weights.withUnsafeBufferPointer { weights in
                     row.withUnsafeMutableBufferPointer { row in
                         horizontal.withUnsafeMutableBufferPointer { horizontal in
-                            image.pixels.withUnsafeBufferPointer { pixels in
-                                // Horizontal pass over the region's rows; the padding rows stay black.
-                                for y in 0..<region.height {
-                                    let source = pixels.baseAddress! + (region.y + y) * image.width + region.x
-                                    let floats = row.baseAddress! + left
-                                    for x in 0..<region.width { floats[x] = Float(source[x]) }
-                                    let target = horizontal.baseAddress! + (top + y) * size
-                                    // Eight outputs at a time: their products summed across lanes together, rounded together.
-                                    for x in stride(from: 0, to: size, by: 8) {
-                                        @inline(__always) func products(_ output: Int) -> SIMD8<Float> {
-                                            var sum = SIMD8<Float>()
-                                            for k in stride(from: 0, to: tapWidth, by: 8) {
-                                                sum += Self.load(row.baseAddress! + first[output] + k) * Self.load(weights.baseAddress! + output * tapWidth + k)
-                                            }
-                                            return sum
-                                        }
-                                        let sums = Self.sums(products(x), products(x + 1), products(x + 2), products(x + 3),
-                                                             products(x + 4), products(x + 5), products(x + 6), products(x + 7))
-                                        UnsafeMutableRawPointer(target + x).storeBytes(of: Self.round(sums), as: SIMD8<Float>.self)
-                                    }
-                                }
-                                // Vertical pass, eight columns at a time, then the value range on the channels.
-                                let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
-                                var out = tensor.baseAddress!
-                                for y in 0..<size {
-                                    let rows = horizontal.baseAddress! + first[y] * size
-                                    let taps = weights.baseAddress! + y * tapWidth
-                                    for x in stride(from: 0, to: size, by: 8) {
+                            // Horizontal pass over the region's rows; the padding rows stay black.
+                            for y in 0..<region.height {
+                                let source = pixels.baseAddress! + (region.y + y) * width + region.x
+                                let floats = row.baseAddress! + left
+                                for x in 0..<region.width { floats[x] = Float(source[x]) }
+                                let target = horizontal.baseAddress! + (top + y) * size
+                                // Eight outputs at a time: their products summed across lanes together, rounded together.
+                                for x in stride(from: 0, to: size, by: 8) {
+                                    @inline(__always) func products(_ output: Int) -> SIMD8<Float> {
                                         var sum = SIMD8<Float>()
-                                        for k in 0..<count[y] { sum += Self.load(rows + k * size + x) * taps[k] }
-                                        let v = Self.round(sum) * scale - 1
-                                        if channels == 1 {
-                                            Self.store(v, out)
-                                            out += 8
-                                            continue
+                                        for k in stride(from: 0, to: tapWidth, by: 8) {
+                                            sum += Self.load(row.baseAddress! + first[output] + k) * Self.load(weights.baseAddress! + output * tapWidth + k)
                                         }
-                                        // Three channels of eight pixels: three whole vectors.
-                                        Self.store(SIMD8(v[0], v[0], v[0], v[1], v[1], v[1], v[2], v[2]), out)
-                                        Self.store(SIMD8(v[2], v[3], v[3], v[3], v[4], v[4], v[4], v[5]), out + 8)
-                                        Self.store(SIMD8(v[5], v[5], v[6], v[6], v[6], v[7], v[7], v[7]), out + 16)
-                                        out += 24
+                                        return sum
                                     }
+                                    let sums = Self.sums(products(x), products(x + 1), products(x + 2), products(x + 3),
+                                                         products(x + 4), products(x + 5), products(x + 6), products(x + 7))
+                                    UnsafeMutableRawPointer(target + x).storeBytes(of: Self.round(sums), as: SIMD8<Float>.self)
+                                }
+                            }
+                            // Vertical pass, eight columns at a time, then the value range on the channels.
+                            let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
+                            var out = tensor.baseAddress!
+                            for y in 0..<size {
+                                let rows = horizontal.baseAddress! + first[y] * size
+                                let taps = weights.baseAddress! + y * tapWidth
+                                for x in stride(from: 0, to: size, by: 8) {
+                                    var sum = SIMD8<Float>()
+                                    for k in 0..<count[y] { sum += Self.load(rows + k * size + x) * taps[k] }
+                                    let v = Self.round(sum) * scale - 1
+                                    if channels == 1 {
+                                        Self.store(v, out)
+                                        out += 8
+                                        continue
+                                    }
+                                    // Three channels of eight pixels: three whole vectors.
+                                    Self.store(SIMD8(v[0], v[0], v[0], v[1], v[1], v[1], v[2], v[2]), out)
+                                    Self.store(SIMD8(v[2], v[3], v[3], v[3], v[4], v[4], v[4], v[5]), out + 8)
+                                    Self.store(SIMD8(v[5], v[5], v[6], v[6], v[6], v[7], v[7], v[7]), out + 16)
+                                    out += 24
                                 }
                             }
                         }
