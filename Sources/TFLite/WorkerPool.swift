@@ -73,7 +73,7 @@ final class WorkerPool: @unchecked Sendable {
     /// `maximumChunks`), here and on the helpers; returns when all are done.
     func run(step index: Int, chunks: Int) {
         precondition((1...Self.maximumChunks).contains(chunks) && (0..<65536).contains(index))
-        generation = (generation + 1) & 0xFF_FFFF
+        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the ticket stays positive
         finished.store(0, ordering: .relaxed)
         // Sequentially consistent with the helper's park: either it sees the
         // new ticket, or this sees it parked and wakes it.
