@@ -137,9 +137,9 @@ public struct Letterbox {
     }
 
     /// Pillow rounds half up and clips to 0...255. Written without
-    /// `rounded(.down)`, which is a libm call per value on baseline x86-64:
-    /// adding and taking away 2^23 rounds to the nearest integer, one less
-    /// where that went up.
+    /// `rounded(.down)`, a libm call per value on baseline x86-64 (this code
+    /// was built for it before it had a module of its own): adding and taking
+    /// away 2^23 rounds to the nearest integer, one less where that went up.
     @inline(__always) private static func round(_ value: SIMD8<Float>) -> SIMD8<Float> {
         // (`clamped` goes lane by lane through a call; `replacing` compiles to a compare and a blend.)
         let raised = value + 0.5

@@ -5,13 +5,18 @@ import Testing
 @Suite("TFLite operators")
 struct OperatorTests {
     /// A one-operator graph: tensor 0 is the input, the last tensor the output, the rest constants.
-    static func run(_ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
-                    output: [Int], threads: Int = 1) throws -> [Float] {
+    static func model(_ operation: Operation, input: [Int], constants: [TensorDescription] = [], output: [Int]) -> TFLiteModel {
         var tensors = [TensorDescription(name: "input", shape: input, type: .float32)]
         tensors += constants
         tensors.append(TensorDescription(name: "output", shape: output, type: .float32))
         let op = OperatorDescription(operation: operation, inputs: Array(0..<tensors.count - 1), outputs: [tensors.count - 1])
-        let model = TFLiteModel(tensors: tensors, operators: [op], inputs: [0], outputs: [tensors.count - 1])
+        return TFLiteModel(tensors: tensors, operators: [op], inputs: [0], outputs: [tensors.count - 1])
+    }
+
+    /// Runs the one-operator graph of `model(...)` on `values`.
+    static func run(_ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
+                    output: [Int], threads: Int = 1) throws -> [Float] {
+        let model = Self.model(operation, input: input, constants: constants, output: output)
         let interpreter = try Interpreter(model: model, path: "test", threads: threads)
         for (index, value) in values.enumerated() { interpreter.input[index] = value }
         interpreter.invoke()
@@ -359,11 +364,7 @@ struct OperatorTests {
         // Big enough to be shared out, so the second run really runs on two threads.
         for (operation, input, inputs, constants, output) in [(resize, [1, side, side, channels], image, size, resized),
                                                               (Operation.add(.relu), [1, count], values, other, [1, count])] {
-            let tensors = [TensorDescription(name: "input", shape: input, type: .float32)] + constants
-                + [TensorDescription(name: "output", shape: output, type: .float32)]
-            let model = TFLiteModel(tensors: tensors, operators: [OperatorDescription(operation: operation, inputs: [0, 1], outputs: [2])],
-                                    inputs: [0], outputs: [2])
-            var planner = Planner(model: model, path: "test")
+            var planner = Planner(model: Self.model(operation, input: input, constants: constants, output: output), path: "test")
             let somewhere = UnsafeMutablePointer<Float>.allocate(capacity: 1)
             defer { somewhere.deallocate() }
             let step = try planner.plan().steps[0].resolve { _ in somewhere }
