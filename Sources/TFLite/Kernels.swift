@@ -531,12 +531,21 @@ enum Kernels {
                 let out = output + (y * g.outputWidth + x) * channels
                 let origin = input + (rows.origin * g.inputWidth + columns.origin) * channels
                 var channel = 0
+                if rows.range.count == 2, columns.range.count == 2, w.width == 2, w.height == 2 {
+                    // The 2x2 window wholly inside (BlazeFace's shortcut pool): four loads a vector.
+                    let top = origin, bottom = origin + g.inputWidth * channels
+                    while channel + 8 <= channels {
+                        let upper = sentry_max8(load(top + channel), load(top + channels + channel))
+                        let lower = sentry_max8(load(bottom + channel), load(bottom + channels + channel))
+                        store(bounds.apply(sentry_max8(upper, lower)), out + channel)
+                        channel += 8
+                    }
+                }
                 while channel < channels {
                     var largest = Vector(repeating: -.infinity)
                     for ky in rows.range {
                         for kx in columns.range {
-                            let value = load(origin + (ky * g.inputWidth + kx) * channels + channel)
-                            largest = largest.replacing(with: value, where: value .>= largest)
+                            largest = sentry_max8(largest, load(origin + (ky * g.inputWidth + kx) * channels + channel))
                         }
                     }
                     store(bounds.apply(largest), out + channel, count: channels - channel)
