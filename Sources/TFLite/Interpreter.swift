@@ -42,7 +42,7 @@ public final class Interpreter {
         // Safe to share: the parts of a step read the same inputs and write disjoint rows.
         nonisolated(unsafe) let shared = steps
         let parts = self.threads
-        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, chunk, chunks in shared[step].run(part: chunk, of: chunks) } : nil
+        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, parts, count in shared[step].run(parts: parts, of: count) } : nil
     }
 
     /// The two allocations behind every place.
@@ -90,10 +90,13 @@ public final class Interpreter {
     /// thread: handing a part to a helper and waiting for it cost about as much.
     static let splitWork = 30_000
 
-    /// Chunks per thread a split step is cut into: enough that a thread
-    /// that falls behind leaves its share to the others, few enough that
-    /// each chunk still runs the kernels' full-width loops.
-    static let chunksPerThread = 4
+    /// Parts a split step is cut into (fewer if it has fewer rows). The threads
+    /// claim a share of what is left each time (see `WorkerPool`): at two threads
+    /// some five claims each, the last ones a single part, so neither waits long
+    /// for the other at the end of a step. 6% faster at two threads than eight
+    /// equal chunks, for no more CPU per frame than this machine's noise (both
+    /// interleaved in one process).
+    static let partsPerStep = 32
 
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions, pools, resizes and sums are shared out (see
@@ -107,7 +110,7 @@ public final class Interpreter {
         let step = steps[index]
         let rows = step.parallelRows
         if let pool, rows >= 2 * threads, step.work >= Self.splitWork {
-            pool.run(step: index, chunks: min(rows, threads * Self.chunksPerThread, WorkerPool.maximumChunks))
+            pool.run(step: index, parts: min(rows, Self.partsPerStep, WorkerPool.maximumParts))
         } else {
             step.run()
         }
@@ -245,12 +248,12 @@ struct Step {
         }
     }
 
-    /// Runs part `part` of `parts` of the step: a share of its rows for the
-    /// kernels that split, the whole step (part 0 only) for the others.
-    func run(part: Int = 0, of parts: Int = 1) {
+    /// Runs parts `parts` of the `count` the step is cut into: a share of its
+    /// rows for the kernels that split, the whole step (part 0 only) for the others.
+    func run(parts: Range<Int> = 0..<1, of count: Int = 1) {
         let rows = parallelRows
-        let share = part * rows / parts ..< (part + 1) * rows / parts
-        guard rows > 1 || part == 0 else { return }
+        let share = parts.lowerBound * rows / count ..< parts.upperBound * rows / count
+        guard rows > 1 || parts.lowerBound == 0 else { return }
         switch kind {
         case let .pointwise(pixels, inputChannels, padded, outputChannels, residualChannels):
             let byChannels = Self.splitsChannels(pixels: pixels, outputChannels: outputChannels)

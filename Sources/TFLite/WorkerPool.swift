@@ -3,30 +3,32 @@ import Synchronization
 
 /// Helper threads for `Interpreter.invoke()`.
 ///
-/// A split step is cut into more chunks than there are threads, and every
-/// thread, the caller included, claims the next unclaimed chunk until none
-/// is left. So a helper that is still waking up, or that the scheduler has
-/// taken off its core for another thread, delays the step by at most the
-/// one chunk it holds: the caller does the rest itself instead of spinning
-/// until the helper is back.
+/// A split step is cut into parts (a few dozen), and every thread, the caller
+/// included, claims a run of unclaimed parts until none is left, each claim a
+/// share of what is left: the first claims are large (few hand-overs), the
+/// last are single parts, so neither thread waits long for the other at the
+/// end of a step. A helper that is still waking up, or that the scheduler has
+/// taken off its core for another thread, delays the step by at most the claim
+/// it holds: the caller does the rest itself instead of spinning until the
+/// helper is back.
 ///
 /// Between steps a helper spins up to `spinNanoseconds` for the next one,
 /// then parks on a condition until `run` wakes it: the gaps between frames
 /// cost no CPU, and the short ones inside a network run (the caller's last
-/// chunk, a step too small to share) cost no wake-up, which takes tens of
+/// part, a step too small to share) cost no wake-up, which takes tens of
 /// microseconds on a virtual machine. Nothing is allocated per frame.
 final class WorkerPool: @unchecked Sendable {
-    /// Chunk `chunk` of `chunks` of step `step`; called concurrently for different chunks.
-    typealias Work = @Sendable (_ step: Int, _ chunk: Int, _ chunks: Int) -> Void
+    /// Parts `parts` of the `count` that step `step` is cut into; called concurrently for disjoint parts.
+    typealias Work = @Sendable (_ step: Int, _ parts: Range<Int>, _ count: Int) -> Void
 
     let helpers: Int
     private let work: Work
     /// The step on offer, packed so that one compare-and-swap both reads it
-    /// and claims a chunk: generation (bits 40...), step (24...39), chunk
-    /// count (16...23), chunks claimed from the end (8...15), chunks claimed
-    /// from the start (0...7).
+    /// and claims parts: generation (bits 40...), step (24...39), part count
+    /// (16...23), parts claimed from the end (8...15), parts claimed from the
+    /// start (0...7).
     private let ticket = Atomic<Int>(0)
-    /// Chunks of the current step that have finished.
+    /// Parts of the current step that have finished.
     private let finished = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep on `wake`, to be woken when the next step comes.
@@ -42,8 +44,8 @@ final class WorkerPool: @unchecked Sendable {
     static let spinNanoseconds: UInt64 = 20_000
     /// Polls of the unfinished step before the caller yields its core to a helper.
     static let pollsBeforeYield = 2000
-    /// The most chunks a step is cut into (the ticket's field is 8 bits).
-    static let maximumChunks = 255
+    /// The most parts a step is cut into (the ticket's field is 8 bits).
+    static let maximumParts = 255
 
     init(helpers: Int, work: @escaping Work) {
         self.helpers = helpers
@@ -69,43 +71,45 @@ final class WorkerPool: @unchecked Sendable {
         close(file)
     }
 
-    /// Runs every chunk of step `index` (cut into `chunks`, at most
-    /// `maximumChunks`), here and on the helpers; returns when all are done.
-    func run(step index: Int, chunks: Int) {
-        precondition((1...Self.maximumChunks).contains(chunks) && (0..<65536).contains(index))
+    /// Runs every part of step `index` (cut into `parts`, at most
+    /// `maximumParts`), here and on the helpers; returns when all are done.
+    func run(step index: Int, parts: Int) {
+        precondition((1...Self.maximumParts).contains(parts) && (0..<65536).contains(index))
         generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the ticket stays positive
         finished.store(0, ordering: .relaxed)
         // Sequentially consistent with the helper's park: either it sees the
         // new ticket, or this sees it parked and wakes it.
-        ticket.store(generation << 40 | index << 24 | chunks << 16, ordering: .sequentiallyConsistent)
+        ticket.store(generation << 40 | index << 24 | parts << 16, ordering: .sequentiallyConsistent)
         if parked.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
-        claimChunks(fromStart: true)
+        claimParts(fromStart: true)
         var polls = 0
-        while finished.load(ordering: .acquiring) < chunks {
-            // The last chunks are on helpers; if one of them lost its core,
+        while finished.load(ordering: .acquiring) < parts {
+            // The last parts are on helpers; if one of them lost its core,
             // give the core back rather than spin through its time slice.
             polls += 1
             if polls > Self.pollsBeforeYield { sched_yield() }
         }
     }
 
-    /// Claims and runs chunks of the step on offer until none is left: the
+    /// Claims and runs parts of the step on offer until none is left: the
     /// caller from the start, the helpers from the end, so that each thread
     /// mostly works on the same part of the image from one step to the next
-    /// (in its own cache) and they meet wherever the work evens out.
-    private func claimChunks(fromStart: Bool) {
+    /// (in its own cache) and they meet wherever the work evens out. Each
+    /// claim takes 1/(threads + 1) of the parts left, at least one.
+    private func claimParts(fromStart: Bool) {
         var current = ticket.load(ordering: .acquiring)
         while true {
-            let chunks = current >> 16 & 0xFF, fromEnd = current >> 8 & 0xFF, started = current & 0xFF
-            guard started + fromEnd < chunks else { return }
-            let claim = fromStart ? current + 1 : current + (1 << 8)
+            let parts = current >> 16 & 0xFF, fromEnd = current >> 8 & 0xFF, started = current & 0xFF
+            guard started + fromEnd < parts else { return }
+            let size = max(1, (parts - started - fromEnd) / (helpers + 2))
+            let claim = fromStart ? current + size : current + size << 8
             let (exchanged, original) = ticket.compareExchange(expected: current, desired: claim, ordering: .acquiringAndReleasing)
             guard exchanged else {
                 current = original
                 continue
             }
-            work(current >> 24 & 0xFFFF, fromStart ? started : chunks - 1 - fromEnd, chunks)
-            finished.add(1, ordering: .releasing)
+            work(current >> 24 & 0xFFFF, fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd, parts)
+            finished.add(size, ordering: .releasing)
             current = claim
         }
     }
@@ -129,7 +133,7 @@ final class WorkerPool: @unchecked Sendable {
             }
             if stopping.load(ordering: .acquiring) { break }
             seen = ticket.load(ordering: .acquiring) >> 40
-            claimChunks(fromStart: false)
+            claimParts(fromStart: false)
         }
         exited.signal()
     }

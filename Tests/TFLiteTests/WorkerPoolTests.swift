@@ -3,22 +3,22 @@ import Synchronization
 @testable import TFLite
 import Testing
 
-@Suite("The worker pool: every chunk of every step exactly once, helpers parked between steps")
+@Suite("The worker pool: every part of every step exactly once, helpers parked between steps")
 struct WorkerPoolTests {
     final class Tally: Sendable {
-        static let chunks = 7
-        let counts = Mutex([Int](repeating: 0, count: chunks * 5000))
+        static let parts = 29
+        let counts = Mutex([Int](repeating: 0, count: parts * 5000))
     }
 
-    @Test("5,000 steps with pauses longer than the spin between them: each chunk runs once, in its step")
-    func everyChunkOnce() {
+    @Test("5,000 steps with pauses longer than the spin between them: each part runs once, in its step")
+    func everyPartOnce() {
         let tally = Tally()
-        let pool = WorkerPool(helpers: 2) { step, chunk, chunks in
-            #expect(chunks == Tally.chunks)
-            tally.counts.withLock { $0[step * Tally.chunks + chunk] += 1 }
+        let pool = WorkerPool(helpers: 2) { step, parts, count in
+            #expect(count == Tally.parts && !parts.isEmpty)
+            tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
         }
         for step in 0..<5000 {
-            pool.run(step: step, chunks: Tally.chunks)
+            pool.run(step: step, parts: Tally.parts)
             // Now and then a gap long enough for the helpers to park.
             if step % 500 == 0 { usleep(2000) }
         }
@@ -26,39 +26,45 @@ struct WorkerPoolTests {
         #expect(tally.counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
 
-    @Test("a helper stuck in its chunk delays the step by that chunk only: the caller runs the others")
+    @Test("a helper stuck in its claim delays the step by that claim only: the caller runs the rest, one part at a time at the end")
     func callerTakesOverFromASlowHelper() {
-        let ranBy = Mutex([Int: Int]())  // chunk -> 0 caller, 1 helper
+        let ranBy = Mutex([Int: Int]())  // part -> 0 caller, 1 helper
+        let claims = Mutex([(parts: Range<Int>, onCaller: Bool)]())
         let callerThread = Mutex<Thread?>(nil)
-        let pool = WorkerPool(helpers: 1) { _, chunk, _ in
+        let pool = WorkerPool(helpers: 1) { _, parts, _ in
             let onCaller = callerThread.withLock { $0 } == Thread.current
-            ranBy.withLock { $0[chunk] = onCaller ? 0 : 1 }
-            // The helper's chunk takes long, as if it had lost its core.
+            ranBy.withLock { for part in parts { $0[part] = onCaller ? 0 : 1 } }
+            claims.withLock { $0.append((parts, onCaller)) }
+            // The helper's claim takes long, as if it had lost its core.
             usleep(onCaller ? 2000 : 50_000)
         }
         callerThread.withLock { $0 = Thread.current }
-        pool.run(step: 0, chunks: 20)
+        pool.run(step: 0, parts: 20)
         pool.stop()
-        let chunks = ranBy.withLock { $0 }
-        #expect(chunks.count == 20)
-        #expect(chunks.values.filter { $0 == 1 }.count <= 1)
+        #expect(ranBy.withLock { $0 }.count == 20)
+        let made = claims.withLock { $0 }
+        #expect(made.filter { !$0.onCaller }.count <= 1)
+        // Each claim a third of what was left: the first ones large, the last ones single parts.
+        #expect((made.first(where: \.onCaller)?.parts.count ?? 0) >= 4)
+        #expect(made.last?.parts.count == 1)
     }
 
-    @Test("the caller runs chunks from the start and the helper from the end: each keeps to its part of the image")
+    @Test("the caller runs parts from the start and the helper from the end: each keeps to its part of the image")
     func callerFromTheStartHelperFromTheEnd() {
-        let ranBy = Mutex([Int: Bool]())  // chunk -> run on the caller
+        let ranBy = Mutex([Int: Bool]())  // part -> run on the caller
         let callerThread = Mutex<Thread?>(nil)
-        let pool = WorkerPool(helpers: 1) { _, chunk, _ in
-            ranBy.withLock { $0[chunk] = callerThread.withLock { $0 } == Thread.current }
+        let pool = WorkerPool(helpers: 1) { _, parts, _ in
+            let onCaller = callerThread.withLock { $0 } == Thread.current
+            ranBy.withLock { for part in parts { $0[part] = onCaller } }
             usleep(1000)
         }
         callerThread.withLock { $0 = Thread.current }
         for step in 0..<20 {
             ranBy.withLock { $0 = [:] }
-            pool.run(step: step, chunks: 16)
-            let chunks = ranBy.withLock { $0 }
-            #expect(chunks.count == 16)
-            let callers = chunks.filter(\.value).keys, helpers = chunks.filter { !$0.value }.keys
+            pool.run(step: step, parts: 16)
+            let parts = ranBy.withLock { $0 }
+            #expect(parts.count == 16)
+            let callers = parts.filter(\.value).keys, helpers = parts.filter { !$0.value }.keys
             #expect(callers.contains(0))
             #expect((callers.max() ?? -1) < (helpers.min() ?? 16), "step \(step): caller \(callers.sorted()), helper \(helpers.sorted())")
         }
