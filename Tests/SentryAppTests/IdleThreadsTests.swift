@@ -22,6 +22,19 @@ enum ProcessThreads {
         return result
     }
 
+    /// Times each thread named `name` has given up its core, waiting (voluntary_ctxt_switches in
+    /// /proc/PID/task/TID/status): a helper's parks.
+    static func waits(of pid: Int32, named name: String) -> Int {
+        let tasks = "/proc/\(pid)/task"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).compactMap { tid -> Int? in
+            guard let comm = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                  let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }) else { return nil }
+            return Int(line.split(separator: "\t").last ?? "")
+        }.reduce(0, +)
+    }
+
     /// The children of `pid` whose command is `name`.
     static func children(of pid: Int32, named name: String) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
@@ -34,8 +47,24 @@ enum ProcessThreads {
     }
 }
 
-@Suite("The detector's helper threads sleep while sentry waits for frames")
+@Suite("The detector's helper threads sleep while sentry waits for frames and keep out of the caller's way")
 struct IdleThreadsTests {
+    @Test("two detector threads confined to one core: the helper yields it to the caller instead of parking at every step")
+    func helperYieldsASharedCore() throws {
+        let pty = try PseudoTerminal()
+        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--loop",
+                                        "--threads", "2", "--detect-fps", "every", "--quiet"], confinedTo: 0)
+        defer { _ = sentry.stop() }
+        let pid = sentry.process.processIdentifier
+        #expect(!collect(pty, timeout: 20) { !$0.isEmpty }.isEmpty, "sentry never wrote to the port")
+        let before = ProcessThreads.waits(of: pid, named: "sentry-tflite-1")
+        usleep(2_000_000)
+        let parks = ProcessThreads.waits(of: pid, named: "sentry-tflite-1") - before
+        // Spinning through the caller's time would park it at most steps: ~1,800 a
+        // second at 30 fps (98 steps a frame); yielding, ~70.
+        #expect(parks < 600, "the helper parked \(parks) times in two seconds")
+    }
+
     @Test("two detector threads: with the video source paused, the helpers use no CPU (their time in /proc stands still)")
     func helperSleepsWhileSourcePaused() throws {
         let pty = try PseudoTerminal()

@@ -11,9 +11,15 @@ import Glibc
 final class RunningSentry {
     let process = Process()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
-        process.arguments = arguments
+    /// Runs sentry with `arguments`; with `confinedTo`, on that CPU alone (through taskset).
+    init(_ arguments: [String], confinedTo cpu: Int? = nil) throws {
+        if let cpu {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["--cpu-list", "\(cpu)", SentryProcess.executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+            process.arguments = arguments
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
