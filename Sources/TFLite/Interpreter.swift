@@ -228,7 +228,7 @@ struct Step {
         case .clamp: "RELU"
         case .copy: "RESHAPE"
         case .pad: "PAD"
-        case .resize: "RESIZE_BILINEAR"
+        case .resize: inputs.count > 1 ? "RESIZE_BILINEAR + ADD" : "RESIZE_BILINEAR"
         case .concatenate: "CONCATENATION"
         }
     }
@@ -288,7 +288,8 @@ struct Step {
             Self.pad(input: inputs[0], inputShape: inputShape, output: output, outputShape: outputShape, before: before)
         case let .resize(inputWidth, inputHeight, channels, outputWidth, outputHeight, alignCorners, halfPixelCenters):
             Kernels.resizeBilinear(input: inputs[0], inputWidth: inputWidth, inputHeight: inputHeight, channels: channels,
-                                   output: output, outputWidth: outputWidth, outputHeight: outputHeight, rows: share,
+                                   output: output, addend: inputs.count > 1 ? inputs[1] : nil,
+                                   outputWidth: outputWidth, outputHeight: outputHeight, rows: share,
                                    alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         case let .concatenate(outer, slices):
             var out = output

@@ -584,8 +584,10 @@ enum Kernels {
 
     /// Bilinear resize of an NHWC tensor with TFLite's sampling rules
     /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers); output rows `rows` only.
+    /// With an `addend` (a fused ADD, see `Planner.fusingResidualAdd`), its values are added to the output's.
     static func resizeBilinear(input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
-                               output: UnsafeMutablePointer<Float>, outputWidth: Int, outputHeight: Int, rows: Range<Int>,
+                               output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>? = nil,
+                               outputWidth: Int, outputHeight: Int, rows: Range<Int>,
                                alignCorners: Bool, halfPixelCenters: Bool) {
         func scale(_ input: Int, _ output: Int) -> Float {
             alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
@@ -605,14 +607,16 @@ enum Kernels {
                 let topRight = input + (sy.lower * inputWidth + sx.upper) * channels
                 let bottomLeft = input + (sy.upper * inputWidth + sx.lower) * channels
                 let bottomRight = input + (sy.upper * inputWidth + sx.upper) * channels
-                let out = output + (y * outputWidth + x) * channels
+                let offset = (y * outputWidth + x) * channels
+                let out = output + offset
                 // Eight channels at a time, the same products summed in the same order as one by one.
                 let (above, below) = (Vector(repeating: 1 - dy), Vector(repeating: dy))
                 let (left, right) = (Vector(repeating: 1 - dx), Vector(repeating: dx))
                 var channel = 0
                 while channel < channels {
-                    let value = load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
+                    var value = load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
                         + load(topRight + channel) * above * right + load(bottomRight + channel) * below * right
+                    if let addend { value += load(addend + offset + channel) }
                     store(value, out + channel, count: channels - channel)
                     channel += 8
                 }

@@ -157,6 +157,10 @@ struct Planner {
     /// ADD's output, so the sum is never stored and read back. When that other
     /// input is a PAD that only appends zero channels, read by nothing else, the
     /// PAD goes too and the residual is the PAD's input (fewer channels).
+    ///
+    /// Likewise an ADD without activation of a RESIZE_BILINEAR's output (the
+    /// feature pyramid's upsampling) becomes the resize with the other input as
+    /// a third, added to each value it writes.
     func fusingResidualAdd(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
         var readers: [Int: Int] = [:]
         for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
@@ -169,8 +173,16 @@ struct Planner {
         for (index, op) in operators.enumerated() {
             guard case let .add(activation) = op.operation, op.inputs.count == 2, op.outputs.count == 1 else { continue }
             for (sum, other) in [(op.inputs[0], op.inputs[1]), (op.inputs[1], op.inputs[0])] {
-                guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution),
-                      case let .conv2D(window, .none) = operators[convolution].operation,
+                guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution) else { continue }
+                if case .resizeBilinear = operators[convolution].operation, activation == .none,
+                   operators[convolution].inputs.count == 2, operators[convolution].outputs == [sum],
+                   model.tensors[sum].shape == model.tensors[other].shape {
+                    fused[index] = OperatorDescription(operation: operators[convolution].operation,
+                                                       inputs: operators[convolution].inputs + [other], outputs: op.outputs)
+                    dropped.insert(convolution)
+                    break
+                }
+                guard case let .conv2D(window, .none) = operators[convolution].operation,
                       window.strideX == 1, window.strideY == 1, operators[convolution].inputs.count >= 2,
                       operators[convolution].inputs.count <= 3, operators[convolution].outputs == [sum],
                       let filter = operators[convolution].inputs.dropFirst().first, filter >= 0,
@@ -328,6 +340,9 @@ struct Planner {
             let size = try integers(op.inputs[1], "RESIZE_BILINEAR size")
             guard size.count == 2, size.allSatisfy({ $0 > 0 }) else { throw fail("RESIZE_BILINEAR size \(size) is not a size") }
             try check([1, size[0], size[1], channels])
+            if op.inputs.count > 2, try shape(of: op.inputs[2]) != expected {
+                throw fail("a RESIZE_BILINEAR's addend of shape \(try shape(of: op.inputs[2])) does not fit \(output.name)")
+            }
             kind = .resize(inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1],
                            outputHeight: size[0], alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         case let .concatenation(axis, activation):
@@ -352,6 +367,7 @@ struct Planner {
         let read = switch op.operation {
         case .add: Array(op.inputs.prefix(2))
         case .conv2D where op.inputs.count > 3: [op.inputs[0], op.inputs[3]]
+        case .resizeBilinear where op.inputs.count > 2: [op.inputs[0], op.inputs[2]]
         case .concatenation: op.inputs
         default: [op.inputs[0]]
         }

@@ -375,6 +375,34 @@ struct OperatorTests {
         }
     }
 
+    @Test("an ADD of a RESIZE_BILINEAR's output (the feature pyramid's upsampling) runs in the resize, either operand order, on one and two threads: the same values as the two apart",
+          arguments: [false, true])
+    func resizeThenAddFused(resizedFirst: Bool) throws {
+        let (side, channels) = (12, 20)
+        let resized = [1, 2 * side, 2 * side, channels]
+        let image = (0..<side * side * channels).map(Self.pattern)
+        let lateral = (0..<resized.reduce(1, *)).map { Self.pattern($0 + 3) }
+        let resize = Operation.resizeBilinear(alignCorners: false, halfPixelCenters: true)
+        let tensors = [TensorDescription(name: "x", shape: [1, side, side, channels], type: .float32),
+                       Self.integers("size", [2], [Int32(2 * side), Int32(2 * side)]),
+                       TensorDescription(name: "up", shape: resized, type: .float32),
+                       Self.floats("lateral", resized, lateral),
+                       TensorDescription(name: "out", shape: resized, type: .float32)]
+        let operators = [OperatorDescription(operation: resize, inputs: [0, 1], outputs: [2]),
+                         OperatorDescription(operation: .add(.none), inputs: resizedFirst ? [2, 3] : [3, 2], outputs: [4])]
+        let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [4])
+        var planner = Planner(model: model, path: "test")
+        #expect(try planner.plan().steps.count == 1)
+        let up = try Self.run(resize, input: [1, side, side, channels], image, constants: [tensors[1]], output: resized)
+        let expected = zip(up, lateral).map { resizedFirst ? $0 + $1 : $1 + $0 }
+        for threads in [1, 2] {
+            let interpreter = try Interpreter(model: model, path: "test", threads: threads)
+            _ = interpreter.input.update(fromContentsOf: image)
+            interpreter.invoke()
+            #expect(Array(interpreter.output(0)) == expected, "\(threads) threads")
+        }
+    }
+
     @Test("RESIZE_BILINEAR 2x to 4x, corners not aligned, no half-pixel centres (TFLite's sampling)")
     func resize() throws {
         let size = Self.integers("size", [2], [1, 4])
