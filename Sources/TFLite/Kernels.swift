@@ -103,6 +103,10 @@ enum Kernels {
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
         residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
     ) {
+        if paddedOutputChannels == 1 {
+            return pointwiseToOneChannel(input: input, pixels: pixels, inputChannels: inputChannels, weights: weights,
+                                         bias: bias[0], output: output, bounds: bounds)
+        }
         let finish = Finish(bounds: bounds, residual: residual, residualChannels: residualChannels)
         let stride = paddedOutputChannels
         let channelEnd = channels?.upperBound ?? outputChannels
@@ -192,6 +196,29 @@ enum Kernels {
                 pixel += 1
             }
             channel += wide ? 16 : 8
+        }
+    }
+
+    /// A 1x1 convolution to one channel (a classifier head), weights contiguous: per
+    /// pixel, a dot product over the input channels eight at a time. The general
+    /// kernel would fill seven of every eight lanes with zero weights.
+    private static func pointwiseToOneChannel(input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
+                                              weights: UnsafePointer<Float>, bias: Float,
+                                              output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+        for pixel in pixels {
+            let row = input + pixel * inputChannels
+            var sums = Vector()
+            var k = 0
+            while k + 8 <= inputChannels {
+                sums.addProduct(load(row + k), load(weights + k))
+                k += 8
+            }
+            var sum = sums.sum()
+            while k < inputChannels {
+                sum += row[k] * weights[k]
+                k += 1
+            }
+            output[pixel] = bounds.apply(sum + bias)
         }
     }
 

@@ -262,7 +262,10 @@ struct Planner {
             (full.width, full.height) = (kernelWidth, kernelHeight)
             let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
             try check([1, geometry.outputHeight, geometry.outputWidth, outputChannels])
-            let padded = (outputChannels + 7) / 8 * 8
+            let pointwise = kernelWidth == 1 && kernelHeight == 1 && window.strideX == 1 && window.strideY == 1
+            // Output channels padded to whole vectors; a classifier head's one channel
+            // (no residual) keeps its weights contiguous for its own kernel.
+            let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
             let filter = try constant(op.inputs[1], "CONV_2D filter")
             var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
             for o in 0..<outputChannels {
@@ -275,7 +278,7 @@ struct Planner {
             weights = store(packed)
             bias = store(try biasValues(op, count: outputChannels, padded: padded))
             bounds = Bounds(activation)
-            if kernelWidth == 1, kernelHeight == 1, window.strideX == 1, window.strideY == 1 {
+            if pointwise {
                 var residualChannels = 0
                 if op.inputs.count > 3 {
                     let residual = try shape(of: op.inputs[3])

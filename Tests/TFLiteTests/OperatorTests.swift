@@ -375,6 +375,22 @@ struct OperatorTests {
         }
     }
 
+    @Test("CONV_2D 1x1 to one channel (a classifier head) over 37 pixels of 45 channels, RELU: its own kernel agrees with the plain sum on one and two threads")
+    func pointwiseToOneChannel() throws {
+        let (pixels, channels) = (37, 45)
+        let input = (0..<pixels * channels).map(Self.pattern)
+        let filter = (0..<channels).map { Self.pattern($0 + 11) }
+        let constants = [Self.floats("filter", [1, 1, 1, channels], filter), Self.floats("bias", [1], [0.25])]
+        let expected = (0..<pixels).map { pixel in
+            max(0, (0..<channels).reduce(Float(0.25)) { $0 + input[pixel * channels + $1] * filter[$1] })
+        }
+        for threads in [1, 2] {
+            let out = try Self.run(.conv2D(Window(padding: .same, strideX: 1, strideY: 1), .relu), input: [1, pixels, 1, channels], input,
+                                   constants: constants, output: [1, pixels, 1, 1], threads: threads)
+            #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-4 }, "\(threads) threads")
+        }
+    }
+
     @Test("an ADD of a RESIZE_BILINEAR's output (the feature pyramid's upsampling) runs in the resize, either operand order, on one and two threads: the same values as the two apart",
           arguments: [false, true])
     func resizeThenAddFused(resizedFirst: Bool) throws {
