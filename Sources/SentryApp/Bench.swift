@@ -141,13 +141,16 @@ public enum Bench {
         }
         // The networks alone, back to back, in turns: this machine's speed drifts by tens of
         // percent within seconds, and turns of a fraction of a second keep that out of the ratio.
-        var ours: [Double] = [], theirs: [Double] = []
+        var ours: [Double] = [], theirs: [Double] = [], turnRatios: [Double] = []
         if let blazeFace {
             for _ in 0..<Self.turns {
-                ours += blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
+                let mine = blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
                 guard let answer = referenceRun.request("run \(Self.runsPerTurn)"),
                       let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer) else { break }
-                theirs += turn.network_ms.map { $0 / 1000 }
+                let other = turn.network_ms.map { $0 / 1000 }
+                ours += mine
+                theirs += other
+                turnRatios.append(Stats(seconds: mine).median / Stats(seconds: other).median)
             }
         }
         guard referenceRun.finish() else {
@@ -168,6 +171,8 @@ public enum Bench {
             print("  network alone \(sentry) (back to back on one frame, \(Self.turns) turns of \(Self.runsPerTurn) with the reference)")
             print("  \(reference.label) network \(other) (its interpreter alone, in the same turns)")
             print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
+            // Each turn's ratio is taken a few milliseconds apart: drift between turns stays out of it.
+            print(String(format: "  ratio turn by turn: median %.2fx (of \(turnRatios.count) turns' median ratios)", Stats(seconds: turnRatios).median / 1000))
         }
         print(String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
         if scheduled == nil {
@@ -205,7 +210,7 @@ public enum Bench {
     }
 
     /// Turns of the networks alone, and runs in each (see `ReferenceProcess`).
-    static let turns = 10, runsPerTurn = 20
+    static let turns = 20, runsPerTurn = 10
 
     /// A reference script run with python3, read a line at a time: its result,
     /// then (BlazeFace's, with --turns) one answer per request.
