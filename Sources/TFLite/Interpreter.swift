@@ -170,7 +170,7 @@ enum Place: Equatable {
 /// One prepared operator with its places resolved to pointers.
 struct Step {
     enum Kind {
-        /// A 1x1 convolution; with `residualChannels` > 0, also a fused ADD of `inputs[1]` (see `Planner.fusingResidualAdd`).
+        /// A 1x1 convolution; with `residualChannels` > 0, also a fused ADD of `inputs[1]` (see `Planner.fusingAdds`).
         case pointwise(pixels: Int, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int, residualChannels: Int)
         case convolution(WindowGeometry, inputChannels: Int, paddedOutputChannels: Int, outputChannels: Int)
         case depthwise(WindowGeometry, channels: Int)
@@ -181,6 +181,7 @@ struct Step {
         case copy(count: Int)
         /// Zero padding: the output is cleared, then each input row of `rowLength` floats is copied.
         case pad(inputShape: [Int], outputShape: [Int], before: [Int])
+        /// Bilinear resize; with a second input, also a fused ADD of it (see `Planner.fusingAdds`).
         case resize(inputWidth: Int, inputHeight: Int, channels: Int, outputWidth: Int, outputHeight: Int,
                     alignCorners: Bool, halfPixelCenters: Bool)
         /// Concatenation: `outer` blocks, each the inputs' slices of the given lengths in turn.

@@ -611,7 +611,7 @@ enum Kernels {
 
     /// Bilinear resize of an NHWC tensor with TFLite's sampling rules
     /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers); output rows `rows` only.
-    /// With an `addend` (a fused ADD, see `Planner.fusingResidualAdd`), its values are added to the output's.
+    /// With an `addend` (a fused ADD, see `Planner.fusingAdds`), its values are added to the output's.
     static func resizeBilinear(input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
                                output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>? = nil,
                                outputWidth: Int, outputHeight: Int, rows: Range<Int>,

@@ -44,7 +44,7 @@ struct Planner {
         places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
 
         let (reluFused, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
-        let operators = fusingResidualAdd(reluFused, outputs: graphOutputs)
+        let operators = fusingAdds(reluFused, outputs: graphOutputs)
         var lastUse: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
         for output in graphOutputs { lastUse[output] = Int.max }
@@ -150,18 +150,18 @@ struct Planner {
         return (kept, outputs.map { renamed[$0] ?? $0 })
     }
 
-    /// Folds an ADD into the 1x1 convolution that computes one of its inputs
-    /// (BlazeFace's residual blocks), when nothing else reads that convolution's
-    /// result: the convolution moves to the ADD's place, takes the other input
-    /// as a fourth, "residual" input and the ADD's activation, and writes the
-    /// ADD's output, so the sum is never stored and read back. When that other
-    /// input is a PAD that only appends zero channels, read by nothing else, the
-    /// PAD goes too and the residual is the PAD's input (fewer channels).
+    /// Folds an ADD into the operator that computes one of its inputs, when
+    /// nothing else reads that result, so the sum is never stored and read back.
     ///
-    /// Likewise an ADD without activation of a RESIZE_BILINEAR's output (the
-    /// feature pyramid's upsampling) becomes the resize with the other input as
-    /// a third, added to each value it writes.
-    func fusingResidualAdd(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
+    /// A 1x1 convolution (BlazeFace's residual blocks) moves to the ADD's place,
+    /// takes the other input as a fourth, "residual" input and the ADD's
+    /// activation, and writes the ADD's output. When that other input is a PAD
+    /// that only appends zero channels, read by nothing else, the PAD goes too
+    /// and the residual is the PAD's input (fewer channels).
+    ///
+    /// A RESIZE_BILINEAR (the feature pyramid's upsampling), when the ADD has no
+    /// activation, takes the other input as a third, added to each value it writes.
+    func fusingAdds(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
         var readers: [Int: Int] = [:]
         for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
         var producer: [Int: Int] = [:]
@@ -173,36 +173,32 @@ struct Planner {
         for (index, op) in operators.enumerated() {
             guard case let .add(activation) = op.operation, op.inputs.count == 2, op.outputs.count == 1 else { continue }
             for (sum, other) in [(op.inputs[0], op.inputs[1]), (op.inputs[1], op.inputs[0])] {
-                guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let convolution = producer[sum], !dropped.contains(convolution) else { continue }
-                if case .resizeBilinear = operators[convolution].operation, activation == .none,
-                   operators[convolution].inputs.count == 2, operators[convolution].outputs == [sum],
-                   model.tensors[sum].shape == model.tensors[other].shape {
-                    fused[index] = OperatorDescription(operation: operators[convolution].operation,
-                                                       inputs: operators[convolution].inputs + [other], outputs: op.outputs)
-                    dropped.insert(convolution)
+                guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let computing = producer[sum], !dropped.contains(computing),
+                      operators[computing].outputs == [sum], model.tensors[sum].shape == model.tensors[other].shape else { continue }
+                let source = operators[computing]
+                if case .resizeBilinear = source.operation, activation == .none, source.inputs.count == 2 {
+                    fused[index] = OperatorDescription(operation: source.operation, inputs: source.inputs + [other], outputs: op.outputs)
+                    dropped.insert(computing)
                     break
                 }
-                guard case let .conv2D(window, .none) = operators[convolution].operation,
-                      window.strideX == 1, window.strideY == 1, operators[convolution].inputs.count >= 2,
-                      operators[convolution].inputs.count <= 3, operators[convolution].outputs == [sum],
-                      let filter = operators[convolution].inputs.dropFirst().first, filter >= 0,
-                      model.tensors[filter].shape.count == 4, model.tensors[filter].shape[1...2] == [1, 1],
-                      model.tensors[sum].shape == model.tensors[other].shape else { continue }
+                guard case let .conv2D(window, .none) = source.operation, window.strideX == 1, window.strideY == 1,
+                      (2...3).contains(source.inputs.count), source.inputs[1] >= 0,
+                      model.tensors[source.inputs[1]].shape.count == 4, model.tensors[source.inputs[1]].shape[1...2] == [1, 1] else { continue }
                 var residual = other
                 if readOnlyByTheAdd(other), let pad = producer[other], case .pad = operators[pad].operation,
-                   operators[pad].inputs.count >= 2, let source = operators[pad].inputs.first, source >= 0,
-                   model.tensors[source].shape.count == 4,
+                   operators[pad].inputs.count >= 2, let padded = operators[pad].inputs.first, padded >= 0,
+                   model.tensors[padded].shape.count == 4,
                    let paddings = try? integers(operators[pad].inputs[1], "PAD paddings"),
                    paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0,
-                   model.tensors[other].shape == Array(model.tensors[source].shape.prefix(3)) + [model.tensors[source].shape[3] + paddings[7]] {
-                    residual = source
+                   model.tensors[other].shape == Array(model.tensors[padded].shape.prefix(3)) + [model.tensors[padded].shape[3] + paddings[7]] {
+                    residual = padded
                     dropped.insert(pad)
                 }
-                var inputs = operators[convolution].inputs
+                var inputs = source.inputs
                 if inputs.count < 3 { inputs.append(-1) }
                 fused[index] = OperatorDescription(operation: .conv2D(window, activation), inputs: inputs + [residual],
                                                    outputs: op.outputs)
-                dropped.insert(convolution)
+                dropped.insert(computing)
                 break
             }
         }
