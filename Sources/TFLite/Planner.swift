@@ -43,6 +43,10 @@ struct Planner {
         }
         places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
 
+        // A third input on a resize means a folded ADD (see `fusingAdds`); in the file it is an error.
+        if let resize = model.operators.first(where: { if case .resizeBilinear = $0.operation { $0.inputs.count > 2 } else { false } }) {
+            throw fail("a RESIZE_BILINEAR has \(resize.inputs.count) inputs; it takes two (the tensor and its size)")
+        }
         let (reluFused, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
         let operators = fusingAdds(reluFused, outputs: graphOutputs)
         var lastUse: [Int: Int] = [:]

@@ -411,6 +411,10 @@ struct OperatorTests {
         #expect(try planner.plan().steps.count == 1)
         let up = try Self.run(resize, input: [1, side, side, channels], image, constants: [tensors[1]], output: resized)
         let expected = zip(up, lateral).map { resizedFirst ? $0 + $1 : $1 + $0 }
+        // In a file, a resize with a third input is malformed, not an ADD.
+        let threeInputs = TFLiteModel(tensors: tensors, operators: [OperatorDescription(operation: resize, inputs: [0, 1, 3], outputs: [4])],
+                                      inputs: [0], outputs: [4])
+        #expect(throws: ModelError.self) { try Interpreter(model: threeInputs, path: "test") }
         for threads in [1, 2] {
             let interpreter = try Interpreter(model: model, path: "test", threads: threads)
             _ = interpreter.input.update(fromContentsOf: image)
