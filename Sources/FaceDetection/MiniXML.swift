@@ -19,7 +19,7 @@ struct XMLSyntaxError: Error, CustomStringConvertible {
 
 enum MiniXML {
     /// XML's whitespace: space, tab, line feed, carriage return.
-    static func isWhitespace(_ byte: UInt8) -> Bool {
+    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
@@ -139,8 +139,10 @@ enum MiniXML {
             while true {
                 guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
                 if bytes[index] != UInt8(ascii: "<") {
-                    text.append(bytes[index])
-                    advance()
+                    // The run of text up to the next markup, in one append.
+                    let start = index
+                    while !atEnd, bytes[index] != UInt8(ascii: "<") { advance() }
+                    text.append(contentsOf: bytes[start..<index])
                 } else if starts(with: "</") {
                     index += 2
                     let closing = try name()
