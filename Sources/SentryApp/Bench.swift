@@ -16,8 +16,15 @@ public enum Bench {
         /// Median and 99th percentile (nearest rank) of `seconds`, in milliseconds.
         public init(seconds: [Double]) {
             let sorted = seconds.sorted().map { $0 * 1000 }
-            median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
+            median = Self.median(ofSorted: sorted)
             p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((0.99 * Double(sorted.count - 1)).rounded()))]
+        }
+
+        /// The middle value of `values` (the mean of the two middle ones for an even count), 0 if none.
+        static func median(_ values: [Double]) -> Double { median(ofSorted: values.sorted()) }
+
+        private static func median(ofSorted sorted: [Double]) -> Double {
+            sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
         }
 
         public var description: String { String(format: "median %8.3f ms   p99 %8.3f ms", median, p99) }
@@ -150,7 +157,7 @@ public enum Bench {
                 let other = turn.network_ms.map { $0 / 1000 }
                 ours += mine
                 theirs += other
-                turnRatios.append(Stats(seconds: mine).median / Stats(seconds: other).median)
+                turnRatios.append(Stats.median(mine) / Stats.median(other))
             }
         }
         guard referenceRun.finish() else {
@@ -172,7 +179,7 @@ public enum Bench {
             print("  \(reference.label) network \(other) (its interpreter alone, in the same turns)")
             print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
             // Each turn's ratio is taken a few milliseconds apart: drift between turns stays out of it.
-            print(String(format: "  ratio turn by turn: median %.2fx (of \(turnRatios.count) turns' median ratios)", Stats(seconds: turnRatios).median / 1000))
+            print(String(format: "  ratio turn by turn: median %.2fx (of \(turnRatios.count) turns' median ratios)", Stats.median(turnRatios)))
         }
         print(String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
         if scheduled == nil {

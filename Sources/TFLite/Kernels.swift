@@ -265,7 +265,8 @@ enum Kernels {
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
     ) {
         let w = g.window
-        let (firstInside, endInside) = (g.insideColumns.lowerBound, g.insideColumns.upperBound)
+        let inside = g.insideColumns
+        let (firstInside, endInside) = (inside.lowerBound, inside.upperBound)
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
             var x = 0
@@ -398,7 +399,8 @@ enum Kernels {
             }
             return
         }
-        let (firstInside, endInside) = (g.insideColumns.lowerBound, g.insideColumns.upperBound)
+        let inside = g.insideColumns
+        let (firstInside, endInside) = (inside.lowerBound, inside.upperBound)
         let rowStride = g.inputWidth * channels
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)

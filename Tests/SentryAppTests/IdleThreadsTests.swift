@@ -8,30 +8,29 @@ import Glibc
 
 /// Threads of a running process, read from /proc.
 enum ProcessThreads {
-    /// Nanoseconds each thread named `name` has run (from /proc/PID/task/TID/schedstat), by thread id.
-    static func cpuNanoseconds(of pid: Int32, named name: String) -> [Int: Int] {
+    /// The file `file` of each thread of `pid` named `name` (/proc/PID/task/TID/...), by thread id.
+    private static func threadFiles(of pid: Int32, named name: String, _ file: String) -> [Int: String] {
         let tasks = "/proc/\(pid)/task"
-        var result: [Int: Int] = [:]
+        var result: [Int: String] = [:]
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let comm = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
                   comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let stat = try? String(contentsOfFile: "\(tasks)/\(tid)/schedstat", encoding: .utf8),
-                  let first = stat.split(separator: " ").first, let nanoseconds = Int(first), let id = Int(tid) else { continue }
-            result[id] = nanoseconds
+                  let contents = try? String(contentsOfFile: "\(tasks)/\(tid)/\(file)", encoding: .utf8), let id = Int(tid) else { continue }
+            result[id] = contents
         }
         return result
+    }
+
+    /// Nanoseconds each thread named `name` has run (from /proc/PID/task/TID/schedstat), by thread id.
+    static func cpuNanoseconds(of pid: Int32, named name: String) -> [Int: Int] {
+        threadFiles(of: pid, named: name, "schedstat").compactMapValues { stat in stat.split(separator: " ").first.flatMap { Int($0) } }
     }
 
     /// Times each thread named `name` has given up its core, waiting (voluntary_ctxt_switches in
     /// /proc/PID/task/TID/status): a helper's parks.
     static func waits(of pid: Int32, named name: String) -> Int {
-        let tasks = "/proc/\(pid)/task"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).compactMap { tid -> Int? in
-            guard let comm = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let status = try? String(contentsOfFile: "\(tasks)/\(tid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }) else { return nil }
-            return Int(line.split(separator: "\t").last ?? "")
+        threadFiles(of: pid, named: name, "status").values.compactMap { status in
+            status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }.flatMap { Int($0.split(separator: "\t").last ?? "") }
         }.reduce(0, +)
     }
 
