@@ -38,8 +38,9 @@ let package = Package(
         .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: eight vectors' lane sums as clang's shuffles (see the file).
         .systemLibrary(name: "CVectorSums"),
+        .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing"], swiftSettings: optimisedInDebug),
+        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing", "CNumberReading"], swiftSettings: optimisedInDebug),
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),

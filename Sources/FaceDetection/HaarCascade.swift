@@ -1,3 +1,4 @@
+import CNumberReading
 import Foundation
 
 /// A boosted Haar cascade read from an OpenCV `FileStorage` XML file (the
@@ -134,25 +135,36 @@ extension HaarCascade {
     private static func numbers(_ element: XMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
         guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
         var values: [Double] = []
-        // Tokens found in the UTF-8 bytes, not Characters (grapheme breaking was most of the
-        // load time), one at a time rather than split into an array first.
-        let text = element.text.utf8
-        var start = text.startIndex
-        while start < text.endIndex {
-            guard !MiniXML.isWhitespace(text[start]) else {
-                start = text.index(after: start)
-                continue
+        // strtod straight on the text's bytes (in the C locale, as Swift's Double(String) reads):
+        // no String per token (that copy was most of the load time).
+        let length = element.text.utf8.count
+        let failure: String? = element.text.withCString { (start: UnsafePointer<CChar>) -> String? in
+            var cursor = start
+            while true {
+                while cursor.pointee != 0, MiniXML.isWhitespace(UInt8(bitPattern: cursor.pointee)) { cursor += 1 }
+                // The terminator, or a NUL byte in the file (which would hide what follows it).
+                if cursor.pointee == 0 { return cursor - start == length ? nil : "NUL" }
+                var end: UnsafeMutablePointer<CChar>?
+                let value = strtod_l(cursor, &end, cLocale)
+                let next = UnsafePointer(end!)
+                let ended = next.pointee == 0 || MiniXML.isWhitespace(UInt8(bitPattern: next.pointee))
+                guard next > cursor, ended, value.isFinite else {
+                    var tokenEnd = cursor
+                    while tokenEnd.pointee != 0, !MiniXML.isWhitespace(UInt8(bitPattern: tokenEnd.pointee)) { tokenEnd += 1 }
+                    return String(decoding: UnsafeRawBufferPointer(start: cursor, count: tokenEnd - cursor), as: UTF8.self)
+                }
+                values.append(value)
+                cursor = next
             }
-            let end = text[start...].firstIndex(where: MiniXML.isWhitespace) ?? text.endIndex
-            let token = Substring(text[start..<end])
-            guard let value = Double(token), value.isFinite else {
-                throw CascadeFormatError("\(context): '\(token.prefix(20))' in <\(name)> is not a number")
-            }
-            values.append(value)
-            start = end
+        }
+        if let token = failure {
+            throw CascadeFormatError("\(context): '\(token.prefix(20))' in <\(name)> is not a number")
         }
         return values
     }
+
+    /// The C locale, for reading numbers as the file writes them whatever the user's locale.
+    nonisolated(unsafe) private static let cLocale = sentry_c_locale()
 
     private static func features(_ element: XMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
         guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <features>") }

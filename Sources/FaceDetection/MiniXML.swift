@@ -32,18 +32,17 @@ enum MiniXML {
     private struct Reader {
         let bytes: [UInt8]
         var index = 0
-        var line = 1
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
-        func fail(_ reason: String) -> XMLSyntaxError { XMLSyntaxError(line: line, reason: reason) }
+        /// The error at the reading position; its line is counted only now, so reading need not.
+        func fail(_ reason: String) -> XMLSyntaxError {
+            XMLSyntaxError(line: 1 + bytes[..<min(index, bytes.count)].lazy.filter { $0 == UInt8(ascii: "\n") }.count, reason: reason)
+        }
 
         var atEnd: Bool { index >= bytes.count }
 
-        mutating func advance() {
-            if bytes[index] == UInt8(ascii: "\n") { line += 1 }
-            index += 1
-        }
+        mutating func advance() { index += 1 }
 
         /// Whether the bytes at the reading position are `literal` (ASCII), without allocating.
         func starts(with literal: StaticString) -> Bool {
@@ -135,14 +134,15 @@ enum MiniXML {
                 node.attributes[attribute] = String(decoding: bytes[valueStart..<index], as: UTF8.self)
                 advance()
             }
-            var text: [UInt8] = []
+            var text = ""
             while true {
                 guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
                 if bytes[index] != UInt8(ascii: "<") {
-                    // The run of text up to the next markup, in one append.
+                    // The run of text up to the next markup; most elements have one, made into a String once.
                     let start = index
                     while !atEnd, bytes[index] != UInt8(ascii: "<") { advance() }
-                    text.append(contentsOf: bytes[start..<index])
+                    let run = String(decoding: bytes[start..<index], as: UTF8.self)
+                    if text.isEmpty { text = run } else { text += run }
                 } else if starts(with: "</") {
                     index += 2
                     let closing = try name()
@@ -150,7 +150,7 @@ enum MiniXML {
                     skipWhitespace()
                     guard !atEnd, bytes[index] == UInt8(ascii: ">") else { throw fail("expected '>' after </\(closing)") }
                     advance()
-                    node.text = String(decoding: text, as: UTF8.self)
+                    node.text = text
                     return node
                 } else if starts(with: "<!--") {
                     try skip(past: "-->")
