@@ -54,12 +54,25 @@ public final class Interpreter {
         /// vector load may reach into (a channel tail read eight lanes wide).
         static let slack = 8
 
+        /// Where both start: a cache line. The planner places tensors and weight blocks
+        /// at multiples of 32 bytes from the start, so an aligned start keeps every
+        /// eight-float load within one line. glibc's malloc starts a large block 16 bytes
+        /// into a page, which split every other load: the full-range network at one
+        /// thread took 1.08-1.10x as long as with this alignment.
+        static let alignment = 64
+
         init(plan: Planner.Plan) {
-            arena = .allocate(capacity: plan.arenaSize + Self.slack)
-            arena.initialize(repeating: 0, count: plan.arenaSize + Self.slack)
-            constants = .allocate(capacity: plan.constants.count + Self.slack)
-            constants.initialize(repeating: 0, count: plan.constants.count + Self.slack)
+            arena = Self.allocate(plan.arenaSize + Self.slack)
+            constants = Self.allocate(plan.constants.count + Self.slack)
             for (index, value) in plan.constants.enumerated() { constants[index] = value }
+        }
+
+        /// `count` zeros, cache-line aligned.
+        private static func allocate(_ count: Int) -> UnsafeMutablePointer<Float> {
+            let floats = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: alignment)
+                .bindMemory(to: Float.self, capacity: count)
+            floats.initialize(repeating: 0, count: count)
+            return floats
         }
 
         func pointer(_ place: Place) -> UnsafeMutablePointer<Float> {
@@ -72,8 +85,8 @@ public final class Interpreter {
 
     deinit {
         pool?.stop()
-        arena.deallocate()
-        constants.deallocate()
+        UnsafeMutableRawPointer(arena).deallocate()
+        UnsafeMutableRawPointer(constants).deallocate()
     }
 
     /// The input tensor, to be filled before `invoke()`.

@@ -322,6 +322,21 @@ struct OperatorTests {
         }
     }
 
+    @Test("tensors start 32 bytes apart from a cache line, so no eight-float load splits a line, whatever malloc hands out")
+    func alignedTensors() throws {
+        // A large arena (malloc would map it and start it 16 bytes into a page), several
+        // alive at once and one after another (malloc's choices change as blocks are freed).
+        let constant = Self.floats("other", [1, 100, 100, 8], Array(repeating: 1, count: 80_000))
+        let model = Self.model(.add(.none), input: [1, 100, 100, 8], constants: [constant], output: [1, 100, 100, 8])
+        for _ in 0..<3 {
+            let interpreters = try (0..<3).map { _ in try Interpreter(model: model, path: "test") }
+            for interpreter in interpreters {
+                #expect(Int(bitPattern: interpreter.input.baseAddress) % 32 == 0)
+                #expect(Int(bitPattern: interpreter.output(0).baseAddress) % 32 == 0)
+            }
+        }
+    }
+
     @Test("a convolution whose result is read elsewhere too is not folded into the ADD")
     func residualShared() throws {
         let block = try Self.residualBlock(inputChannels: 10, outputChannels: 12, shared: true)
