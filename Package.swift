@@ -106,6 +106,7 @@ let package = Package(
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
+        .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),

@@ -134,18 +134,8 @@ public struct Letterbox {
         sentry_sums8x8(a, b, c, d, e, f, g, h)
     }
 
-    /// Pillow rounds half up and clips to 0...255. Written without
-    /// `rounded(.down)`, a libm call per value on baseline x86-64 (this code
-    /// was built for it before it had a module of its own): adding and taking
-    /// away 2^23 rounds to the nearest integer, one less where that went up.
-    @inline(__always) private static func round(_ value: SIMD8<Float>) -> SIMD8<Float> {
-        // (`clamped` goes lane by lane through a call; `replacing` compiles to a compare and a blend.)
-        let raised = value + 0.5
-        let low = raised.replacing(with: 0, where: raised .< 0)
-        let x = low.replacing(with: 255, where: low .> 255)
-        let nearest = (x + 0x1p23) - 0x1p23
-        return nearest.replacing(with: nearest - 1, where: nearest .> x)
-    }
+    /// Pillow rounds half up and clips to 0...255 (in C, see `sentry_round8`).
+    @inline(__always) private static func round(_ value: SIMD8<Float>) -> SIMD8<Float> { sentry_round8(value) }
 
     /// Padding fractions and Pillow's filter taps for a region of `width` x `height`.
     private mutating func prepare(width: Int, height: Int) {
