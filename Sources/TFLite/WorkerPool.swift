@@ -24,10 +24,7 @@ final class WorkerPool: @unchecked Sendable {
 
     let helpers: Int
     private let work: Work
-    /// The step on offer, packed so that one compare-and-swap both reads it
-    /// and claims parts: generation (bits 40...), step (24...39), part count
-    /// (16...23), parts claimed from the end (8...15), parts claimed from the
-    /// start (0...7).
+    /// The step on offer, a `Ticket`'s bits.
     private let ticket = Atomic<Int>(0)
     /// Parts of the current step that have finished.
     private let finished = Atomic<Int>(0)
@@ -86,7 +83,7 @@ final class WorkerPool: @unchecked Sendable {
         finished.store(0, ordering: .relaxed)
         // Sequentially consistent with the helper's park: either it sees the
         // new ticket, or this sees it parked and wakes it.
-        ticket.store(generation << 40 | index << 24 | parts << 16, ordering: .sequentiallyConsistent)
+        ticket.store(Ticket(generation: generation, step: index, parts: parts).bits, ordering: .sequentiallyConsistent)
         if parked.load(ordering: .sequentiallyConsistent) > 0 { wakeAll() }
         claimParts(fromStart: true)
         var polls = 0
@@ -104,18 +101,18 @@ final class WorkerPool: @unchecked Sendable {
     /// (in its own cache) and they meet wherever the work evens out. Each
     /// claim takes 1/(threads + 1) of the parts left, at least one.
     private func claimParts(fromStart: Bool) {
-        var current = ticket.load(ordering: .acquiring)
+        var current = Ticket(bits: ticket.load(ordering: .acquiring))
         while true {
-            let parts = current >> 16 & 0xFF, fromEnd = current >> 8 & 0xFF, started = current & 0xFF
+            let (parts, started, fromEnd) = (current.parts, current.claimedFromStart, current.claimedFromEnd)
             guard started + fromEnd < parts else { return }
             let size = max(1, (parts - started - fromEnd) / (helpers + 2))
-            let claim = fromStart ? current + size : current + size << 8
-            let (exchanged, original) = ticket.compareExchange(expected: current, desired: claim, ordering: .acquiringAndReleasing)
+            let claim = current.claiming(size, fromStart: fromStart)
+            let (exchanged, original) = ticket.compareExchange(expected: current.bits, desired: claim.bits, ordering: .acquiringAndReleasing)
             guard exchanged else {
-                current = original
+                current = Ticket(bits: original)
                 continue
             }
-            work(current >> 24 & 0xFFFF, fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd, parts)
+            work(current.step, fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd, parts)
             finished.add(size, ordering: .releasing)
             current = claim
         }
@@ -126,7 +123,7 @@ final class WorkerPool: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
             let spinStart = DispatchTime.now().uptimeNanoseconds
-            while ticket.load(ordering: .acquiring) >> 40 == seen, !stopping.load(ordering: .acquiring) {
+            while Ticket(bits: ticket.load(ordering: .acquiring)).generation == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 // The clock (and the yield) every 256 polls (a few hundred nanoseconds).
                 guard spins % 256 == 0 else { continue }
@@ -136,12 +133,14 @@ final class WorkerPool: @unchecked Sendable {
                 // step handed out in between is never missed.
                 wake.lock()
                 parked.add(1, ordering: .sequentiallyConsistent)
-                while ticket.load(ordering: .sequentiallyConsistent) >> 40 == seen, !stopping.load(ordering: .acquiring) { wake.wait() }
+                while Ticket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen, !stopping.load(ordering: .acquiring) {
+                    wake.wait()
+                }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
                 wake.unlock()
             }
             if stopping.load(ordering: .acquiring) { break }
-            seen = ticket.load(ordering: .acquiring) >> 40
+            seen = Ticket(bits: ticket.load(ordering: .acquiring)).generation
             claimParts(fromStart: false)
         }
         exited.signal()
@@ -159,4 +158,24 @@ final class WorkerPool: @unchecked Sendable {
         wake.broadcast()
         wake.unlock()
     }
+}
+
+/// The step on offer as one word, so that one compare-and-swap both reads it and
+/// claims parts: generation (bits 40...), step (24...39), part count (16...23),
+/// parts claimed from the end (8...15), parts claimed from the start (0...7).
+private struct Ticket {
+    var bits: Int
+
+    init(bits: Int) { self.bits = bits }
+
+    init(generation: Int, step: Int, parts: Int) { bits = generation << 40 | step << 24 | parts << 16 }
+
+    var generation: Int { bits >> 40 }
+    var step: Int { bits >> 24 & 0xFFFF }
+    var parts: Int { bits >> 16 & 0xFF }
+    var claimedFromEnd: Int { bits >> 8 & 0xFF }
+    var claimedFromStart: Int { bits & 0xFF }
+
+    /// This ticket with `size` more parts claimed, from the start or from the end.
+    func claiming(_ size: Int, fromStart: Bool) -> Ticket { Ticket(bits: bits + (fromStart ? size : size << 8)) }
 }
