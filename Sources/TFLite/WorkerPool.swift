@@ -160,11 +160,12 @@ final class WorkerPool: @unchecked Sendable {
         exited.signal()
     }
 
-    /// Lets the helpers run on every core the process may use but the one the caller is
-    /// on, so that waking one does not queue it behind the caller (with frames 30 ms
-    /// apart: 3.2 -> 2.1-2.4 ms per full-range run at two threads, the helper now doing
-    /// a third of the work, for 1.16x one thread's CPU per frame instead of 1.06x). Only
-    /// when the caller has moved since the last time; with one core allowed, nothing changes.
+    /// Lets the helpers run on every core the caller may use but the one it is on, so
+    /// that waking one does not queue it behind the caller (with frames 30 ms apart, in
+    /// turns in one process: 3.2-4.3 -> 2.1-3.3 ms per full-range run at two threads, the
+    /// helper now doing a third of the work, for 1.16x one thread's CPU per frame instead
+    /// of 1.01-1.06x). Only when the caller has moved since the last time; with one core
+    /// allowed, nothing changes. A helper records its thread id before it first parks.
     private func keepHelpersOffCallersCore() {
         let core = sched_getcpu()
         guard core >= 0, core < Self.maskWords * 64, core != avoidedCore else { return }
