@@ -138,11 +138,11 @@ enum MiniXML {
             while true {
                 guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
                 if bytes[index] != UInt8(ascii: "<") {
-                    // The run of text up to the next markup; most elements have one, made into a String once.
+                    // The run of text up to the next markup, made into a String once (most elements
+                    // have one run, and appending to an empty String just takes the run's storage).
                     let start = index
                     while !atEnd, bytes[index] != UInt8(ascii: "<") { advance() }
-                    let run = String(decoding: bytes[start..<index], as: UTF8.self)
-                    if text.isEmpty { text = run } else { text += run }
+                    text += String(decoding: bytes[start..<index], as: UTF8.self)
                 } else if starts(with: "</") {
                     index += 2
                     let closing = try name()
