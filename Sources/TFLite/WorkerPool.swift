@@ -15,10 +15,11 @@ import Synchronization
 ///
 /// Between steps a helper spins up to `spinNanoseconds` for the next one
 /// (yielding its core at each look after the first microseconds), then parks
-/// on a condition until `run` wakes it: the gaps between frames cost no CPU,
-/// and the short ones inside a network run (the caller's last part, a step
-/// too small to share) cost no wake-up, which takes tens of microseconds on a
-/// virtual machine. Nothing is allocated per frame.
+/// on a condition until `run` wakes it: the short gaps inside a network run
+/// (the caller's last part, a step too small to share) cost no wake-up, which
+/// takes tens of microseconds on a virtual machine. At the end of a run the
+/// caller sends the helpers to rest (`rest`): they park at once, so waiting
+/// for the next frame costs no CPU at all. Nothing is allocated per frame.
 ///
 /// Parked helpers may not run on the caller's core (`keepHelpersOffCallersCore`):
 /// left to itself, the kernel of this virtual machine woke a helper there, behind
@@ -37,6 +38,8 @@ final class WorkerPool: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep on `wake`, to be woken when the next step comes.
     private let parked = Atomic<Int>(0)
+    /// How many helpers are asleep now.
+    var parkedHelpers: Int { parked.load(ordering: .relaxed) }
     private let wake = NSCondition()
     private let exited = DispatchSemaphore(value: 0)
     private var generation = 0
@@ -50,6 +53,8 @@ final class WorkerPool: @unchecked Sendable {
     /// two-thread network took 1.15x LiteRT's time; at 20 µs, 3 times and 1.0x,
     /// for the same CPU per frame (the parking and waking cost what the spin does).
     static let spinNanoseconds: UInt64 = 20_000
+    /// `spinNanoseconds`, or another for tests.
+    private let spinLimit: UInt64
     /// Polls (about 2 µs) before a waiting thread yields its core at each look:
     /// the caller, waiting for a helper's last part, and a helper, waiting for
     /// the next step. When the two share a core (a video decoder in another
@@ -61,9 +66,10 @@ final class WorkerPool: @unchecked Sendable {
     /// The most parts a step is cut into (the ticket's field is 8 bits).
     static let maximumParts = 255
 
-    init(helpers: Int, work: @escaping Work) {
+    init(helpers: Int, spinNanoseconds: UInt64 = WorkerPool.spinNanoseconds, work: @escaping Work) {
         self.helpers = helpers
         self.work = work
+        spinLimit = spinNanoseconds
         for part in 1...max(helpers, 1) where helpers > 0 {
             let name = "sentry-tflite-\(part)"
             let thread = Thread { [unowned self] in
@@ -109,6 +115,13 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Sends the helpers to park now rather than after `spinNanoseconds`: the
+    /// run is over and the next one is a frame away. A ticket without parts.
+    func rest() {
+        generation = (generation + 1) & 0x7F_FFFF
+        ticket.store(Ticket(generation: generation, step: 0, parts: 0).bits, ordering: .sequentiallyConsistent)
+    }
+
     /// Claims and runs parts of the step on offer until none is left: the
     /// caller from the start, the helpers from the end, so that each thread
     /// mostly works on the same part of the image from one step to the next
@@ -134,15 +147,16 @@ final class WorkerPool: @unchecked Sendable {
 
     private func loop() {
         var seen = 0
+        var resting = false
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
             let spinStart = DispatchTime.now().uptimeNanoseconds
             while Ticket(bits: ticket.load(ordering: .acquiring)).generation == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 // The clock (and the yield) every 256 polls (a few hundred nanoseconds).
-                guard spins % 256 == 0 else { continue }
+                guard resting || spins % 256 == 0 else { continue }
                 if spins >= Self.pollsBeforeYield { sched_yield() }
-                guard DispatchTime.now().uptimeNanoseconds - spinStart >= Self.spinNanoseconds else { continue }
+                guard resting || DispatchTime.now().uptimeNanoseconds - spinStart >= spinLimit else { continue }
                 // Park: say so first, then look again under the lock, so a
                 // step handed out in between is never missed.
                 wake.lock()
@@ -154,7 +168,9 @@ final class WorkerPool: @unchecked Sendable {
                 wake.unlock()
             }
             if stopping.load(ordering: .acquiring) { break }
-            seen = Ticket(bits: ticket.load(ordering: .acquiring)).generation
+            let current = Ticket(bits: ticket.load(ordering: .acquiring))
+            seen = current.generation
+            resting = current.parts == 0
             claimParts(fromStart: false)
         }
         exited.signal()

@@ -26,6 +26,18 @@ struct WorkerPoolTests {
         #expect(tally.counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
 
+    @Test("after a run the helpers park at once: with a spin of ten seconds, still spinning without the rest, parked with it")
+    func restedHelpersPark() {
+        let pool = WorkerPool(helpers: 1, spinNanoseconds: 10_000_000_000) { _, _, _ in }
+        defer { pool.stop() }
+        pool.run(step: 0, parts: 4)
+        usleep(50_000)
+        #expect(pool.parkedHelpers == 0)
+        pool.rest()
+        for _ in 0..<5000 where pool.parkedHelpers == 0 { usleep(1000) }
+        #expect(pool.parkedHelpers == 1)
+    }
+
     @Test("a helper stuck in its claim delays the step by that claim only: the caller runs the rest, one part at a time at the end")
     func callerTakesOverFromASlowHelper() {
         let ranBy = Mutex([Int: Int]())  // part -> 0 caller, 1 helper
