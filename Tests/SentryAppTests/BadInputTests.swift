@@ -129,6 +129,7 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--pixel-format", "MJPG"], usage, "--pixel-format MJPG"),
             (["--camera", clip, "--serial", "sim", "--cascade", "/nonexistent.xml"], 1, "cascade /nonexistent.xml: no such file"),
             (["--camera", clip, "--serial", "sim", "--cascade", "/tmp"], 1, "cascade /tmp: it is a directory"),
+            (["--camera", clip, "--serial", "sim", "--cascade", "/dev/zero"], 1, "cascade /dev/zero: it is larger than 64 MB"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.truncatedCascade], 1, "not well-formed XML"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.wrongCascade], 1, "outside the 24x24 window"),
             (["--camera", clip, "--serial", "sim", "--cascade", BadFiles.notXML], 1, "not well-formed XML"),
