@@ -114,13 +114,14 @@ public final class Interpreter {
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions, pools, resizes and sums are shared out (see
     /// `parallelRows`): a step left to the caller alone would also let the
-    /// helpers park, and waking them costs tens of microseconds.
-    ///
-    /// The helpers park as soon as the run is over (the next frame is
-    /// milliseconds away). `resting: false` keeps them looking for the next run
-    /// for a while, as benchmarks that run the network back to back want (and
-    /// as LiteRT's threads do in the reference they are compared with).
-    public func invoke(resting: Bool = true) {
+    /// helpers park, and waking them costs tens of microseconds. The helpers
+    /// park as soon as the run is over: the next frame is milliseconds away.
+    public func invoke() { invoke(resting: true) }
+
+    /// `resting: false` keeps the helpers looking for the next run for a while, as
+    /// `runSeconds` wants, running the network back to back (and as LiteRT's threads
+    /// do in the reference it is compared with).
+    private func invoke(resting: Bool) {
         for index in steps.indices { run(step: index) }
         if resting { pool?.rest() }
     }
