@@ -96,11 +96,8 @@ final class WorkerPool: @unchecked Sendable {
     /// `maximumParts`), here and on the helpers; returns when all are done.
     func run(step index: Int, parts: Int) {
         precondition((1...Self.maximumParts).contains(parts) && (0..<65536).contains(index))
-        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the ticket stays positive
         finished.store(0, ordering: .relaxed)
-        // Sequentially consistent with the helper's park: either it sees the
-        // new ticket, or this sees it parked and wakes it.
-        ticket.store(Ticket(generation: generation, step: index, parts: parts).bits, ordering: .sequentiallyConsistent)
+        offer(step: index, parts: parts)
         if parked.load(ordering: .sequentiallyConsistent) > 0 {
             keepHelpersOffCallersCore()
             wakeAll()
@@ -117,9 +114,14 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Sends the helpers to park now rather than after `spinNanoseconds`: the
     /// run is over and the next one is a frame away. A ticket without parts.
-    func rest() {
-        generation = (generation + 1) & 0x7F_FFFF
-        ticket.store(Ticket(generation: generation, step: 0, parts: 0).bits, ordering: .sequentiallyConsistent)
+    func rest() { offer(step: 0, parts: 0) }
+
+    /// Puts a new ticket on offer, of a new generation, so that helpers see it even for
+    /// the same step. Sequentially consistent with the helper's park: either it sees
+    /// the new ticket, or `run` sees it parked and wakes it.
+    private func offer(step: Int, parts: Int) {
+        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the ticket stays positive
+        ticket.store(Ticket(generation: generation, step: step, parts: parts).bits, ordering: .sequentiallyConsistent)
     }
 
     /// Claims and runs parts of the step on offer until none is left: the
