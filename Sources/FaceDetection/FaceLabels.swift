@@ -36,23 +36,23 @@ public struct FaceLabels: Sendable {
 
     private static func imglab(_ data: Data, path: String) throws(LabelError) -> [Image] {
         let root: XMLElement
-        do { root = try MiniXML.parse([UInt8](data)) } catch { throw LabelError(path: path, reason: "not well-formed XML: \(error)") }
+        do { root = try MiniXML.parse([UInt8](data)).root } catch { throw LabelError(path: path, reason: "not well-formed XML: \(error)") }
         guard root.name == "dataset", let list = root.child("images") else {
             throw LabelError(path: path, reason: "not an imglab dataset (expected <dataset><images>)")
         }
         var images: [Image] = []
         for element in list.children where element.name == "image" {
-            guard let file = element.attributes["file"], !file.isEmpty else {
+            guard let file = element.attribute("file"), !file.isEmpty else {
                 throw LabelError(path: path, reason: "an <image> has no file attribute")
             }
             var image = Image(file: file, faces: [], ignored: [])
             for box in element.children where box.name == "box" {
-                let numbers = ["left", "top", "width", "height"].map { box.attributes[$0].flatMap { Int($0) } }
+                let numbers = ["left", "top", "width", "height"].map { box.attribute($0).flatMap { Int($0) } }
                 guard let x = numbers[0], let y = numbers[1], let width = numbers[2], let height = numbers[3], width > 0, height > 0 else {
                     throw LabelError(path: path, reason: "a <box> in \(file) lacks whole-number left, top, width and height")
                 }
                 let face = Box(x: x, y: y, width: width, height: height)
-                if box.attributes["ignore"] == "1" { image.ignored.append(face) } else { image.faces.append(face) }
+                if box.attribute("ignore") == "1" { image.ignored.append(face) } else { image.faces.append(face) }
             }
             images.append(image)
         }

@@ -126,7 +126,7 @@ extension HaarCascade {
     public init(xml: [UInt8]) throws(CascadeFormatError) {
         let root: XMLElement
         do {
-            root = try MiniXML.parse(xml)
+            root = try MiniXML.parse(xml).root
         } catch {
             throw CascadeFormatError("not well-formed XML (\(error))")
         }
@@ -134,8 +134,8 @@ extension HaarCascade {
             throw CascadeFormatError("root element is <\(root.name)>, not <opencv_storage>")
         }
         guard let cascade = root.child("cascade") else {
-            if root.children.count == 1 {
-                throw CascadeFormatError("<\(root.children[0].name)> is an old-format cascade; only the OpenCV 2.4+ format (<cascade>) is supported")
+            if root.children.count == 1, let only = root.children.first {
+                throw CascadeFormatError("<\(only.name)> is an old-format cascade; only the OpenCV 2.4+ format (<cascade>) is supported")
             }
             throw CascadeFormatError("no <cascade> element")
         }
@@ -165,23 +165,25 @@ extension HaarCascade {
     private static func numbers(_ element: XMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
         guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
         var values: [Double] = []
-        // strtod straight on the text's bytes (in the C locale, as Swift's Double(String) reads):
-        // no String per token (that copy was most of the load time).
-        let length = element.text.utf8.count
-        let failure: String? = element.text.withCString { (start: UnsafePointer<CChar>) -> String? in
-            var cursor = start
+        // strtod straight on the file's bytes (in the C locale, as Swift's Double(String) reads):
+        // no String per element or token (those copies were most of the load time).
+        let failure: String? = element.withText { text -> String? in
+            guard var cursor = text.baseAddress else { return nil }
+            let end = cursor + text.count
+            values.reserveCapacity(text.count / 2 + 1) // a number takes at least two bytes with its space
             while true {
-                while cursor.pointee != 0, MiniXML.isWhitespace(UInt8(bitPattern: cursor.pointee)) { cursor += 1 }
-                // The terminator, or a NUL byte in the file (which would hide what follows it).
-                if cursor.pointee == 0 { return cursor - start == length ? nil : "NUL" }
-                var end: UnsafeMutablePointer<CChar>?
-                let value = strtod_l(cursor, &end, cLocale)
-                let next = UnsafePointer(end!)
-                let ended = next.pointee == 0 || MiniXML.isWhitespace(UInt8(bitPattern: next.pointee))
+                while cursor < end, MiniXML.isWhitespace(cursor.pointee) { cursor += 1 }
+                if cursor == end { return nil }
+                // A NUL byte in the file (which would hide what follows it from strtod).
+                if cursor.pointee == 0 { return "NUL" }
+                var stop: UnsafeMutablePointer<CChar>?
+                let value = UnsafeRawPointer(cursor).withMemoryRebound(to: CChar.self, capacity: 1) { strtod_l($0, &stop, cLocale) }
+                let next = UnsafeRawPointer(stop!).assumingMemoryBound(to: UInt8.self)
+                let ended = next == end || next.pointee == 0 || MiniXML.isWhitespace(next.pointee)
                 guard next > cursor, ended, value.isFinite else {
                     var tokenEnd = cursor
-                    while tokenEnd.pointee != 0, !MiniXML.isWhitespace(UInt8(bitPattern: tokenEnd.pointee)) { tokenEnd += 1 }
-                    return String(decoding: UnsafeRawBufferPointer(start: cursor, count: tokenEnd - cursor), as: UTF8.self)
+                    while tokenEnd < end, tokenEnd.pointee != 0, !MiniXML.isWhitespace(tokenEnd.pointee) { tokenEnd += 1 }
+                    return String(decoding: UnsafeBufferPointer(start: cursor, count: tokenEnd - cursor), as: UTF8.self)
                 }
                 values.append(value)
                 cursor = next

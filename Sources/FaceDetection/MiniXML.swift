@@ -1,14 +1,138 @@
+import Glibc
+
 /// A small XML reader for OpenCV's `FileStorage` cascade files: elements,
 /// attributes, text, comments, `<?...?>` and `<!...>` declarations.
 /// Enough for cascades, strict about structure, with errors that give a line.
+///
+/// The tree is flat: every element is a record in one array, in document
+/// order, pointing into the file's bytes for its name, attributes and text.
+/// The default cascade has ~20,000 elements; a tree of nodes with their own
+/// strings and arrays cost that many allocations to build and as many to
+/// free, most of a fresh process's cascade load.
+final class XMLDocument: Sendable {
+    /// The file as read; names, attributes and text are ranges of it.
+    let bytes: [UInt8]
+    fileprivate let elements: [Record]
+    fileprivate let attributes: [Attribute]
+    fileprivate let textRuns: [TextRun]
+
+    fileprivate init(bytes: [UInt8], elements: [Record], attributes: [Attribute], textRuns: [TextRun]) {
+        self.bytes = bytes
+        self.elements = elements
+        self.attributes = attributes
+        self.textRuns = textRuns
+    }
+
+    /// The document's one top-level element.
+    var root: XMLElement { XMLElement(document: self, index: 0) }
+
+    fileprivate static let none: Int32 = -1
+
+    fileprivate struct Record {
+        var name: Range<Int32>
+        var firstChild = none, nextSibling = none
+        var childCount: Int32 = 0
+        /// The element's attributes are `attributes[attributeStart ..< attributeStart + attributeCount]`.
+        var attributeStart: Int32, attributeCount: Int32 = 0
+        /// The first of the element's runs of text (comments and children split them), linked in order.
+        var firstText = none
+    }
+
+    fileprivate struct Attribute {
+        var name: Range<Int32>
+        var value: Range<Int32>
+    }
+
+    fileprivate struct TextRun {
+        var bytes: Range<Int32>
+        var next = none
+    }
+
+    fileprivate func string(_ range: Range<Int32>) -> String {
+        String(decoding: bytes[Int(range.lowerBound) ..< Int(range.upperBound)], as: UTF8.self)
+    }
+
+    fileprivate func bytes(_ range: Range<Int32>, equal name: String) -> Bool {
+        bytes[Int(range.lowerBound) ..< Int(range.upperBound)].elementsEqual(name.utf8)
+    }
+}
+
+/// One element of an `XMLDocument`: its name, attributes, children and text.
 struct XMLElement: Sendable {
-    var name: String
-    var children: [XMLElement] = []
-    var text: String = ""
-    var attributes: [String: String] = [:]
+    let document: XMLDocument
+    fileprivate let index: Int32
+
+    private var record: XMLDocument.Record { document.elements[Int(index)] }
+
+    var name: String { document.string(record.name) }
 
     /// The first child called `name`.
-    func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
+    func child(_ name: String) -> XMLElement? { children.first { document.bytes(document.elements[Int($0.index)].name, equal: name) } }
+
+    var children: Children { Children(document: document, head: record.firstChild, count: Int(record.childCount)) }
+
+    /// The value of the attribute `name` as written (no entity decoding); the last one if it repeats.
+    func attribute(_ name: String) -> String? {
+        let record = record
+        let range = record.attributeStart ..< record.attributeStart + record.attributeCount
+        guard let found = document.attributes[Int(range.lowerBound) ..< Int(range.upperBound)].last(where: { document.bytes($0.name, equal: name) })
+        else { return nil }
+        return document.string(found.value)
+    }
+
+    /// All the element's own text, its runs joined (markup between them left out).
+    var text: String { String(decoding: joinedText(), as: UTF8.self) }
+
+    /// Calls `body` with the element's text: the file's own bytes when it is one run (as it is
+    /// in cascades), a joined copy otherwise, so that numbers are read without a String per element.
+    /// The byte after the buffer can be read and ends any number: `<` in the file, NUL in a copy.
+    func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let first = record.firstText
+        if first == XMLDocument.none || document.textRuns[Int(first)].next == XMLDocument.none {
+            let range = first == XMLDocument.none ? 0 ..< 0 : document.textRuns[Int(first)].bytes
+            return document.bytes.withUnsafeBufferPointer { file in
+                body(UnsafeBufferPointer(rebasing: file[Int(range.lowerBound) ..< Int(range.upperBound)]))
+            }
+        }
+        var joined = joinedText()
+        let count = joined.count
+        joined.append(0)
+        return joined.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    private func joinedText() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var run = record.firstText
+        while run != XMLDocument.none {
+            let text = document.textRuns[Int(run)]
+            bytes.append(contentsOf: document.bytes[Int(text.bytes.lowerBound) ..< Int(text.bytes.upperBound)])
+            run = text.next
+        }
+        return bytes
+    }
+
+    /// An element's children in document order.
+    struct Children: Sequence {
+        let document: XMLDocument
+        let head: Int32
+        let count: Int
+
+        var isEmpty: Bool { count == 0 }
+        var first: XMLElement? { isEmpty ? nil : XMLElement(document: document, index: head) }
+
+        func makeIterator() -> Iterator { Iterator(document: document, upcoming: head) }
+
+        struct Iterator: IteratorProtocol {
+            let document: XMLDocument
+            var upcoming: Int32
+
+            mutating func next() -> XMLElement? {
+                guard upcoming != XMLDocument.none else { return nil }
+                defer { upcoming = document.elements[Int(upcoming)].nextSibling }
+                return XMLElement(document: document, index: upcoming)
+            }
+        }
+    }
 }
 
 struct XMLSyntaxError: Error, CustomStringConvertible {
@@ -23,17 +147,33 @@ enum MiniXML {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// Parses a whole document and returns its root element.
-    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLElement {
-        var reader = Reader(bytes: bytes)
-        return try reader.document()
+    /// Parses a whole document.
+    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLDocument {
+        // Ranges are 32-bit to keep the records small; no cascade comes near 2 GB.
+        guard bytes.count < Int(Int32.max) else { throw XMLSyntaxError(line: 0, reason: "larger than 2 GB") }
+        let reader = try bytes.withUnsafeBufferPointer { (bytes) throws(XMLSyntaxError) -> Reader in
+            var reader = Reader(bytes: bytes)
+            try reader.document()
+            return reader
+        }
+        return XMLDocument(bytes: bytes, elements: reader.elements, attributes: reader.attributes, textRuns: reader.textRuns)
     }
 
     private struct Reader {
-        let bytes: [UInt8]
+        /// Only while `parse` runs.
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+        var elements: [XMLDocument.Record] = []
+        var attributes: [XMLDocument.Attribute] = []
+        var textRuns: [XMLDocument.TextRun] = []
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+            // Room for a cascade's elements and text (an element takes 30-50 bytes of the file),
+            // so that the arrays are not copied as they grow.
+            elements.reserveCapacity(bytes.count / 32)
+            textRuns.reserveCapacity(bytes.count / 32)
+        }
 
         /// The error at the reading position; its line is counted only now, so reading need not.
         func fail(_ reason: String) -> XMLSyntaxError {
@@ -78,17 +218,16 @@ enum MiniXML {
             }
         }
 
-        mutating func document() throws(XMLSyntaxError) -> XMLElement {
+        mutating func document() throws(XMLSyntaxError) {
             try skipMisc()
             guard !atEnd else { throw fail("no root element (empty or not XML)") }
             guard bytes[index] == UInt8(ascii: "<") else { throw fail("expected '<' at the start of the document") }
-            let root = try element()
+            try element()
             try skipMisc()
             guard atEnd else { throw fail("content after the root element") }
-            return root
         }
 
-        mutating func name() throws(XMLSyntaxError) -> String {
+        mutating func name() throws(XMLSyntaxError) -> Range<Int32> {
             let start = index
             while !atEnd {
                 let b = bytes[index]
@@ -98,64 +237,85 @@ enum MiniXML {
                 advance()
             }
             guard index > start else { throw fail("expected an element name") }
-            return String(decoding: bytes[start ..< index], as: UTF8.self)
+            return Int32(start) ..< Int32(index)
         }
 
-        /// Reads `<name attr="...">children and text</name>` or `<name/>`.
-        mutating func element(depth: Int = 0) throws(XMLSyntaxError) -> XMLElement {
+        func string(_ range: Range<Int32>) -> String {
+            String(decoding: bytes[Int(range.lowerBound) ..< Int(range.upperBound)], as: UTF8.self)
+        }
+
+        /// Reads `<name attr="...">children and text</name>` or `<name/>` into a new record
+        /// and returns its index.
+        @discardableResult
+        mutating func element(depth: Int = 0) throws(XMLSyntaxError) -> Int32 {
             guard depth < 64 else { throw fail("elements nested too deeply") }
             advance() // "<"
-            var node = XMLElement(name: try name())
+            let name = try name()
+            let me = Int32(elements.count)
+            elements.append(XMLDocument.Record(name: name, attributeStart: Int32(attributes.count)))
+            // The record's links are filled in as its attributes, text and children are read.
+            var lastChild = XMLDocument.none, lastText = XMLDocument.none
             // Attributes: kept as written (no entity decoding); quotes must balance.
             while true {
                 skipWhitespace()
-                guard !atEnd else { throw fail("unterminated tag <\(node.name)>") }
+                guard !atEnd else { throw fail("unterminated tag <\(string(name))>") }
                 if starts(with: "/>") {
                     advance(); advance()
-                    return node
+                    return me
                 }
                 if bytes[index] == UInt8(ascii: ">") {
                     advance()
                     break
                 }
-                let attribute = try name()
+                let attribute = try self.name()
                 skipWhitespace()
-                guard !atEnd, bytes[index] == UInt8(ascii: "=") else { throw fail("expected '=' in tag <\(node.name)>") }
+                guard !atEnd, bytes[index] == UInt8(ascii: "=") else { throw fail("expected '=' in tag <\(string(name))>") }
                 advance()
                 skipWhitespace()
                 guard !atEnd, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
-                    throw fail("expected a quoted attribute value in <\(node.name)>")
+                    throw fail("expected a quoted attribute value in <\(string(name))>")
                 }
                 let quote = bytes[index]
                 advance()
                 let valueStart = index
                 while !atEnd, bytes[index] != quote { advance() }
-                guard !atEnd else { throw fail("unterminated attribute in <\(node.name)>") }
-                node.attributes[attribute] = String(decoding: bytes[valueStart..<index], as: UTF8.self)
+                guard !atEnd else { throw fail("unterminated attribute in <\(string(name))>") }
+                attributes.append(XMLDocument.Attribute(name: attribute, value: Int32(valueStart) ..< Int32(index)))
+                elements[Int(me)].attributeCount += 1
                 advance()
             }
-            var text = ""
             while true {
-                guard !atEnd else { throw fail("element <\(node.name)> is not closed") }
+                guard !atEnd else { throw fail("element <\(string(name))> is not closed") }
                 if bytes[index] != UInt8(ascii: "<") {
-                    // The run of text up to the next markup, made into a String once (most elements
-                    // have one run, and appending to an empty String just takes the run's storage).
                     let start = index
-                    while !atEnd, bytes[index] != UInt8(ascii: "<") { advance() }
-                    text += String(decoding: bytes[start..<index], as: UTF8.self)
+                    // Text is most of a cascade's bytes: memchr finds its end many bytes at a time.
+                    let base = UnsafeRawPointer(bytes.baseAddress!)
+                    if let markup = memchr(base + index, Int32(UInt8(ascii: "<")), bytes.count - index) {
+                        index = UnsafeRawPointer(markup) - base
+                    } else {
+                        index = bytes.count
+                    }
+                    let run = Int32(textRuns.count)
+                    textRuns.append(XMLDocument.TextRun(bytes: Int32(start) ..< Int32(index)))
+                    if lastText == XMLDocument.none { elements[Int(me)].firstText = run } else { textRuns[Int(lastText)].next = run }
+                    lastText = run
                 } else if starts(with: "</") {
                     index += 2
-                    let closing = try name()
-                    guard closing == node.name else { throw fail("</\(closing)> closes <\(node.name)>") }
+                    let closing = try self.name()
+                    guard bytes[Int(closing.lowerBound) ..< Int(closing.upperBound)].elementsEqual(bytes[Int(name.lowerBound) ..< Int(name.upperBound)]) else {
+                        throw fail("</\(string(closing))> closes <\(string(name))>")
+                    }
                     skipWhitespace()
-                    guard !atEnd, bytes[index] == UInt8(ascii: ">") else { throw fail("expected '>' after </\(closing)") }
+                    guard !atEnd, bytes[index] == UInt8(ascii: ">") else { throw fail("expected '>' after </\(string(closing))") }
                     advance()
-                    node.text = text
-                    return node
+                    return me
                 } else if starts(with: "<!--") {
                     try skip(past: "-->")
                 } else {
-                    node.children.append(try element(depth: depth + 1))
+                    let child = try element(depth: depth + 1)
+                    if lastChild == XMLDocument.none { elements[Int(me)].firstChild = child } else { elements[Int(lastChild)].nextSibling = child }
+                    lastChild = child
+                    elements[Int(me)].childCount += 1
                 }
             }
         }
