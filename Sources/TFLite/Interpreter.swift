@@ -17,6 +17,10 @@ public final class Interpreter {
     private let arena: UnsafeMutablePointer<Float>
     private let constants: UnsafeMutablePointer<Float>
     private let steps: [Step]
+    /// What runs as one: the network's groups of steps, in order (`groupCount` of them),
+    /// then each step alone (for `stepTimings`).
+    private let units: [StepGroup]
+    private let groupCount: Int
     private let inputPointer: UnsafeMutablePointer<Float>
     private let outputPointers: [UnsafeMutablePointer<Float>]
     private let pool: WorkerPool?
@@ -33,7 +37,12 @@ public final class Interpreter {
         let memory = Memory(plan: plan)
         arena = memory.arena
         constants = memory.constants
-        steps = plan.steps.map { $0.resolve(memory.pointer) }
+        let steps = plan.steps.map { $0.resolve(memory.pointer) }
+        let groups = StepGroup.groups(of: plan.steps, steps: steps)
+        let units = groups + steps.indices.map { StepGroup(members: $0 ..< $0 + 1, rows: 0, steps: steps) }
+        self.steps = steps
+        self.units = units
+        groupCount = groups.count
         inputPointer = memory.pointer(plan.input)
         outputPointers = plan.outputs.map(memory.pointer)
         inputShape = model.tensors[model.inputs[0]].shape
@@ -42,7 +51,7 @@ public final class Interpreter {
         // Safe to share: the parts of a step read the same inputs and write disjoint rows.
         nonisolated(unsafe) let shared = steps
         let parts = self.threads
-        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { step, parts, count in shared[step].run(parts: parts, of: count) } : nil
+        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { unit, parts, count in units[unit].run(parts: parts, of: count, in: shared) } : nil
     }
 
     /// The two allocations behind every place.
@@ -122,17 +131,17 @@ public final class Interpreter {
     /// `runSeconds` wants, running the network back to back (and as LiteRT's threads
     /// do in the reference it is compared with).
     private func invoke(resting: Bool) {
-        for index in steps.indices { run(step: index) }
+        for unit in 0..<groupCount { run(unit: unit) }
         if resting { pool?.rest() }
     }
 
-    private func run(step index: Int) {
-        let step = steps[index]
-        let rows = step.parallelRows
-        if let pool, rows >= 2 * threads, step.work >= Self.splitWork {
-            pool.run(step: index, parts: min(rows, Self.partsPerStep, WorkerPool.maximumParts))
+    /// Runs `units[unit]`, shared out if it pays.
+    private func run(unit: Int) {
+        let group = units[unit]
+        if let pool, group.parallelRows >= 2 * threads, group.work >= Self.splitWork {
+            pool.run(step: unit, parts: min(group.parallelRows, Self.partsPerStep, WorkerPool.maximumParts))
         } else {
-            step.run()
+            for index in group.members { steps[index].run() }
         }
     }
 
@@ -159,7 +168,7 @@ public final class Interpreter {
     public func stepTimings(runs: Int) -> [StepTiming] {
         var fastest = [Double](repeating: .infinity, count: steps.count)
         repeatOnKeptInput(runs: max(runs, 1)) {
-            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(step: index) }) }
+            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(unit: groupCount + index) }) }
         }
         return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
     }
@@ -273,8 +282,20 @@ struct Step {
     /// rows for the kernels that split, the whole step (part 0 only) for the others.
     func run(parts: Range<Int> = 0..<1, of count: Int = 1) {
         let rows = parallelRows
-        let share = parts.lowerBound * rows / count ..< parts.upperBound * rows / count
         guard rows > 1 || parts.lowerBound == 0 else { return }
+        run(share: parts.lowerBound * rows / count ..< parts.upperBound * rows / count)
+    }
+
+    /// Runs output rows `rows` of `height`, as a member of a `StepGroup` (a 1x1
+    /// convolution split by pixels takes those rows' pixels).
+    func run(rows: Range<Int>, of height: Int) {
+        let perRow = parallelRows / height
+        run(share: rows.lowerBound * perRow ..< rows.upperBound * perRow)
+    }
+
+    /// Runs `share` of the step's `parallelRows`.
+    private func run(share: Range<Int>) {
+        let rows = parallelRows
         switch kind {
         case let .pointwise(pixels, inputChannels, padded, outputChannels, residualChannels):
             let byChannels = Self.splitsChannels(pixels: pixels, outputChannels: outputChannels)
@@ -342,6 +363,41 @@ struct Step {
     }
 }
 
+/// Consecutive steps that threads share by the same output rows: a thread runs
+/// its part of the rows through every step of the group before it claims the next,
+/// so there is no wait between them and each step reads rows its own thread has
+/// just written (a depthwise convolution and the 1x1 after it, see
+/// `Planner.rowSharing`). Most groups are one step, shared as that step splits.
+struct StepGroup {
+    let members: Range<Int>
+    /// What it can be cut into: the output rows of a group of several steps, a lone
+    /// step's own `parallelRows`.
+    let parallelRows: Int
+    /// Multiply-adds of all members.
+    let work: Int
+
+    /// `rows`: the members' output rows (ignored for one member).
+    init(members: Range<Int>, rows: Int, steps: [Step]) {
+        self.members = members
+        parallelRows = members.count > 1 ? rows : steps[members.lowerBound].parallelRows
+        work = members.reduce(0) { $0 + steps[$1].work }
+    }
+
+    /// The planned steps' groups, in order (see `PlannedStep.joinsPrevious`).
+    static func groups(of planned: [PlannedStep], steps: [Step]) -> [StepGroup] {
+        var starts = planned.indices.filter { !planned[$0].joinsPrevious }
+        starts.append(planned.count)
+        return zip(starts, starts.dropFirst()).map { StepGroup(members: $0 ..< $1, rows: planned[$0].outputRows, steps: steps) }
+    }
+
+    /// Parts `parts` of `count`: those rows through every member in turn, or a lone step's own share.
+    func run(parts: Range<Int>, of count: Int, in steps: [Step]) {
+        guard members.count > 1 else { return steps[members.lowerBound].run(parts: parts, of: count) }
+        let rows = parts.lowerBound * parallelRows / count ..< parts.upperBound * parallelRows / count
+        for index in members { steps[index].run(rows: rows, of: parallelRows) }
+    }
+}
+
 /// A step before memory exists: tensors named by their places.
 struct PlannedStep {
     var kind: Step.Kind
@@ -350,6 +406,10 @@ struct PlannedStep {
     var output: Place
     var weights: Place?
     var bias: Place?
+    /// Shares rows with the step before it (see `StepGroup`).
+    var joinsPrevious = false
+    /// The output's rows, for a step that can share them (0 for others).
+    var outputRows = 0
 
     func resolve(_ pointer: (Place) -> UnsafeMutablePointer<Float>) -> Step {
         Step(kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),

@@ -54,12 +54,42 @@ struct Planner {
         for output in graphOutputs { lastUse[output] = Int.max }
 
         var steps: [PlannedStep] = []
+        // The row group being formed (see `rowSharing`): its rows, the tensors its steps
+        // wrote, and the tensors its steps read last, freed only when it closes (so that
+        // no later step of the group writes where a thread still reads).
+        var group: (rows: Int, outputs: Set<Int>, dead: [Int])?
+        func release(_ tensors: [Int]) {
+            for tensor in tensors { if case .arena(let offset) = places[tensor] { arena.free(offset) } }
+        }
         for (index, op) in operators.enumerated() {
-            if let step = try prepare(op) { steps.append(step) }
-            for tensor in Set(op.inputs) where tensor >= 0 && lastUse[tensor] == index {
-                if case .arena(let offset) = places[tensor] { arena.free(offset) }
+            if case .dequantize = op.operation {
+                // Folded into a constant: no step, nothing in the arena.
+                _ = try prepare(op)
+                continue
+            }
+            let sharing = rowSharing(op)
+            var joins = false
+            if let current = group, let sharing, sharing.rows == current.rows {
+                joins = op.inputs.allSatisfy { !current.outputs.contains($0) || sharing.pointwiseInputs.contains($0) }
+            }
+            if !joins {
+                release(group?.dead ?? [])
+                group = sharing.map { (rows: $0.rows, outputs: [], dead: []) }
+            }
+            if var step = try prepare(op) {
+                step.joinsPrevious = joins
+                step.outputRows = sharing?.rows ?? 0
+                steps.append(step)
+            }
+            let dead = Set(op.inputs).filter { $0 >= 0 && lastUse[$0] == index }
+            if group != nil {
+                group!.outputs.formUnion(op.outputs)
+                group!.dead += dead
+            } else {
+                release(Array(dead))
             }
         }
+        release(group?.dead ?? [])
         let outputs = try graphOutputs.map { output throws(ModelError) -> Place in
             if let place = places[output] { return place }
             throw fail("output tensor \(model.tensors[output].name) is never computed")
@@ -207,6 +237,32 @@ struct Planner {
             }
         }
         return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+    }
+
+    /// How an operator can share rows with the steps before it: threads then run
+    /// one part of the rows through all of them before the next part (`StepGroup`),
+    /// with no wait between them, each thread reading rows it wrote itself. It can when
+    /// it is split by output rows (or pixels, a row's worth at a time) and reads what
+    /// the group wrote only at the positions it writes: a 1x1 convolution split by pixels
+    /// (its input and residual), a resize's addend. Its output rows, and those inputs;
+    /// nil if it is never split by rows.
+    private func rowSharing(_ op: OperatorDescription) -> (rows: Int, pointwiseInputs: [Int])? {
+        guard let output = op.outputs.first, output >= 0 else { return nil }
+        let shape = model.tensors[output].shape
+        guard shape.count == 4, shape[0] == 1, shape[1] > 0 else { return nil }
+        switch op.operation {
+        case let .conv2D(window, _):
+            guard op.inputs.count >= 2, op.inputs[1] >= 0 else { return nil }
+            let filter = model.tensors[op.inputs[1]].shape
+            guard filter.count == 4, filter[1] == 1, filter[2] == 1, window.strideX == 1, window.strideY == 1 else {
+                return (shape[1], [])
+            }
+            if Step.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
+            return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 ? [op.inputs[3]] : []))
+        case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
+        case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
+        default: return nil
+        }
     }
 
     // MARK: Operators

@@ -291,6 +291,67 @@ struct OperatorTests {
         #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
     }
 
+    /// A depthwise 3x3 convolution over 24x20x16 and then `second`: a 1x1 convolution to 12
+    /// channels, or another depthwise 3x3.
+    static func depthwiseThen(pointwise: Bool) -> TFLiteModel {
+        let (height, width, channels) = (24, 20, 16)
+        let same = Window(padding: .same, strideX: 1, strideY: 1)
+        let tensors = [TensorDescription(name: "x", shape: [1, height, width, channels], type: .float32),
+                       Self.floats("dw", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 1) }),
+                       Self.floats("dw bias", [channels], (0..<channels).map { Self.pattern($0 + 2) }),
+                       TensorDescription(name: "t", shape: [1, height, width, channels], type: .float32),
+                       pointwise ? Self.floats("pw", [12, 1, 1, channels], (0..<12 * channels).map { Self.pattern($0 + 3) })
+                           : Self.floats("dw2", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 3) }),
+                       Self.floats("bias", [pointwise ? 12 : channels], (0..<(pointwise ? 12 : channels)).map { Self.pattern($0 + 4) }),
+                       TensorDescription(name: "out", shape: [1, height, width, pointwise ? 12 : channels], type: .float32)]
+        let operators = [OperatorDescription(operation: .depthwiseConv2D(same, multiplier: 1, .none), inputs: [0, 1, 2], outputs: [3]),
+                         OperatorDescription(operation: pointwise ? .conv2D(same, .none) : .depthwiseConv2D(same, multiplier: 1, .none),
+                                             inputs: [3, 4, 5], outputs: [6])]
+        return TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [6])
+    }
+
+    @Test("a depthwise convolution and the 1x1 after it share rows: each thread runs its rows through both, with the values of the two apart")
+    func depthwiseAndPointwiseShareRows() throws {
+        let model = Self.depthwiseThen(pointwise: true)
+        var planner = Planner(model: model, path: "test")
+        let plan = try planner.plan()
+        #expect(plan.steps.map(\.joinsPrevious) == [false, true])
+        // The 1x1 writes nowhere the depthwise reads: another thread may still be reading
+        // the rows around its part when this one writes.
+        guard case .arena(let input) = plan.steps[0].inputs[0], case .arena(let output) = plan.steps[1].output else {
+            Issue.record("tensors outside the arena")
+            return
+        }
+        #expect(!(input ..< input + 24 * 20 * 16).overlaps(output ..< output + 24 * 20 * 12))
+
+        let x = (0..<24 * 20 * 16).map(Self.pattern)
+        let depthwise = Self.reference(input: x, height: 24, width: 20, inputChannels: 16,
+                                       filter: (0..<9 * 16).map { Self.pattern($0 + 1) }, kernel: 3, stride: 1,
+                                       outputChannels: 16, depthwise: true)
+        let t = depthwise.enumerated().map { $0.element + Self.pattern($0.offset % 16 + 2) }
+        let expected = Self.reference(input: t, height: 24, width: 20, inputChannels: 16,
+                                      filter: (0..<12 * 16).map { Self.pattern($0 + 3) }, kernel: 1, stride: 1,
+                                      outputChannels: 12, depthwise: false)
+            .enumerated().map { $0.element + Self.pattern($0.offset % 12 + 4) }
+        var outputs: [[Float]] = []
+        for threads in [1, 2] {
+            let interpreter = try Interpreter(model: model, path: "test", threads: threads)
+            for _ in 0..<20 {
+                _ = interpreter.input.update(fromContentsOf: x)
+                interpreter.invoke()
+                outputs.append(Array(interpreter.output(0)))
+            }
+        }
+        #expect(outputs.allSatisfy { $0 == outputs[0] })
+        #expect(zip(outputs[0], expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
+    @Test("a depthwise convolution after another does not share its rows: it reads the rows around them")
+    func depthwiseAfterDepthwiseWaits() throws {
+        var planner = Planner(model: Self.depthwiseThen(pointwise: false), path: "test")
+        #expect(try planner.plan().steps.map(\.joinsPrevious) == [false, false])
+    }
+
     @Test("a residual block whose PAD lacks its paddings, or whose ADD lacks an input, is a model error, not a crash")
     func residualMalformed() throws {
         for (padInputs, addInputs) in [([0], [4, 3]), ([0, 5], [-1, 3]), ([0, 5], [3, -1])] {
