@@ -49,11 +49,11 @@ final class XMLDocument: Sendable {
     }
 
     fileprivate func string(_ range: Range<Int32>) -> String {
-        String(decoding: bytes[Int(range.lowerBound) ..< Int(range.upperBound)], as: UTF8.self)
+        String(decoding: bytes[range.offsets], as: UTF8.self)
     }
 
     fileprivate func bytes(_ range: Range<Int32>, equal name: String) -> Bool {
-        bytes[Int(range.lowerBound) ..< Int(range.upperBound)].elementsEqual(name.utf8)
+        bytes[range.offsets].elementsEqual(name.utf8)
     }
 }
 
@@ -75,7 +75,7 @@ struct XMLElement: Sendable {
     func attribute(_ name: String) -> String? {
         let record = record
         let range = record.attributeStart ..< record.attributeStart + record.attributeCount
-        guard let found = document.attributes[Int(range.lowerBound) ..< Int(range.upperBound)].last(where: { document.bytes($0.name, equal: name) })
+        guard let found = document.attributes[range.offsets].last(where: { document.bytes($0.name, equal: name) })
         else { return nil }
         return document.string(found.value)
     }
@@ -91,7 +91,7 @@ struct XMLElement: Sendable {
         if first == XMLDocument.none || document.textRuns[Int(first)].next == XMLDocument.none {
             let range = first == XMLDocument.none ? 0 ..< 0 : document.textRuns[Int(first)].bytes
             return document.bytes.withUnsafeBufferPointer { file in
-                body(UnsafeBufferPointer(rebasing: file[Int(range.lowerBound) ..< Int(range.upperBound)]))
+                body(UnsafeBufferPointer(rebasing: file[range.offsets]))
             }
         }
         var joined = joinedText()
@@ -105,7 +105,7 @@ struct XMLElement: Sendable {
         var run = record.firstText
         while run != XMLDocument.none {
             let text = document.textRuns[Int(run)]
-            bytes.append(contentsOf: document.bytes[Int(text.bytes.lowerBound) ..< Int(text.bytes.upperBound)])
+            bytes.append(contentsOf: document.bytes[text.bytes.offsets])
             run = text.next
         }
         return bytes
@@ -133,6 +133,11 @@ struct XMLElement: Sendable {
             }
         }
     }
+}
+
+extension Range<Int32> {
+    /// The range as array indices: the records keep 32-bit ranges to stay small.
+    fileprivate var offsets: Range<Int> { Int(lowerBound) ..< Int(upperBound) }
 }
 
 struct XMLSyntaxError: Error, CustomStringConvertible {
@@ -241,7 +246,7 @@ enum MiniXML {
         }
 
         func string(_ range: Range<Int32>) -> String {
-            String(decoding: bytes[Int(range.lowerBound) ..< Int(range.upperBound)], as: UTF8.self)
+            String(decoding: bytes[range.offsets], as: UTF8.self)
         }
 
         /// Reads `<name attr="...">children and text</name>` or `<name/>` into a new record
@@ -302,7 +307,7 @@ enum MiniXML {
                 } else if starts(with: "</") {
                     index += 2
                     let closing = try self.name()
-                    guard bytes[Int(closing.lowerBound) ..< Int(closing.upperBound)].elementsEqual(bytes[Int(name.lowerBound) ..< Int(name.upperBound)]) else {
+                    guard bytes[closing.offsets].elementsEqual(bytes[name.offsets]) else {
                         throw fail("</\(string(closing))> closes <\(string(name))>")
                     }
                     skipWhitespace()
