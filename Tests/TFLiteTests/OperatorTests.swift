@@ -275,7 +275,7 @@ struct OperatorTests {
     }
 
     @Test("a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
-          arguments: [(24, 28), (10, 12), (32, 48), (16, 16)])
+          arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8)])
     func residualFused(channels: (input: Int, output: Int)) throws {
         let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output)
         #expect(block.plan.steps.count == 1)
