@@ -361,11 +361,14 @@ enum Kernels {
             var a1 = blocks > 1 ? load(bias + channel + 8) : Vector(), b1 = a1
             var a2 = blocks > 2 ? load(bias + channel + 16) : Vector(), b2 = a2
             var a3 = blocks > 3 ? load(bias + channel + 24) : Vector(), b3 = a3
+            let taps = w.width &* inputChannels
             for ky in rows.range {
-                let row = input + ((rows.origin + ky) * g.inputWidth + left) * inputChannels
-                var tap = weights + ky * w.width * inputChannels * paddedOutputChannels + channel
-                for offset in 0..<w.width * inputChannels {
-                    let first = Vector(repeating: row[offset]), second = Vector(repeating: row[offset + step])
+                // Wrapping offsets (the window lies inside the tensors the planner sized): checked,
+                // they cost as much as the products of a one-channel first layer.
+                let row = input + (((rows.origin &+ ky) &* g.inputWidth &+ left) &* inputChannels), next = row + step
+                var tap = weights + (ky &* taps &* paddedOutputChannels &+ channel)
+                for offset in 0..<taps {
+                    let first = Vector(repeating: row[offset]), second = Vector(repeating: next[offset])
                     let w0 = load(tap)
                     a0.addProduct(first, w0)
                     b0.addProduct(second, w0)
