@@ -74,17 +74,25 @@ public struct Letterbox {
                                 for x in 0..<region.width { floats[x] = Float(source[x]) }
                                 let target = horizontal.baseAddress! + (top + y) * size
                                 // Eight outputs at a time: their products summed across lanes together, rounded together.
-                                for x in stride(from: 0, to: size, by: 8) {
+                                // Wrapping offsets and a plain loop over the taps (one pass of eight when
+                                // shrinking up to ~3.5x): checked, and through `stride(from:to:by:)`, the
+                                // bookkeeping around each output's eight products took most of the pass.
+                                var x = 0
+                                while x < size {
                                     @inline(__always) func products(_ output: Int) -> SIMD8<Float> {
-                                        var sum = SIMD8<Float>()
-                                        for k in stride(from: 0, to: tapWidth, by: 8) {
-                                            sum += Self.load(row.baseAddress! + first[output] + k) * Self.load(weights.baseAddress! + output * tapWidth + k)
+                                        let source = row.baseAddress! + first[output], taps = weights.baseAddress! + output &* tapWidth
+                                        var sum = Self.load(source) * Self.load(taps)
+                                        var k = 8
+                                        while k < tapWidth {
+                                            sum += Self.load(source + k) * Self.load(taps + k)
+                                            k &+= 8
                                         }
                                         return sum
                                     }
-                                    let sums = Self.sums(products(x), products(x + 1), products(x + 2), products(x + 3),
-                                                         products(x + 4), products(x + 5), products(x + 6), products(x + 7))
+                                    let sums = Self.sums(products(x), products(x &+ 1), products(x &+ 2), products(x &+ 3),
+                                                         products(x &+ 4), products(x &+ 5), products(x &+ 6), products(x &+ 7))
                                     UnsafeMutableRawPointer(target + x).storeBytes(of: Self.round(sums), as: SIMD8<Float>.self)
+                                    x &+= 8
                                 }
                             }
                             // Vertical pass, then the value range on the channels.
