@@ -50,7 +50,7 @@ let package = Package(
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search. Pure.
         .target(name: "Tracking", dependencies: ["SentryCore"]),
         // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2"]),
+        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "CTurboJPEG"]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Video", "FaceDetection", "SentryCore"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).

@@ -35,7 +35,7 @@ public enum Evaluation {
         var detections: [Box] = []
         for image in labels.images {
             let file = URL(fileURLWithPath: directory).appendingPathComponent(image.file).path
-            let source = try FileFrameSource(path: file)
+            let source = try FileFrameSource.open(path: file)
             defer { source.close() }
             guard let frame = try source.nextFrame() else {
                 throw VideoError(source: file, reason: "has no frame", hint: "check the image file")

@@ -202,7 +202,7 @@ public enum Runner {
             for note in camera.notes { logger?.notice("\(note)") }
             return camera
         }
-        return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
+        return try FileFrameSource.open(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
     }
 
     /// The camera `options` describe.

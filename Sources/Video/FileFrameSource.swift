@@ -47,6 +47,14 @@ public final class FileFrameSource: FrameSource {
     /// The "FRAME\n" line before each frame.
     private var marker = [UInt8](repeating: 0, count: 6)
 
+    /// Frames from the file at `path` (see `init`): a JPEG photo taken as it is
+    /// (no `size`, no `loop`) decoded in process (`JPEGStill`), anything else by ffmpeg.
+    public static func open(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+                            isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) -> any FrameSource {
+        if size == nil, !loop, let still = JPEGStill.open(path: path) { return still }
+        return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: isCancelled)
+    }
+
     /// Opens `path`; `size` rescales frames, `realtime` paces them at the
     /// file's frame rate, `loop` plays the file again at its end.
     /// `isCancelled` is asked when a signal interrupts a wait for a frame:

@@ -34,7 +34,7 @@ public final class VirtualCamera: FrameSource {
     /// Opens `scenePath` (any image ffmpeg reads) as the scene.
     public convenience init(scenePath: String, size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
                 realtime: Bool = false, pose: @escaping Pose) throws(VideoError) {
-        let source = try FileFrameSource(path: scenePath)
+        let source = try FileFrameSource.open(path: scenePath)
         defer { source.close() }
         guard let first = try source.nextFrame() else {
             throw VideoError(source: scenePath, reason: "holds no picture", hint: "pass an image for --camera sim:IMAGE")
