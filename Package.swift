@@ -50,7 +50,7 @@ let package = Package(
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search. Pure.
         .target(name: "Tracking", dependencies: ["SentryCore"]),
         // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "CTurboJPEG"]),
+        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "CTurboJPEG", "CPNG"]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Video", "FaceDetection", "SentryCore"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
@@ -69,6 +69,7 @@ let package = Package(
         .target(name: "Relay", dependencies: ["SentryCore", "Serial", "WebServing", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
         // libjpeg-turbo (Debian libturbojpeg0-dev) and the encoder on it.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
         .target(name: "Console", dependencies: ["SentryCore", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",

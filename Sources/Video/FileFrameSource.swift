@@ -47,11 +47,11 @@ public final class FileFrameSource: FrameSource {
     /// The "FRAME\n" line before each frame.
     private var marker = [UInt8](repeating: 0, count: 6)
 
-    /// Frames from the file at `path` (see `init`): a JPEG photo taken as it is
-    /// (no `size`, no `loop`) decoded in process (`JPEGStill`), anything else by ffmpeg.
+    /// Frames from the file at `path` (see `init`): a JPEG or PNG photo taken as it is
+    /// (no `size`, no `loop`) decoded in process (`StillImage`), anything else by ffmpeg.
     public static func open(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
                             isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) -> any FrameSource {
-        if size == nil, !loop, let still = JPEGStill.open(path: path) { return still }
+        if size == nil, !loop, let still = StillImage.open(path: path) { return still }
         return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: isCancelled)
     }
 
