@@ -15,9 +15,8 @@ import Foundation
 /// EXIF orientation other than upright (ffmpeg turns the picture), and an
 /// 8-bit (or less) PNG, gray or RGB, without transparency, palette or a gamma
 /// other than sRGB's (ffmpeg drops alpha and ignores gamma, where libpng would
-/// blend and correct). Anything else, a file
-/// it cannot read included, is ffmpeg's to open and to report: `open`
-/// returns nil.
+/// blend and correct). Anything else, a file it cannot read included, is
+/// ffmpeg's to open and to report: `open` returns nil.
 public final class StillImage: FrameSource {
     public let width: Int
     public let height: Int
