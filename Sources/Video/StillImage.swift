@@ -109,13 +109,11 @@ public final class StillImage: FrameSource {
     static func hasSRGBGamma(_ png: [UInt8]) -> Bool {
         var offset = 8
         while offset + 12 <= png.count {
-            let length = png[offset ..< offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let length = number(png[offset ..< offset + 4])
             let type = String(decoding: png[offset + 4 ..< offset + 8], as: UTF8.self)
             if type == "IDAT" { return true }
-            if type == "gAMA" {
-                guard length == 4, offset + 12 <= png.count else { return false }
-                return (45454...45456).contains(png[offset + 8 ..< offset + 12].reduce(0) { $0 << 8 | Int($1) })
-            }
+            // The loop's bound leaves the four bytes after the type in the file.
+            if type == "gAMA" { return length == 4 && (45454...45456).contains(number(png[offset + 8 ..< offset + 12])) }
             guard length <= png.count else { return false }
             offset += 12 + length
         }
@@ -129,7 +127,7 @@ public final class StillImage: FrameSource {
         // Markers and their lengths up to the start of the scan.
         while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
             let marker = bytes[offset + 1]
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let length = number(bytes[offset + 2 ..< offset + 4])
             guard marker != 0xDA, length >= 2, offset + 2 + length <= bytes.count else { return false }
             if marker == 0xE1, let orientation = exifOrientation(bytes[offset + 4 ..< offset + 2 + length]), orientation != 1 {
                 return true
@@ -137,6 +135,11 @@ public final class StillImage: FrameSource {
             offset += 2 + length
         }
         return false
+    }
+
+    /// `bytes` as one unsigned number, most significant first (PNG, JPEG and big-endian TIFF fields).
+    static func number(_ bytes: some Sequence<UInt8>) -> Int {
+        bytes.reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// Tag 0x0112 of the first image directory of an `Exif\0\0` segment's TIFF block, if it has one.
@@ -153,7 +156,7 @@ public final class StillImage: FrameSource {
         func number(_ at: Int, _ size: Int) -> Int? {
             guard at >= 0, at + size <= block.count else { return nil }
             let bytes = block[at ..< at + size]
-            return (bigEndian ? Array(bytes) : bytes.reversed()).reduce(0) { $0 << 8 | Int($1) }
+            return bigEndian ? Self.number(bytes) : Self.number(bytes.reversed())
         }
         guard let directory = number(tiff + 4, 4), let entries = number(tiff + directory, 2) else { return nil }
         for entry in 0..<min(entries, 256) {
