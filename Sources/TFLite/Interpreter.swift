@@ -23,7 +23,8 @@ public final class Interpreter {
     private let groupCount: Int
     private let inputPointer: UnsafeMutablePointer<Float>
     private let outputPointers: [UnsafeMutablePointer<Float>]
-    private let pool: WorkerPool?
+    /// The helper threads, with more than one thread (read by tests for their CPU time).
+    let pool: WorkerPool?
 
     /// Prepares `model`; operators or shapes it cannot run are a `ModelError` naming `path`.
     /// With `identicalInputChannels` (the caller writes a gray frame into every channel),
@@ -120,11 +121,23 @@ public final class Interpreter {
     /// interleaved in one process).
     static let partsPerStep = 32
 
+    /// Steps whose output has fewer pixels than this (the 6x6 maps near the end of
+    /// the full-range network) run on the caller alone, the helpers resting until
+    /// the next larger step. Shared, each cost 1.2-2.3x its one-thread CPU: its
+    /// parts are a few channel blocks or rows, every thread reads the whole input,
+    /// half of it written on the other core, and the waits at the step ends come
+    /// seventeen times in a row. One- and two-thread interpreters and one sharing
+    /// every step, in turns 10 ms apart in one process (six times 20 rounds of 30
+    /// runs): two threads 1.14-1.29x -> 1.09-1.21x one thread's CPU per run, lower in
+    /// 113 of the 120 rounds, for 2-6% more time per run (e.g. 2.04 -> 2.15 ms).
+    static let smallestSharedOutput = 64
+
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions, pools, resizes and sums are shared out (see
-    /// `parallelRows`): a step left to the caller alone would also let the
-    /// helpers park, and waking them costs tens of microseconds. The helpers
-    /// park as soon as the run is over: the next frame is milliseconds away.
+    /// `parallelRows`, and `smallestSharedOutput` for the steps that are not):
+    /// a step left to the caller alone would also let the helpers park, and
+    /// waking them costs tens of microseconds. The helpers park as soon as the
+    /// run is over: the next frame is milliseconds away.
     public func invoke() { invoke(resting: true) }
 
     /// `resting: false` keeps the helpers looking for the next run for a while, as
@@ -132,17 +145,31 @@ public final class Interpreter {
     /// do in the reference it is compared with).
     private func invoke(resting: Bool) {
         for unit in 0..<groupCount { run(unit: unit) }
-        if resting { pool?.rest() }
+        if resting { restHelpers() }
     }
 
     /// Runs `units[unit]`, shared out if it pays.
     private func run(unit: Int) {
         let group = units[unit]
         if let pool, group.parallelRows >= 2 * threads, group.work >= Self.splitWork {
-            pool.run(step: unit, parts: min(group.parallelRows, Self.partsPerStep, WorkerPool.maximumParts))
-        } else {
-            for index in group.members { steps[index].run() }
+            if group.outputPixels < Self.smallestSharedOutput {
+                restHelpers()
+            } else {
+                helpersResting = false
+                return pool.run(step: unit, parts: min(group.parallelRows, Self.partsPerStep, WorkerPool.maximumParts))
+            }
         }
+        for index in group.members { steps[index].run() }
+    }
+
+    /// Whether the helpers were last sent to rest (and not offered a step since).
+    private var helpersResting = false
+
+    /// Sends the helpers to park, once until they are offered a step again.
+    private func restHelpers() {
+        guard let pool, !helpersResting else { return }
+        pool.rest()
+        helpersResting = true
     }
 
     /// One step of a network run, timed (`sentry bench --profile`).
@@ -235,6 +262,18 @@ struct Step {
         case let .resize(_, _, _, _, outputHeight, _, _): outputHeight
         case let .add(count): max(1, count / Self.addBlock)
         default: 1
+        }
+    }
+
+    /// Pixels of the output map, for the kernels that split by rows or pixels (`Int.max` for the others).
+    var outputPixels: Int {
+        switch kind {
+        case let .pointwise(pixels, _, _, _, _): pixels
+        case let .convolution(geometry, _, _, _), let .depthwise(geometry, _), let .depthwiseMultiplier(geometry, _, _),
+             let .maxPool(geometry, _):
+            geometry.outputWidth * geometry.outputHeight
+        case let .resize(_, _, _, outputWidth, outputHeight, _, _): outputWidth * outputHeight
+        default: .max
         }
     }
 
@@ -375,12 +414,15 @@ struct StepGroup {
     let parallelRows: Int
     /// Multiply-adds of all members.
     let work: Int
+    /// Pixels of the last member's output.
+    let outputPixels: Int
 
     /// `rows`: the members' output rows (ignored for one member).
     init(members: Range<Int>, rows: Int, steps: [Step]) {
         self.members = members
         parallelRows = members.count > 1 ? rows : steps[members.lowerBound].parallelRows
         work = members.reduce(0) { $0 + steps[$1].work }
+        outputPixels = steps[members.upperBound - 1].outputPixels
     }
 
     /// The planned steps' groups, in order (see `PlannedStep.joinsPrevious`).

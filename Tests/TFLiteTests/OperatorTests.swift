@@ -1,3 +1,5 @@
+import Glibc
+import struct Foundation.Data
 import Testing
 @testable import TFLite
 
@@ -237,7 +239,7 @@ struct OperatorTests {
     /// is also a graph output, so nothing may be folded.
     static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false, threads: Int = 1) throws
         -> (plan: Planner.Plan, out: [Float], expected: [Float], interpreter: Interpreter) {
-        let (height, width) = (5, 7)
+        let (height, width) = (8, 9)
         let input = (0..<height * width * inputChannels).map(Self.pattern)
         let filter = (0..<outputChannels * inputChannels).map { Self.pattern($0 + 3) }
         let bias = (0..<outputChannels).map { Self.pattern($0 + 7) }
@@ -286,9 +288,43 @@ struct OperatorTests {
     func pointwiseSplitByChannels() throws {
         let one = try Self.residualBlock(inputChannels: 24, outputChannels: 72)
         let two = try Self.residualBlock(inputChannels: 24, outputChannels: 72, threads: 2)
-        #expect(Step.splitsChannels(pixels: 35, outputChannels: 72) && 35 * 24 * 72 >= Interpreter.splitWork)
+        #expect(Step.splitsChannels(pixels: 72, outputChannels: 72) && 72 * 24 * 72 >= Interpreter.splitWork)
+        #expect(72 >= Interpreter.smallestSharedOutput)
         #expect(two.out == one.out)
         #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+    }
+
+    @Test("a convolution on a 6x6 map runs on the caller alone, its helper parked; on an 8x8 map the helper takes part")
+    func smallMapsStayOnTheCaller() throws {
+        var helperNanoseconds: [Int: Int] = [:]
+        for side in [6, 8] {
+            let (inputChannels, outputChannels) = (384, 96)
+            let constants = [Self.floats("filter", [outputChannels, 1, 1, inputChannels], (0..<outputChannels * inputChannels).map(Self.pattern)),
+                             Self.floats("bias", [outputChannels], (0..<outputChannels).map(Self.pattern))]
+            let model = Self.model(.conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none), input: [1, side, side, inputChannels],
+                                   constants: constants, output: [1, side, side, outputChannels])
+            let interpreter = try Interpreter(model: model, path: "test", threads: 2)
+            let pool = try #require(interpreter.pool)
+            for _ in 0..<5000 where pool.helperThreads.withLock(\.isEmpty) { usleep(1000) }
+            interpreter.invoke()
+            let before = try Self.cpuNanoseconds(of: pool)
+            for _ in 0..<200 { interpreter.invoke() }
+            helperNanoseconds[side] = try Self.cpuNanoseconds(of: pool) - before
+        }
+        // Big enough to share on either map (6 blocks of 16 output channels, over a million multiply-adds).
+        #expect(36 * 384 * 96 >= Interpreter.splitWork && Step.splitsChannels(pixels: 36, outputChannels: 96))
+        // Parked all along, the helper is never woken (0 ns here); sharing, it is woken 200 times
+        // and claims parts (0.7-8.8 ms here, the least with the other tests running).
+        #expect(helperNanoseconds[6, default: -1] < 50_000, "\(helperNanoseconds)")
+        #expect(helperNanoseconds[8, default: 0] > 100_000, "\(helperNanoseconds)")
+    }
+
+    /// Nanoseconds the pool's helper threads have run (the kernel's schedstat).
+    static func cpuNanoseconds(of pool: WorkerPool) throws -> Int {
+        try pool.helperThreads.withLock { $0 }.reduce(0) { total, thread in
+            let stat = try String(contentsOfFile: "/proc/self/task/\(thread)/schedstat", encoding: .utf8)
+            return total + (stat.split(separator: " ").first.flatMap { Int($0) } ?? 0)
+        }
     }
 
     /// A depthwise 3x3 convolution over 24x20x16 and then `second`: a 1x1 convolution to 12
@@ -378,7 +414,7 @@ struct OperatorTests {
             let input = Array(interpreter.input)
             let timings = interpreter.stepTimings(runs: 3)
             #expect(timings.map(\.operation) == operations)
-            #expect(timings.allSatisfy { $0.seconds > 0 } && timings[0].work == 5 * 7 * 10 * 12)
+            #expect(timings.allSatisfy { $0.seconds > 0 } && timings[0].work == 8 * 9 * 10 * 12)
             #expect(Array(interpreter.input) == input)
         }
     }
