@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Between steps a helper spins up to `spinNanoseconds` for the next one
 /// (yielding its core at each look after the first microseconds), then parks
-/// on a condition until `run` wakes it: the short gaps inside a network run
+/// on a condition until `run` wakes it (or `wakeAhead`, shortly before one): the short gaps inside a network run
 /// (the caller's last part, a step too small to share) cost no wake-up, which
 /// takes tens of microseconds on a virtual machine. At the end of a run the
 /// caller sends the helpers to rest (`rest`): they park at once, so waiting
@@ -38,6 +38,8 @@ final class WorkerPool: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Helpers asleep on `wake`, to be woken when the next step comes.
     private let parked = Atomic<Int>(0)
+    /// Calls to `wakeAhead`: a parked helper wakes when this changes, as for a new step.
+    private let alerts = Atomic<Int>(0)
     /// How many helpers are asleep now.
     var parkedHelpers: Int { parked.load(ordering: .relaxed) }
     private let wake = NSCondition()
@@ -112,6 +114,16 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Wakes parked helpers for a `run` that comes within about a wake-up's time
+    /// (tens of microseconds here): they look for it for `spinNanoseconds`, then
+    /// park again.
+    func wakeAhead() {
+        guard parked.load(ordering: .sequentiallyConsistent) > 0 else { return }
+        keepHelpersOffCallersCore()
+        alerts.add(1, ordering: .sequentiallyConsistent)
+        wakeAll()
+    }
+
     /// Sends the helpers to park now rather than after `spinNanoseconds`: the
     /// run is over and the next one is a frame away. A ticket without parts.
     func rest() { offer(step: 0, parts: 0) }
@@ -152,7 +164,7 @@ final class WorkerPool: @unchecked Sendable {
         var resting = false
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
-            let spinStart = DispatchTime.now().uptimeNanoseconds
+            var spinStart = DispatchTime.now().uptimeNanoseconds
             while Ticket(bits: ticket.load(ordering: .acquiring)).generation == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 // The clock (and the yield) every 256 polls (a few hundred nanoseconds).
@@ -163,11 +175,15 @@ final class WorkerPool: @unchecked Sendable {
                 // step handed out in between is never missed.
                 wake.lock()
                 parked.add(1, ordering: .sequentiallyConsistent)
-                while Ticket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen, !stopping.load(ordering: .acquiring) {
+                let alerted = alerts.load(ordering: .sequentiallyConsistent)
+                while Ticket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen,
+                      alerts.load(ordering: .sequentiallyConsistent) == alerted, !stopping.load(ordering: .acquiring) {
                     wake.wait()
                 }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
                 wake.unlock()
+                // Woken for a step, or ahead of one: look for it for a spin again.
+                (spins, spinStart, resting) = (0, DispatchTime.now().uptimeNanoseconds, false)
             }
             if stopping.load(ordering: .acquiring) { break }
             let current = Ticket(bits: ticket.load(ordering: .acquiring))

@@ -38,6 +38,32 @@ struct WorkerPoolTests {
         #expect(pool.parkedHelpers == 1)
     }
 
+    @Test("woken ahead of a step, a parked helper looks for it for its spin, then parks again; a step offered while it looks runs whole")
+    func wokenAhead() {
+        let tally = Tally()
+        let pool = WorkerPool(helpers: 1, spinNanoseconds: 300_000_000) { step, parts, _ in
+            tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
+        }
+        defer { pool.stop() }
+        func waitUntil(parked: Int) {
+            for _ in 0..<5000 where pool.parkedHelpers != parked { usleep(1000) }
+        }
+        pool.run(step: 0, parts: Tally.parts)
+        pool.rest()
+        waitUntil(parked: 1)
+        #expect(pool.parkedHelpers == 1)
+        pool.wakeAhead()
+        waitUntil(parked: 0)
+        #expect(pool.parkedHelpers == 0)
+        // No step comes: it parks again once its 0.3 s spin is over.
+        waitUntil(parked: 1)
+        #expect(pool.parkedHelpers == 1)
+        pool.wakeAhead()
+        waitUntil(parked: 0)
+        pool.run(step: 1, parts: Tally.parts)
+        #expect(tally.counts.withLock { Array($0[0 ..< 2 * Tally.parts]) }.allSatisfy { $0 == 1 })
+    }
+
     @Test("a helper stuck in its claim delays the step by that claim only: the caller runs the rest, one part at a time at the end")
     func callerTakesOverFromASlowHelper() {
         let ranBy = Mutex([Int: Int]())  // part -> 0 caller, 1 helper
