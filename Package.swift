@@ -79,6 +79,7 @@ let package = Package(
             name: "SentryApp",
             dependencies: [
                 "SentryCore", "Tracking", "FaceDetection", "TFLite", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
+                "CThreadPlacement",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
