@@ -226,8 +226,8 @@ public enum Bench {
     /// the one-thread turns; returns the cores this thread had, to put back (nil if
     /// the kernel would not say). This machine's two cores run at different speeds
     /// for seconds at a time: with each network on its own core, the one-thread
-    /// ratio measured 0.69-0.99x from run to run, on one core 0.79-0.81x (eight
-    /// runs each, in turns).
+    /// ratio measured 0.69-0.99x from run to run; on one core, 0.79-0.82x on the
+    /// quicker core and 0.93-0.99x on the slower (eight runs each).
     private static func shareCore(with other: pid_t) -> [UInt64]? {
         var before = [UInt64](repeating: 0, count: coreMaskWords)
         let core = Int(sched_getcpu())

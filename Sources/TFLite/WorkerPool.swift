@@ -15,11 +15,12 @@ import Synchronization
 ///
 /// Between steps a helper spins up to `spinNanoseconds` for the next one
 /// (yielding its core at each look after the first microseconds), then parks
-/// on a condition until `run` wakes it (or `wakeAhead`, shortly before one): the short gaps inside a network run
-/// (the caller's last part, a step too small to share) cost no wake-up, which
-/// takes tens of microseconds on a virtual machine. At the end of a run the
-/// caller sends the helpers to rest (`rest`): they park at once, so waiting
-/// for the next frame costs no CPU at all. Nothing is allocated per frame.
+/// on a condition until `run` wakes it (or `wakeAhead`, shortly before one):
+/// the short gaps inside a network run (the caller's last part, a step too
+/// small to share) cost no wake-up, which takes tens of microseconds on a
+/// virtual machine. At the end of a run the caller sends the helpers to rest
+/// (`rest`): they park at once, so waiting for the next frame costs no CPU at
+/// all. Nothing is allocated per frame.
 ///
 /// Parked helpers may not run on the caller's core (`keepHelpersOffCallersCore`):
 /// left to itself, the kernel of this virtual machine woke a helper there, behind
