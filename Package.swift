@@ -49,8 +49,8 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search. Pure.
         .target(name: "Tracking", dependencies: ["SentryCore"]),
-        // Frame sources: V4L2 cameras, and files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "CTurboJPEG", "CPNG"]),
+        // Frame sources: V4L2 cameras, JPEG and PNG photos, and other files decoded by an ffmpeg subprocess.
+        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "JPEG", "CPNG"]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Video", "FaceDetection", "SentryCore"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "WebServing", dependencies: ["FlyingFox"]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
         .target(name: "Relay", dependencies: ["SentryCore", "Serial", "WebServing", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
-        // libjpeg-turbo (Debian libturbojpeg0-dev) and the encoder on it.
+        // libjpeg-turbo (Debian libturbojpeg0-dev) and the encoder and decoder on it.
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "JPEG", dependencies: ["CTurboJPEG"]),

@@ -109,24 +109,3 @@ public final class JPEGEncoder {
         try encode(picture) { Array($0) }
     }
 }
-
-/// Reads the size and sampling of a JPEG (libturbojpeg's header parser): for
-/// tests and for checking what a stream carries.
-public enum JPEGHeader {
-    public struct Info: Equatable, Sendable {
-        public var width: Int
-        public var height: Int
-        public var isGray: Bool
-    }
-
-    public static func read(_ bytes: [UInt8]) -> Info? {
-        guard let handle = tjInitDecompress() else { return nil }
-        defer { tjDestroy(handle) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
-        let status = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colourspace)
-        }
-        guard status == 0 else { return nil }
-        return Info(width: Int(width), height: Int(height), isGray: subsampling == Int32(TJSAMP_GRAY.rawValue))
-    }
-}

@@ -1,7 +1,7 @@
 import CPNG
-import CTurboJPEG
 import FaceDetection
 import Foundation
+import JPEG
 
 /// A photo decoded in process, JPEG by libjpeg-turbo (linked already for the
 /// console's stream) and PNG by libpng: one gray frame, as ffmpeg gives it,
@@ -55,20 +55,12 @@ public final class StillImage: FrameSource {
 
     public func close() { image = nil }
 
-    /// libjpeg-turbo's luma of an upright JPEG, nil for anything else.
+    /// libjpeg-turbo's luma of an upright JPEG, nil for anything else (a warning, as for a
+    /// truncated file, included: ffmpeg's to judge).
     static func decodeJPEG(_ file: [UInt8]) -> GrayImage? {
-        guard file.starts(with: [0xFF, 0xD8, 0xFF]), !hasTurningOrientation(file), let decoder = tjInitDecompress() else { return nil }
-        defer { tjDestroy(decoder) }
-        var (width, height, subsampling, colourspace): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        guard tjDecompressHeader3(decoder, file, UInt(file.count), &width, &height, &subsampling, &colourspace) == 0,
-              width > 0, height > 0, Int(width) * Int(height) <= maximumPixels else { return nil }
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height))
-        let status = pixels.withUnsafeMutableBufferPointer {
-            tjDecompress2(decoder, file, UInt(file.count), $0.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0)
-        }
-        // Warnings (a truncated file libjpeg-turbo pads with grey) count as failures too: ffmpeg's to judge.
-        guard status == 0 else { return nil }
-        return GrayImage(width: Int(width), height: Int(height), pixels: pixels)
+        guard file.starts(with: [0xFF, 0xD8, 0xFF]), !hasTurningOrientation(file),
+              let gray = JPEGDecoder.gray(file, maximumPixels: maximumPixels) else { return nil }
+        return GrayImage(width: gray.width, height: gray.height, pixels: gray.pixels)
     }
 
     /// The gray of an 8-bit, opaque, sRGB PNG: its own values, or BT.601 luma in full range
