@@ -23,7 +23,7 @@ extension Bench {
     /// virtual machine, whose two cores run at different speeds for seconds at a
     /// time; here both detectors meet the same phases. Neither is pinned to a core,
     /// as in the pipeline: pinning the one-thread detector to each core in turn cost
-    /// it 5-35% more CPU per detection (its data moving between cores, or the slower
+    /// it 6-38% more CPU per detection (its data moving between cores, or the slower
     /// core) and flattered the ratio.
     static func threadCost(one: any FaceDetector, more: any FaceDetector, image: GrayImage) -> ThreadCost {
         var boxes: [Box] = []
