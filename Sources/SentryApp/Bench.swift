@@ -1,4 +1,4 @@
-import CThreadPlacement
+import CoreAffinity
 import FaceDetection
 import Foundation
 import SentryCore
@@ -158,7 +158,7 @@ public enum Bench {
         var ours: [Double] = [], theirs: [Double] = [], turnRatios: [Double] = []
         if let blazeFace {
             let coresBefore = threads == 1 ? Self.shareCore(with: referenceRun.processIdentifier) : nil
-            defer { if let coresBefore { Self.allow(coresBefore, thread: 0) } }
+            defer { coresBefore?.allow() }
             for _ in 0..<Self.turns {
                 let mine = blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
                 guard let answer = referenceRun.request("run \(Self.runsPerTurn)"),
@@ -234,25 +234,14 @@ public enum Bench {
     /// for seconds at a time: with each network on its own core, the one-thread
     /// ratio measured 0.69-0.99x from run to run; on one core, 0.79-0.82x on the
     /// quicker core and 0.93-0.99x on the slower (eight runs each).
-    private static func shareCore(with other: pid_t) -> [UInt64]? {
-        var before = [UInt64](repeating: 0, count: coreMaskWords)
-        let core = Int(sched_getcpu())
-        guard core >= 0, core < coreMaskWords * 64,
-              sched_getaffinity(0, before.count * 8, &before) == 0 else { return nil }
-        var one = [UInt64](repeating: 0, count: coreMaskWords)
-        one[core / 64] = 1 << UInt64(core % 64)
-        allow(one, thread: 0)
-        allow(one, thread: other)
+    private static func shareCore(with other: pid_t) -> CoreSet? {
+        guard let core = CoreSet.current, let before = CoreSet.allowed() else { return nil }
+        var one = CoreSet()
+        one.insert(core)
+        one.allow()
+        one.allow(thread: other)
         return before
     }
-
-    /// Lets `thread` (0: this one) run only on `cores` (a cpu_set_t's bits).
-    private static func allow(_ cores: [UInt64], thread: pid_t) {
-        _ = cores.withUnsafeBytes { sched_setaffinity(thread, $0.count, $0.baseAddress) }
-    }
-
-    /// 64-bit words of a core mask (glibc's cpu_set_t: 1,024 cores).
-    private static let coreMaskWords = 16
 
     /// A reference script run with python3, read a line at a time: its result,
     /// then (BlazeFace's, with --turns) one answer per request.

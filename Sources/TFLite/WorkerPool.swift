@@ -1,4 +1,4 @@
-import CThreadPlacement
+import CoreAffinity
 import Foundation
 import Synchronization
 
@@ -49,7 +49,7 @@ final class WorkerPool: @unchecked Sendable {
     /// The helpers' kernel thread ids, for their allowed cores.
     let helperThreads = Mutex<[pid_t]>([])
     /// The core the helpers were last kept off (-1 before the first wake, or with one core allowed).
-    private(set) var avoidedCore: Int32 = -1
+    private(set) var avoidedCore = -1
 
     /// How long a helper looks for the next step before it parks. At 2,000 polls
     /// (about 2 µs here) helpers parked some 27 times per BlazeFace run and the
@@ -77,7 +77,7 @@ final class WorkerPool: @unchecked Sendable {
             let name = "sentry-tflite-\(part)"
             let thread = Thread { [unowned self] in
                 Self.nameKernelThread(name)
-                self.helperThreads.withLock { $0.append(gettid()) }
+                self.helperThreads.withLock { $0.append(currentThreadID()) }
                 self.loop()
             }
             thread.name = name
@@ -202,24 +202,15 @@ final class WorkerPool: @unchecked Sendable {
     /// of 1.01-1.06x). Only when the caller has moved since the last time; with one core
     /// allowed, nothing changes. A helper records its thread id before it first parks.
     private func keepHelpersOffCallersCore() {
-        let core = sched_getcpu()
-        guard core >= 0, core < Self.maskWords * 64, core != avoidedCore else { return }
-        // On the stack: a run allocates nothing, even when the caller has moved.
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.maskWords) { mask in
-            let bytes = Self.maskWords * MemoryLayout<UInt64>.size
-            mask.initialize(repeating: 0)
-            guard sched_getaffinity(0, bytes, mask.baseAddress) == 0 else { return }
-            mask[Int(core) / 64] &= ~(1 << UInt64(core % 64))
-            guard mask.contains(where: { $0 != 0 }) else { return }
-            avoidedCore = core
-            helperThreads.withLock { threads in
-                for thread in threads { _ = sched_setaffinity(thread, bytes, mask.baseAddress) }
-            }
+        // A `CoreSet` is on the stack: a run allocates nothing, even when the caller has moved.
+        guard let core = CoreSet.current, core != avoidedCore, var cores = CoreSet.allowed() else { return }
+        cores.remove(core)
+        guard !cores.isEmpty else { return }
+        avoidedCore = core
+        helperThreads.withLock { threads in
+            for thread in threads { cores.allow(thread: thread) }
         }
     }
-
-    /// 64-bit words of a core mask (glibc's cpu_set_t: 1,024 cores).
-    private static let maskWords = 16
 
     /// Stops and waits for every helper; call before the memory the work touches goes away.
     func stop() {
