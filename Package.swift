@@ -112,13 +112,15 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "SentryCore", "WebServing", "FaceDetection", "FlyingFox"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
-        .testTarget(name: "TFLiteTests", dependencies: ["TFLite"], swiftSettings: vectorUnit),
+        // Threads of a running process from /proc, for the tests of helper threads.
+        .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
+        .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,50 +1,11 @@
 import Foundation
+import ProcessThreads
 import Serial
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Threads of a running process, read from /proc.
-enum ProcessThreads {
-    /// The file `file` of each thread of `pid` named `name` (/proc/PID/task/TID/...), by thread id.
-    private static func threadFiles(of pid: Int32, named name: String, _ file: String) -> [Int: String] {
-        let tasks = "/proc/\(pid)/task"
-        var result: [Int: String] = [:]
-        for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
-            guard let comm = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let contents = try? String(contentsOfFile: "\(tasks)/\(tid)/\(file)", encoding: .utf8), let id = Int(tid) else { continue }
-            result[id] = contents
-        }
-        return result
-    }
-
-    /// Nanoseconds each thread named `name` has run (from /proc/PID/task/TID/schedstat), by thread id.
-    static func cpuNanoseconds(of pid: Int32, named name: String) -> [Int: Int] {
-        threadFiles(of: pid, named: name, "schedstat").compactMapValues { stat in stat.split(separator: " ").first.flatMap { Int($0) } }
-    }
-
-    /// Times each thread named `name` has given up its core, waiting (voluntary_ctxt_switches in
-    /// /proc/PID/task/TID/status): a helper's parks.
-    static func waits(of pid: Int32, named name: String) -> Int {
-        threadFiles(of: pid, named: name, "status").values.compactMap { status in
-            status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }.flatMap { Int($0.split(separator: "\t").last ?? "") }
-        }.reduce(0, +)
-    }
-
-    /// The children of `pid` whose command is `name`.
-    static func children(of pid: Int32, named name: String) -> [Int32] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
-            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let open = stat.firstIndex(of: "(")!
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return stat[stat.index(after: open)..<close] == name && fields.count > 2 && Int32(fields[1]) == pid ? child : nil
-        }
-    }
-}
 
 @Suite("The detector's helper threads sleep while sentry waits for frames and keep out of the caller's way")
 struct IdleThreadsTests {

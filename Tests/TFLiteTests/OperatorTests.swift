@@ -1,5 +1,6 @@
 import Glibc
 import struct Foundation.Data
+import ProcessThreads
 import Testing
 @testable import TFLite
 
@@ -324,21 +325,14 @@ struct OperatorTests {
         #expect(helperNanoseconds[8, default: 0] > helperNanoseconds[6, default: 0], "\(helperNanoseconds)")
     }
 
-    /// Times the pool's helper threads have gone to sleep (voluntary context switches).
-    static func sleeps(of pool: WorkerPool) throws -> Int {
-        try pool.helperThreads.withLock { $0 }.reduce(0) { total, thread in
-            let status = try String(contentsOfFile: "/proc/self/task/\(thread)/status", encoding: .utf8)
-            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
-            return total + (line.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0)
-        }
+    /// Nanoseconds the pool's helper threads have run.
+    static func cpuNanoseconds(of pool: WorkerPool) throws -> Int {
+        try pool.helperThreads.withLock { $0 }.reduce(0) { try $0 + ProcessThreads.cpuNanoseconds(thread: Int($1)) }
     }
 
-    /// Nanoseconds the pool's helper threads have run (the kernel's schedstat).
-    static func cpuNanoseconds(of pool: WorkerPool) throws -> Int {
-        try pool.helperThreads.withLock { $0 }.reduce(0) { total, thread in
-            let stat = try String(contentsOfFile: "/proc/self/task/\(thread)/schedstat", encoding: .utf8)
-            return total + (stat.split(separator: " ").first.flatMap { Int($0) } ?? 0)
-        }
+    /// Times the pool's helper threads have gone to sleep.
+    static func sleeps(of pool: WorkerPool) throws -> Int {
+        try pool.helperThreads.withLock { $0 }.reduce(0) { try $0 + ProcessThreads.waits(thread: Int($1)) }
     }
 
     /// A depthwise 3x3 convolution over 24x20x16 and then `second`: a 1x1 convolution to 12
