@@ -21,6 +21,9 @@ public final class Interpreter {
     /// then each step alone (for `stepTimings`).
     private let units: [StepGroup]
     private let groupCount: Int
+    /// The network's groups as they run: each run of consecutive shared groups is one
+    /// chain for the pool (see `WorkerPool`), each other group a chain of its own.
+    private let chains: [Range<Int>]
     private let inputPointer: UnsafeMutablePointer<Float>
     private let outputPointers: [UnsafeMutablePointer<Float>]
     /// The helper threads, with more than one thread (read by tests for their CPU time).
@@ -31,9 +34,10 @@ public final class Interpreter {
     /// the first layer is folded to one input channel where the model allows, and
     /// `inputShape` then says one channel (see `Planner.foldingIdenticalInputChannels`).
     public init(model: TFLiteModel, path: String, threads: Int = 1, identicalInputChannels: Bool = false) throws(ModelError) {
-        self.threads = max(1, threads)
+        let threads = max(1, threads)
+        self.threads = threads
         let model = identicalInputChannels ? Planner.foldingIdenticalInputChannels(model) : model
-        var planner = Planner(model: model, path: path)
+        var planner = Planner(model: model, path: path, lagging: threads > 1)
         let plan = try planner.plan()
         let memory = Memory(plan: plan)
         arena = memory.arena
@@ -44,15 +48,30 @@ public final class Interpreter {
         self.steps = steps
         self.units = units
         groupCount = groups.count
+        let shared = groups.map { Self.isShared($0, threads: threads) }
+        chains = groups.indices.reduce(into: [Range<Int>]()) { chains, unit in
+            if let last = chains.last, last.upperBound == unit, shared[unit], shared[unit - 1] {
+                chains[chains.count - 1] = last.lowerBound ..< unit + 1
+            } else {
+                chains.append(unit ..< unit + 1)
+            }
+        }
         inputPointer = memory.pointer(plan.input)
         outputPointers = plan.outputs.map(memory.pointer)
         inputShape = model.tensors[model.inputs[0]].shape
         outputShapes = model.outputs.map { model.tensors[$0].shape }
         memoryBytes = 4 * (plan.arenaSize + plan.constants.count)
         // Safe to share: the parts of a step read the same inputs and write disjoint rows.
-        nonisolated(unsafe) let shared = steps
-        let parts = self.threads
-        pool = parts > 1 ? WorkerPool(helpers: parts - 1) { unit, parts, count in units[unit].run(parts: parts, of: count, in: shared) } : nil
+        nonisolated(unsafe) let sharedSteps = steps
+        let partCounts = units.map { min($0.parallelRows, Self.partsPerStep) }
+        let sharedUnits = units.indices.map { unit in
+            WorkerPool.SharedUnit(parts: partCounts[unit],
+                                  needs: unit == 0 || unit >= groups.count ? [] : units[unit].needs(
+                                      parts: partCounts[unit], after: units[unit - 1], cutInto: partCounts[unit - 1], steps: steps))
+        }
+        pool = threads > 1 ? WorkerPool(helpers: threads - 1, units: sharedUnits) { unit, parts, count in
+            units[unit].run(parts: parts, of: count, in: sharedSteps)
+        } : nil
     }
 
     /// The two allocations behind every place.
@@ -145,34 +164,35 @@ public final class Interpreter {
     /// `runSeconds` wants, running the network back to back (and as LiteRT's threads
     /// do in the reference it is compared with).
     private func invoke(resting: Bool) {
-        for unit in 0..<groupCount { run(unit: unit) }
+        for chain in chains { run(chain) }
         if resting { restHelpers() }
     }
 
-    /// Runs `units[unit]`, shared out if it pays.
-    private func run(unit: Int) {
-        let group = units[unit]
-        if let pool, isShared(group) {
+    /// Runs `units[chain]`: shared out as one chain if its first unit is (then all
+    /// are), else its one unit on the caller.
+    private func run(_ chain: Range<Int>) {
+        let unit = chain.lowerBound, group = units[unit]
+        if let pool, Self.isShared(group, threads: threads) {
             helpersResting = false
-            return pool.run(step: unit, parts: min(group.parallelRows, Self.partsPerStep, WorkerPool.maximumParts))
+            return pool.run(units: chain)
         }
-        if let pool, worthSplitting(group) {  // but on a small map
+        if let pool, Self.worthSplitting(group, threads: threads) {  // but on a small map
             restHelpers()
             // The last step before a shared one: woken now, the helpers are up when it is
             // offered (woken then, they joined it a third done): 1-4% faster back to back, the same CPU.
-            if unit + 1 < groupCount, isShared(units[unit + 1]) { pool.wakeAhead() }
+            if unit + 1 < groupCount, Self.isShared(units[unit + 1], threads: threads) { pool.wakeAhead() }
         }
         for index in group.members { steps[index].run() }
     }
 
     /// Whether `group` has the work and the parts to pay for handing parts to helpers.
-    private func worthSplitting(_ group: StepGroup) -> Bool {
-        group.parallelRows >= 2 * threads && group.work >= Self.splitWork
+    private static func worthSplitting(_ group: StepGroup, threads: Int) -> Bool {
+        group.parallelRows >= 2 * threads && group.work >= splitWork
     }
 
     /// Whether `group` is shared out between the threads.
-    private func isShared(_ group: StepGroup) -> Bool {
-        worthSplitting(group) && group.outputPixels >= Self.smallestSharedOutput
+    private static func isShared(_ group: StepGroup, threads: Int) -> Bool {
+        threads > 1 && worthSplitting(group, threads: threads) && group.outputPixels >= smallestSharedOutput
     }
 
     /// Whether the helpers were last sent to rest (and not offered a step since).
@@ -208,7 +228,7 @@ public final class Interpreter {
     public func stepTimings(runs: Int) -> [StepTiming] {
         var fastest = [Double](repeating: .infinity, count: steps.count)
         repeatOnKeptInput(runs: max(runs, 1)) {
-            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(unit: groupCount + index) }) }
+            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(groupCount + index ..< groupCount + index + 1) }) }
         }
         return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
     }
@@ -264,6 +284,12 @@ struct Step {
     /// Weights and bias for convolutions.
     var weights: UnsafeMutablePointer<Float>?
     var bias: UnsafeMutablePointer<Float>?
+    /// Floats of each input and of the output: where the step reads and writes.
+    var inputCounts: [Int]
+    var outputCount: Int
+
+    /// The floats it writes.
+    var written: Range<UnsafeMutablePointer<Float>> { output ..< output + outputCount }
 
     /// How many parts (rows, pixels, blocks of 16 output channels or of `addBlock` values) the
     /// step can be split into for threads; 1 if it cannot.
@@ -396,6 +422,29 @@ struct Step {
         }
     }
 
+    /// The rows of `input` that output rows `rows` read, run as a member of a `StepGroup`;
+    /// nil where it reads all of it, or cannot say.
+    func inputRows(_ rows: Range<Int>, of input: UnsafeMutablePointer<Float>) -> Range<Int>? {
+        switch kind {
+        case let .convolution(g, _, _, _), let .depthwise(g, _), let .maxPool(g, _):
+            guard input == inputs[0] else { return nil }
+            let first = rows.lowerBound * g.window.strideY - g.padTop
+            let end = (rows.upperBound - 1) * g.window.strideY - g.padTop + g.window.height
+            let start = min(max(first, 0), g.inputHeight)
+            return start ..< max(start, min(end, g.inputHeight))
+        case let .pointwise(pixels, _, _, outputChannels, _):
+            // Split by pixels, a member reads its own rows of its input and residual.
+            return Self.splitsChannels(pixels: pixels, outputChannels: outputChannels) ? nil : rows
+        case let .resize(_, inputHeight, _, _, outputHeight, alignCorners, halfPixelCenters):
+            guard input == inputs[0] else { return rows }  // the addend, at its own rows
+            let scale = Kernels.resizeScale(inputHeight, outputHeight, alignCorners: alignCorners)
+            let first = Kernels.resizeSample(rows.lowerBound, scale, inputHeight, halfPixelCenters: halfPixelCenters)
+            let last = Kernels.resizeSample(rows.upperBound - 1, scale, inputHeight, halfPixelCenters: halfPixelCenters)
+            return first.lower ..< last.upper + 1
+        default: return nil
+        }
+    }
+
     /// Copies the input into the (already zeroed) output at offset `before`, one innermost row at a time.
     private static func pad(input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
                             outputShape: [Int], before: [Int]) {
@@ -445,6 +494,43 @@ struct StepGroup {
         return zip(starts, starts.dropFirst()).map { StepGroup(members: $0 ..< $1, rows: planned[$0].outputRows, steps: steps) }
     }
 
+    /// Whether its parts are output rows: a group of several steps, or a lone step split by rows.
+    func splitsByRows(_ steps: [Step]) -> Bool {
+        guard members.count == 1 else { return true }
+        switch steps[members.lowerBound].kind {
+        case .convolution, .depthwise, .maxPool, .resize: return true
+        default: return false
+        }
+    }
+
+    /// For each of its `parts`, the parts of `previous` (cut into `previousParts`) that it
+    /// reads, as bits (see `WorkerPool.SharedUnit.needs`): the rows its windows cover of
+    /// what `previous` wrote, or all of them where it cannot say.
+    func needs(parts: Int, after previous: StepGroup, cutInto previousParts: Int, steps: [Step]) -> [UInt64] {
+        let all = UInt64(parts: 0..<previousParts)
+        let written = previous.members.map { steps[$0].written }
+        guard splitsByRows(steps), previous.splitsByRows(steps) else {
+            return [UInt64](repeating: all, count: parts)
+        }
+        return (0..<parts).map { part in
+            let rows = part * parallelRows / parts ..< (part + 1) * parallelRows / parts
+            var needed: UInt64 = 0
+            for member in members {
+                for (input, count) in zip(steps[member].inputs, steps[member].inputCounts)
+                where written.contains(where: { $0.overlaps(input ..< input + count) }) {
+                    // Rows only of a tensor the unit before wrote whole; a part of one, or more, is read whole.
+                    guard written.contains(input ..< input + count),
+                          let read = steps[member].inputRows(rows, of: input) else { return all }
+                    for earlier in 0..<previousParts {
+                        let wrote = earlier * previous.parallelRows / previousParts ..< (earlier + 1) * previous.parallelRows / previousParts
+                        if wrote.overlaps(read) { needed |= UInt64(parts: earlier ..< earlier + 1) }
+                    }
+                }
+            }
+            return needed
+        }
+    }
+
     /// Parts `parts` of `count`: those rows through every member in turn, or a lone step's own share.
     func run(parts: Range<Int>, of count: Int, in steps: [Step]) {
         guard members.count > 1 else { return steps[members.lowerBound].run(parts: parts, of: count) }
@@ -461,6 +547,9 @@ struct PlannedStep {
     var output: Place
     var weights: Place?
     var bias: Place?
+    /// Floats of each input and of the output.
+    var inputCounts: [Int]
+    var outputCount: Int
     /// Shares rows with the step before it (see `StepGroup`).
     var joinsPrevious = false
     /// The output's rows, for a step that can share them (0 for others).
@@ -468,6 +557,6 @@ struct PlannedStep {
 
     func resolve(_ pointer: (Place) -> UnsafeMutablePointer<Float>) -> Step {
         Step(kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
-             weights: weights.map(pointer), bias: bias.map(pointer))
+             weights: weights.map(pointer), bias: bias.map(pointer), inputCounts: inputCounts, outputCount: outputCount)
     }
 }

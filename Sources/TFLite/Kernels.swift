@@ -670,19 +670,13 @@ enum Kernels {
                                output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>? = nil,
                                outputWidth: Int, outputHeight: Int, rows: Range<Int>,
                                alignCorners: Bool, halfPixelCenters: Bool) {
-        func scale(_ input: Int, _ output: Int) -> Float {
-            alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
-        }
-        func sample(_ value: Int, _ scale: Float, _ size: Int) -> (position: Float, lower: Int, upper: Int) {
-            let position = halfPixelCenters ? (Float(value) + 0.5) * scale - 0.5 : Float(value) * scale
-            return (position, max(Int(position.rounded(.down)), 0), min(Int(position.rounded(.up)), size - 1))
-        }
-        let scaleY = scale(inputHeight, outputHeight), scaleX = scale(inputWidth, outputWidth)
+        let scaleY = resizeScale(inputHeight, outputHeight, alignCorners: alignCorners)
+        let scaleX = resizeScale(inputWidth, outputWidth, alignCorners: alignCorners)
         for y in rows {
-            let sy = sample(y, scaleY, inputHeight)
+            let sy = resizeSample(y, scaleY, inputHeight, halfPixelCenters: halfPixelCenters)
             let dy = sy.position - Float(sy.lower)
             for x in 0..<outputWidth {
-                let sx = sample(x, scaleX, inputWidth)
+                let sx = resizeSample(x, scaleX, inputWidth, halfPixelCenters: halfPixelCenters)
                 let dx = sx.position - Float(sx.lower)
                 let topLeft = input + (sy.lower * inputWidth + sx.lower) * channels
                 let topRight = input + (sy.lower * inputWidth + sx.upper) * channels
@@ -703,5 +697,16 @@ enum Kernels {
                 }
             }
         }
+    }
+
+    /// Input pixels per output pixel of a bilinear resize along one axis.
+    static func resizeScale(_ input: Int, _ output: Int, alignCorners: Bool) -> Float {
+        alignCorners && output > 1 ? Float(input - 1) / Float(output - 1) : Float(input) / Float(output)
+    }
+
+    /// Where output position `value` samples the input along one axis, and the two input positions it blends.
+    static func resizeSample(_ value: Int, _ scale: Float, _ size: Int, halfPixelCenters: Bool) -> (position: Float, lower: Int, upper: Int) {
+        let position = halfPixelCenters ? (Float(value) + 0.5) * scale - 0.5 : Float(value) * scale
+        return (position, max(Int(position.rounded(.down)), 0), min(Int(position.rounded(.up)), size - 1))
     }
 }

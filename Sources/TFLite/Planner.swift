@@ -12,15 +12,20 @@ struct Planner {
 
     let model: TFLiteModel
     let path: String
+    /// Whether a unit's inputs stay one unit longer than its last step, for threads that
+    /// run one unit ahead of each other (see `WorkerPool`): what a unit writes then never
+    /// overwrites what the unit before it reads.
+    let lagging: Bool
     private var constants: [Float] = []
     /// Float values of constant tensors, by tensor index (after DEQUANTIZE folding).
     private var constantValues: [Int: [Float]] = [:]
     private var places: [Int: Place] = [:]
     private var arena = ArenaAllocator()
 
-    init(model: TFLiteModel, path: String) {
+    init(model: TFLiteModel, path: String, lagging: Bool = false) {
         self.model = model
         self.path = path
+        self.lagging = lagging
     }
 
     private func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: reason) }
@@ -54,10 +59,12 @@ struct Planner {
         for output in graphOutputs { lastUse[output] = Int.max }
 
         var steps: [PlannedStep] = []
-        // The row group being formed (see `rowSharing`): its rows, the tensors its steps
-        // wrote, and the tensors its steps read last, freed only when it closes (so that
-        // no later step of the group writes where a thread still reads).
-        var group: (rows: Int, outputs: Set<Int>, dead: [Int])?
+        // The unit being formed, a row group (see `rowSharing`) or one step: its rows (nil
+        // for one step that is not a row group), the tensors its steps wrote, and the tensors
+        // its steps read last, freed only when it closes (so that no later step of the group
+        // writes where a thread still reads), or, `lagging`, when the unit after it closes.
+        var unit: (rows: Int?, outputs: Set<Int>, dead: [Int])?
+        var deadBefore: [Int] = []
         func release(_ tensors: [Int]) {
             for tensor in tensors { if case .arena(let offset) = places[tensor] { arena.free(offset) } }
         }
@@ -69,27 +76,23 @@ struct Planner {
             }
             let sharing = rowSharing(op)
             var joins = false
-            if let current = group, let sharing, sharing.rows == current.rows {
+            if let current = unit, let sharing, sharing.rows == current.rows {
                 joins = op.inputs.allSatisfy { !current.outputs.contains($0) || sharing.pointwiseInputs.contains($0) }
             }
             if !joins {
-                release(group?.dead ?? [])
-                group = sharing.map { (rows: $0.rows, outputs: [], dead: []) }
+                let closing = unit?.dead ?? []
+                release(lagging ? deadBefore : closing)
+                deadBefore = lagging ? closing : []
+                unit = (rows: sharing?.rows, outputs: [], dead: [])
             }
             if var step = try prepare(op) {
                 step.joinsPrevious = joins
                 step.outputRows = sharing?.rows ?? 0
                 steps.append(step)
             }
-            let dead = Set(op.inputs).filter { $0 >= 0 && lastUse[$0] == index }
-            if group != nil {
-                group!.outputs.formUnion(op.outputs)
-                group!.dead += dead
-            } else {
-                release(Array(dead))
-            }
+            unit!.outputs.formUnion(op.outputs)
+            unit!.dead += Set(op.inputs).filter { $0 >= 0 && lastUse[$0] == index }
         }
-        release(group?.dead ?? [])
         let outputs = try graphOutputs.map { output throws(ModelError) -> Place in
             if let place = places[output] { return place }
             throw fail("output tensor \(model.tensors[output].name) is never computed")
@@ -431,7 +434,8 @@ struct Planner {
         default: [op.inputs[0]]
         }
         let tensorInputs = try read.map { index throws(ModelError) in try place(of: index) }
-        return PlannedStep(kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias)
+        return PlannedStep(kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias,
+                           inputCounts: read.map { model.tensors[$0].elementCount }, outputCount: output.elementCount)
     }
 
     // MARK: Tensors

@@ -4,42 +4,67 @@ import Synchronization
 
 /// Helper threads for `Interpreter.invoke()`.
 ///
-/// A split step is cut into parts (a few dozen), and every thread, the caller
-/// included, claims a run of unclaimed parts until none is left, each claim a
-/// share of what is left: the first claims are large (few hand-overs), the
-/// last are single parts, so neither thread waits long for the other at the
-/// end of a step. A helper that is still waking up, or that the scheduler has
-/// taken off its core for another thread, delays the step by at most the claim
-/// it holds: the caller does the rest itself instead of spinning until the
-/// helper is back.
+/// The pool runs units (a step or a group of steps) cut into parts (a few
+/// dozen), and every thread, the caller included, claims a run of unclaimed
+/// parts until none is left, each claim a share of what is left: the first
+/// claims are large (few hand-overs), the last are single parts, so neither
+/// thread waits long for the other at the end of a unit. A helper that is
+/// still waking up, or that the scheduler has taken off its core for another
+/// thread, delays the unit by at most the claim it holds: the caller does the
+/// rest itself instead of spinning until the helper is back.
 ///
-/// Between steps a helper spins up to `spinNanoseconds` for the next one
+/// `run` takes a chain of consecutive units, and a thread that has nothing
+/// left to claim in one goes on to the next without waiting for the others:
+/// before it runs a claim it waits only for the parts of the unit before that
+/// the claim reads (`SharedUnit.needs`) and for every unit before that one to
+/// be finished. The threads are then at most one unit apart, and a chain's
+/// units end without a meeting point between them (the interpreter's planner
+/// keeps each unit's inputs one unit longer for that, see `Planner.lagging`).
+/// With a wait at each unit's end, the caller waited 60-100 µs per network
+/// run for the helper's last parts and the helper spun 90-110 µs for the next
+/// unit, at some forty unit ends.
+///
+/// Between chains a helper spins up to `spinNanoseconds` for the next one
 /// (yielding its core at each look after the first microseconds), then parks
 /// on a condition until `run` wakes it (or `wakeAhead`, shortly before one):
-/// the short gaps inside a network run (the caller's last part, a step too
-/// small to share) cost no wake-up, which takes tens of microseconds on a
-/// virtual machine. At the end of a run the caller sends the helpers to rest
-/// (`rest`): they park at once, so waiting for the next frame costs no CPU at
-/// all. Nothing is allocated per frame.
+/// the short gaps inside a network run (a unit too small to share) cost no
+/// wake-up, which takes tens of microseconds on a virtual machine. At the end
+/// of a run the caller sends the helpers to rest (`rest`): they park at once,
+/// so waiting for the next frame costs no CPU at all. Nothing is allocated
+/// per frame.
 ///
 /// Parked helpers may not run on the caller's core (`keepHelpersOffCallersCore`):
 /// left to itself, the kernel of this virtual machine woke a helper there, behind
 /// the busy caller, in 70-85% of the runs of some phases, and it joined the run
 /// milliseconds late, when the network was half done.
 final class WorkerPool: @unchecked Sendable {
-    /// Parts `parts` of the `count` that step `step` is cut into; called concurrently for disjoint parts.
-    typealias Work = @Sendable (_ step: Int, _ parts: Range<Int>, _ count: Int) -> Void
+    /// Parts `parts` of the `count` that unit `unit` is cut into; called concurrently for disjoint parts.
+    typealias Work = @Sendable (_ unit: Int, _ parts: Range<Int>, _ count: Int) -> Void
+
+    /// How a unit is cut, and what its parts read of the unit before it in a chain.
+    struct SharedUnit: Sendable {
+        /// Parts, 1 to `maximumParts`.
+        var parts: Int
+        /// For each part, the parts of the unit before it that it reads (bit q for part q),
+        /// finished before it runs; empty: all of them.
+        var needs: [UInt64] = []
+    }
 
     let helpers: Int
     private let work: Work
-    /// The step on offer, a `Ticket`'s bits.
+    private let units: [SharedUnit]
+    /// The chain on offer, a `ChainTicket`'s bits.
     private let ticket = Atomic<Int>(0)
-    /// Parts of the current step that have finished.
-    private let finished = Atomic<Int>(0)
+    /// Each unit's claims, a `Ticket`'s bits.
+    private let claims: UnsafeMutablePointer<Atomic<Int>>
+    /// Each unit's finished parts, bit q for part q.
+    private let finished: UnsafeMutablePointer<Atomic<UInt64>>
+    /// The chain's first unfinished unit, tagged with the chain's generation (`Progress`).
+    private let progress = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
-    /// Helpers asleep on `wake`, to be woken when the next step comes.
+    /// Helpers asleep on `wake`, to be woken when the next chain comes.
     private let parked = Atomic<Int>(0)
-    /// Calls to `wakeAhead`: a parked helper wakes when this changes, as for a new step.
+    /// Calls to `wakeAhead`: a parked helper wakes when this changes, as for a new chain.
     private let alerts = Atomic<Int>(0)
     /// How many helpers are asleep now.
     var parkedHelpers: Int { parked.load(ordering: .relaxed) }
@@ -51,7 +76,7 @@ final class WorkerPool: @unchecked Sendable {
     /// The core the helpers were last kept off (-1 before the first wake, or with one core allowed).
     private(set) var avoidedCore = -1
 
-    /// How long a helper looks for the next step before it parks. At 2,000 polls
+    /// How long a helper looks for the next chain before it parks. At 2,000 polls
     /// (about 2 µs here) helpers parked some 27 times per BlazeFace run and the
     /// two-thread network took 1.15x LiteRT's time; at 20 µs, 3 times and 1.0x,
     /// for the same CPU per frame (the parking and waking cost what the spin does).
@@ -60,19 +85,28 @@ final class WorkerPool: @unchecked Sendable {
     private let spinLimit: UInt64
     /// Polls (about 2 µs) before a waiting thread yields its core at each look:
     /// the caller, waiting for a helper's last part, and a helper, waiting for
-    /// the next step. When the two share a core (a video decoder in another
+    /// the next chain. When the two share a core (a video decoder in another
     /// process holding the other), spinning would keep the one that has work
     /// off it. Without the helper's yield, waking it preempted the caller on
     /// its core: in the 30 fps pipeline the helper parked 1,130 times a second,
     /// and two threads cost 1.16x one thread's CPU; with it, 60 times and 1.08x.
     static let pollsBeforeYield = 2048
-    /// The most parts a step is cut into (the ticket's field is 8 bits).
-    static let maximumParts = 255
+    /// The most parts a unit is cut into (a part is a bit of `finished`).
+    static let maximumParts = 64
 
-    init(helpers: Int, spinNanoseconds: UInt64 = WorkerPool.spinNanoseconds, work: @escaping Work) {
+    /// `units`: how each unit `run` may be given is cut (at most 65,536 units).
+    init(helpers: Int, units: [SharedUnit], spinNanoseconds: UInt64 = WorkerPool.spinNanoseconds, work: @escaping Work) {
+        precondition(units.count <= 65536 && units.allSatisfy { (1...Self.maximumParts).contains($0.parts) })
         self.helpers = helpers
         self.work = work
+        self.units = units
         spinLimit = spinNanoseconds
+        claims = .allocate(capacity: units.count)
+        finished = .allocate(capacity: units.count)
+        for unit in units.indices {
+            (claims + unit).initialize(to: Atomic(0))
+            (finished + unit).initialize(to: Atomic(0))
+        }
         for part in 1...max(helpers, 1) where helpers > 0 {
             let name = "sentry-tflite-\(part)"
             let thread = Thread { [unowned self] in
@@ -95,19 +129,25 @@ final class WorkerPool: @unchecked Sendable {
         close(file)
     }
 
-    /// Runs every part of step `index` (cut into `parts`, at most
-    /// `maximumParts`), here and on the helpers; returns when all are done.
-    func run(step index: Int, parts: Int) {
-        precondition((1...Self.maximumParts).contains(parts) && (0..<65536).contains(index))
-        finished.store(0, ordering: .relaxed)
-        offer(step: index, parts: parts)
+    /// Runs every part of the units `chain`, here and on the helpers; returns when
+    /// all are done. Every unit before the chain must be finished.
+    func run(units chain: Range<Int>) {
+        precondition(!chain.isEmpty && chain.upperBound <= units.count)
+        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the tickets stay positive
+        // Everything a thread reads once it holds a claim of the new generation is in place before the claims.
+        for unit in chain { finished[unit].store(0, ordering: .relaxed) }
+        progress.store(Progress(generation: generation, unit: chain.lowerBound).bits, ordering: .releasing)
+        for unit in chain {
+            claims[unit].store(Ticket(generation: generation, parts: units[unit].parts).bits, ordering: .releasing)
+        }
+        offer(ChainTicket(generation: generation, chain: chain))
         if parked.load(ordering: .sequentiallyConsistent) > 0 {
             keepHelpersOffCallersCore()
             wakeAll()
         }
-        claimParts(fromStart: true)
+        work(through: chain, generation: generation, fromStart: true)
         var polls = 0
-        while finished.load(ordering: .acquiring) < parts {
+        while Progress(bits: progress.load(ordering: .acquiring)).unit < chain.upperBound {
             // The last parts are on helpers; if one of them lost its core,
             // give the core back rather than spin through its time slice.
             polls += 1
@@ -126,37 +166,77 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Sends the helpers to park now rather than after `spinNanoseconds`: the
-    /// run is over and the next one is a frame away. A ticket without parts.
-    func rest() { offer(step: 0, parts: 0) }
-
-    /// Puts a new ticket on offer, of a new generation, so that helpers see it even for
-    /// the same step. Sequentially consistent with the helper's park: either it sees
-    /// the new ticket, or `run` sees it parked and wakes it.
-    private func offer(step: Int, parts: Int) {
-        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the ticket stays positive
-        ticket.store(Ticket(generation: generation, step: step, parts: parts).bits, ordering: .sequentiallyConsistent)
+    /// run is over and the next one is a frame away. A chain without units.
+    func rest() {
+        generation = (generation + 1) & 0x7F_FFFF
+        offer(ChainTicket(generation: generation, chain: 0..<0))
     }
 
-    /// Claims and runs parts of the step on offer until none is left: the
-    /// caller from the start, the helpers from the end, so that each thread
-    /// mostly works on the same part of the image from one step to the next
-    /// (in its own cache) and they meet wherever the work evens out. Each
-    /// claim takes 1/(threads + 1) of the parts left, at least one.
-    private func claimParts(fromStart: Bool) {
-        var current = Ticket(bits: ticket.load(ordering: .acquiring))
-        while true {
+    /// Puts a chain on offer, of a new generation. Sequentially consistent with the
+    /// helper's park: either it sees the new ticket, or `run` sees it parked and wakes it.
+    private func offer(_ chain: ChainTicket) {
+        ticket.store(chain.bits, ordering: .sequentiallyConsistent)
+    }
+
+    /// Runs claims in each unit of `chain` in turn until none is left: the caller
+    /// from the start of each, the helpers from the end, so that each thread mostly
+    /// works on the same part of the image from one unit to the next (in its own
+    /// cache) and they meet wherever the work evens out.
+    private func work(through chain: Range<Int>, generation: Int, fromStart: Bool) {
+        for unit in chain { claimParts(of: unit, in: chain, generation: generation, fromStart: fromStart) }
+    }
+
+    /// Claims and runs parts of `unit` until none is left, each claim 1/(threads + 1)
+    /// of the parts left, at least one. A thread late from an earlier run of `generation`
+    /// claims nothing in the next one: it goes back to the ticket and joins that run afresh.
+    private func claimParts(of unit: Int, in chain: Range<Int>, generation: Int, fromStart: Bool) {
+        var current = Ticket(bits: claims[unit].load(ordering: .acquiring))
+        while current.generation == generation {
             let (parts, started, fromEnd) = (current.parts, current.claimedFromStart, current.claimedFromEnd)
             guard started + fromEnd < parts else { return }
             let size = max(1, (parts - started - fromEnd) / (helpers + 2))
             let claim = current.claiming(size, fromStart: fromStart)
-            let (exchanged, original) = ticket.compareExchange(expected: current.bits, desired: claim.bits, ordering: .acquiringAndReleasing)
+            let (exchanged, original) = claims[unit].compareExchange(expected: current.bits, desired: claim.bits,
+                                                                      ordering: .acquiringAndReleasing)
             guard exchanged else {
                 current = Ticket(bits: original)
                 continue
             }
-            work(current.step, fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd, parts)
-            finished.add(size, ordering: .releasing)
+            let range = fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd
+            if unit > chain.lowerBound { waitUntilReadable(range, of: unit, after: unit - 1) }
+            work(unit, range, parts)
+            let done = UInt64(parts: range)
+            let before = finished[unit].bitwiseOr(done, ordering: .sequentiallyConsistent).oldValue
+            if before | done == UInt64(parts: 0..<parts) { advanceProgress(through: chain, generation: generation) }
             current = claim
+        }
+    }
+
+    /// Waits until the parts of `previous` that parts `range` of `unit` read are
+    /// finished, and every unit before `previous`: what those write over was read last there.
+    private func waitUntilReadable(_ range: Range<Int>, of unit: Int, after previous: Int) {
+        let needs = units[unit].needs
+        var needed = needs.isEmpty ? UInt64(parts: 0..<units[previous].parts) : 0
+        for part in range where !needs.isEmpty { needed |= needs[part] }
+        var polls = 0
+        while Progress(bits: progress.load(ordering: .acquiring)).unit < previous
+              || finished[previous].load(ordering: .acquiring) & needed != needed {
+            polls += 1
+            if polls > Self.pollsBeforeYield { sched_yield() }
+        }
+    }
+
+    /// Moves the chain's first unfinished unit past every unit now finished. The
+    /// generation keeps a thread late from an earlier run from moving the next run's.
+    private func advanceProgress(through chain: Range<Int>, generation: Int) {
+        let end = chain.upperBound
+        var current = Progress(bits: progress.load(ordering: .sequentiallyConsistent))
+        while current.generation == generation, current.unit < end,
+              finished[current.unit].load(ordering: .sequentiallyConsistent) == UInt64(parts: 0..<units[current.unit].parts) {
+            let next = Progress(generation: generation, unit: current.unit + 1)
+            let (exchanged, original) = progress.compareExchange(expected: current.bits, desired: next.bits,
+                                                                 ordering: .sequentiallyConsistent)
+            current = exchanged ? next : Progress(bits: original)
         }
     }
 
@@ -166,31 +246,31 @@ final class WorkerPool: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             var spins = 0
             var spinStart = DispatchTime.now().uptimeNanoseconds
-            while Ticket(bits: ticket.load(ordering: .acquiring)).generation == seen, !stopping.load(ordering: .acquiring) {
+            while ChainTicket(bits: ticket.load(ordering: .acquiring)).generation == seen, !stopping.load(ordering: .acquiring) {
                 spins += 1
                 // The clock (and the yield) every 256 polls (a few hundred nanoseconds).
                 guard resting || spins % 256 == 0 else { continue }
                 if spins >= Self.pollsBeforeYield { sched_yield() }
                 guard resting || DispatchTime.now().uptimeNanoseconds - spinStart >= spinLimit else { continue }
                 // Park: say so first, then look again under the lock, so a
-                // step handed out in between is never missed.
+                // chain handed out in between is never missed.
                 wake.lock()
                 parked.add(1, ordering: .sequentiallyConsistent)
                 let alerted = alerts.load(ordering: .sequentiallyConsistent)
-                while Ticket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen,
+                while ChainTicket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen,
                       alerts.load(ordering: .sequentiallyConsistent) == alerted, !stopping.load(ordering: .acquiring) {
                     wake.wait()
                 }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
                 wake.unlock()
-                // Woken for a step, or ahead of one: look for it for a spin again.
+                // Woken for a chain, or ahead of one: look for it for a spin again.
                 (spins, spinStart, resting) = (0, DispatchTime.now().uptimeNanoseconds, false)
             }
             if stopping.load(ordering: .acquiring) { break }
-            let current = Ticket(bits: ticket.load(ordering: .acquiring))
+            let current = ChainTicket(bits: ticket.load(ordering: .acquiring))
             seen = current.generation
-            resting = current.parts == 0
-            claimParts(fromStart: false)
+            resting = current.chain.isEmpty
+            work(through: current.chain, generation: seen, fromStart: false)
         }
         exited.signal()
     }
@@ -219,6 +299,13 @@ final class WorkerPool: @unchecked Sendable {
         for _ in 0..<helpers { exited.wait() }
     }
 
+    deinit {
+        claims.deinitialize(count: units.count)
+        claims.deallocate()
+        finished.deinitialize(count: units.count)
+        finished.deallocate()
+    }
+
     private func wakeAll() {
         wake.lock()
         wake.broadcast()
@@ -226,22 +313,54 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-/// The step on offer as one word, so that one compare-and-swap both reads it and
-/// claims parts: generation (bits 40...), step (24...39), part count (16...23),
-/// parts claimed from the end (8...15), parts claimed from the start (0...7).
+/// The chain on offer as one word: generation (bits 32...), first unit (16...31),
+/// end (0...15); a chain without units sends the helpers to rest.
+private struct ChainTicket {
+    var bits: Int
+
+    init(bits: Int) { self.bits = bits }
+
+    init(generation: Int, chain: Range<Int>) { bits = generation << 32 | chain.lowerBound << 16 | chain.upperBound }
+
+    var generation: Int { bits >> 32 }
+    var chain: Range<Int> { min(bits >> 16 & 0xFFFF, bits & 0xFFFF) ..< (bits & 0xFFFF) }
+}
+
+/// A unit's claims as one word, so that one compare-and-swap both reads them and
+/// claims parts: generation (bits 40...), part count (16...23), parts claimed from
+/// the end (8...15), parts claimed from the start (0...7).
 private struct Ticket {
     var bits: Int
 
     init(bits: Int) { self.bits = bits }
 
-    init(generation: Int, step: Int, parts: Int) { bits = generation << 40 | step << 24 | parts << 16 }
+    init(generation: Int, parts: Int) { bits = generation << 40 | parts << 16 }
 
     var generation: Int { bits >> 40 }
-    var step: Int { bits >> 24 & 0xFFFF }
     var parts: Int { bits >> 16 & 0xFF }
     var claimedFromEnd: Int { bits >> 8 & 0xFF }
     var claimedFromStart: Int { bits & 0xFF }
 
     /// This ticket with `size` more parts claimed, from the start or from the end.
     func claiming(_ size: Int, fromStart: Bool) -> Ticket { Ticket(bits: bits + (fromStart ? size : size << 8)) }
+}
+
+/// The first unfinished unit of the chain on offer, with the chain's generation (bits 32...).
+private struct Progress {
+    var bits: Int
+
+    init(bits: Int) { self.bits = bits }
+
+    init(generation: Int, unit: Int) { bits = generation << 32 | unit }
+
+    var generation: Int { bits >> 32 }
+    var unit: Int { bits & 0xFFFF_FFFF }
+}
+
+extension UInt64 {
+    /// Bits `parts` (within 0..<64) set: the parts of a unit, as `WorkerPool.SharedUnit.needs` names them.
+    init(parts: Range<Int>) {
+        let count = UInt64(parts.count)
+        self = count == 64 ? .max : ((1 << count) - 1) << UInt64(parts.lowerBound)
+    }
 }

@@ -3,22 +3,27 @@ import Synchronization
 @testable import TFLite
 import Testing
 
-@Suite("The worker pool: every part of every step exactly once, helpers parked between steps")
+@Suite("The worker pool: every part of every unit exactly once, helpers parked between chains")
 struct WorkerPoolTests {
     final class Tally: Sendable {
         static let parts = 29
         let counts = Mutex([Int](repeating: 0, count: parts * 5000))
     }
 
-    @Test("5,000 steps with pauses longer than the spin between them: each part runs once, in its step")
+    /// `count` units of `parts` parts each.
+    static func units(_ count: Int, parts: Int = Tally.parts) -> [WorkerPool.SharedUnit] {
+        [WorkerPool.SharedUnit](repeating: .init(parts: parts), count: count)
+    }
+
+    @Test("5,000 units with pauses longer than the spin between them: each part runs once, in its unit")
     func everyPartOnce() {
         let tally = Tally()
-        let pool = WorkerPool(helpers: 2) { step, parts, count in
+        let pool = WorkerPool(helpers: 2, units: Self.units(5000)) { step, parts, count in
             #expect(count == Tally.parts && !parts.isEmpty)
             tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
         }
         for step in 0..<5000 {
-            pool.run(step: step, parts: Tally.parts)
+            pool.run(units: step ..< step + 1)
             // Now and then a gap long enough for the helpers to park.
             if step % 500 == 0 { usleep(2000) }
         }
@@ -28,9 +33,9 @@ struct WorkerPoolTests {
 
     @Test("after a run the helpers park at once: with a spin of ten seconds, still spinning without the rest, parked with it")
     func restedHelpersPark() {
-        let pool = WorkerPool(helpers: 1, spinNanoseconds: 10_000_000_000) { _, _, _ in }
+        let pool = WorkerPool(helpers: 1, units: Self.units(1, parts: 4), spinNanoseconds: 10_000_000_000) { _, _, _ in }
         defer { pool.stop() }
-        pool.run(step: 0, parts: 4)
+        pool.run(units: 0..<1)
         usleep(50_000)
         #expect(pool.parkedHelpers == 0)
         pool.rest()
@@ -41,14 +46,14 @@ struct WorkerPoolTests {
     @Test("woken ahead of a step, a parked helper looks for it for its spin, then parks again; a step offered while it looks runs whole")
     func wokenAhead() {
         let tally = Tally()
-        let pool = WorkerPool(helpers: 1, spinNanoseconds: 300_000_000) { step, parts, _ in
+        let pool = WorkerPool(helpers: 1, units: Self.units(2), spinNanoseconds: 300_000_000) { step, parts, _ in
             tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
         }
         defer { pool.stop() }
         func waitUntil(parked: Int) {
             for _ in 0..<5000 where pool.parkedHelpers != parked { usleep(1000) }
         }
-        pool.run(step: 0, parts: Tally.parts)
+        pool.run(units: 0..<1)
         pool.rest()
         waitUntil(parked: 1)
         #expect(pool.parkedHelpers == 1)
@@ -60,7 +65,7 @@ struct WorkerPoolTests {
         #expect(pool.parkedHelpers == 1)
         pool.wakeAhead()
         waitUntil(parked: 0)
-        pool.run(step: 1, parts: Tally.parts)
+        pool.run(units: 1..<2)
         #expect(tally.counts.withLock { Array($0[0 ..< 2 * Tally.parts]) }.allSatisfy { $0 == 1 })
     }
 
@@ -69,7 +74,7 @@ struct WorkerPoolTests {
         let ranBy = Mutex([Int: Int]())  // part -> 0 caller, 1 helper
         let claims = Mutex([(parts: Range<Int>, onCaller: Bool)]())
         let callerThread = Mutex<Thread?>(nil)
-        let pool = WorkerPool(helpers: 1) { _, parts, _ in
+        let pool = WorkerPool(helpers: 1, units: Self.units(1, parts: 20)) { _, parts, _ in
             let onCaller = callerThread.withLock { $0 } == Thread.current
             ranBy.withLock { for part in parts { $0[part] = onCaller ? 0 : 1 } }
             claims.withLock { $0.append((parts, onCaller)) }
@@ -77,7 +82,7 @@ struct WorkerPoolTests {
             usleep(onCaller ? 2000 : 50_000)
         }
         callerThread.withLock { $0 = Thread.current }
-        pool.run(step: 0, parts: 20)
+        pool.run(units: 0..<1)
         pool.stop()
         #expect(ranBy.withLock { $0 }.count == 20)
         let made = claims.withLock { $0 }
@@ -91,7 +96,7 @@ struct WorkerPoolTests {
     func callerFromTheStartHelperFromTheEnd() {
         let ranBy = Mutex([Int: Bool]())  // part -> run on the caller
         let callerThread = Mutex<Thread?>(nil)
-        let pool = WorkerPool(helpers: 1) { _, parts, _ in
+        let pool = WorkerPool(helpers: 1, units: Self.units(20, parts: 16)) { _, parts, _ in
             let onCaller = callerThread.withLock { $0 } == Thread.current
             ranBy.withLock { for part in parts { $0[part] = onCaller } }
             usleep(1000)
@@ -99,7 +104,7 @@ struct WorkerPoolTests {
         callerThread.withLock { $0 = Thread.current }
         for step in 0..<20 {
             ranBy.withLock { $0 = [:] }
-            pool.run(step: step, parts: 16)
+            pool.run(units: step ..< step + 1)
             let parts = ranBy.withLock { $0 }
             #expect(parts.count == 16)
             let callers = parts.filter(\.value).keys, helpers = parts.filter { !$0.value }.keys
@@ -107,6 +112,53 @@ struct WorkerPoolTests {
             #expect((callers.max() ?? -1) < (helpers.min() ?? 16), "step \(step): caller \(callers.sorted()), helper \(helpers.sorted())")
         }
         pool.stop()
+    }
+
+    @Test("in a chain a part runs only after the parts of the unit before that it reads, and after every unit before that; the threads go on without a wait at each unit's end")
+    func chainKeepsItsOrder() {
+        // Twelve units of 16 parts; part p reads parts p-1...p+1 of the unit before (a 3x3 window's rows).
+        let needs = (0..<16).map { part in UInt64(parts: max(part - 1, 0) ..< min(part + 2, 16)) }
+        let units = [WorkerPool.SharedUnit](repeating: .init(parts: 16, needs: needs), count: 12)
+        let done = Mutex([Set<Int>](repeating: [], count: 12))
+        let broken = Mutex([String]())
+        let overlapped = Mutex(0)  // parts that ran while the unit before was unfinished
+        let pool = WorkerPool(helpers: 2, units: units) { unit, parts, _ in
+            done.withLock { done in
+                for part in parts where unit > 0 {
+                    if !needs[part].partsSet.isSubset(of: done[unit - 1]) { broken.withLock { $0.append("unit \(unit) part \(part): read unfinished rows") } }
+                    if unit > 1, done[unit - 2].count < 16 { broken.withLock { $0.append("unit \(unit) part \(part): two units ahead") } }
+                    if done[unit - 1].count < 16 { overlapped.withLock { $0 += 1 } }
+                }
+            }
+            usleep(UInt32.random(in: 20...300))
+            done.withLock { for part in parts { $0[unit].insert(part) } }
+        }
+        for _ in 0..<20 {
+            done.withLock { $0 = [Set<Int>](repeating: [], count: 12) }
+            pool.run(units: 0..<12)
+            #expect(done.withLock { $0 }.allSatisfy { $0.count == 16 })
+        }
+        pool.stop()
+        #expect(broken.withLock { $0 }.isEmpty, "\(broken.withLock { $0.prefix(5) })")
+        // Without the wait at each unit's end, threads start the next unit while another finishes this one.
+        #expect(overlapped.withLock { $0 } > 0)
+    }
+
+    @Test("a chain's unit without what it reads named waits for all of the unit before")
+    func unnamedNeedsWaitForAll() {
+        let done = Mutex([Set<Int>](repeating: [], count: 2))
+        let early = Mutex(0)
+        let pool = WorkerPool(helpers: 1, units: Self.units(2, parts: 8)) { unit, parts, _ in
+            if unit == 1, done.withLock({ $0[0].count }) < 8 { early.withLock { $0 += 1 } }
+            usleep(UInt32.random(in: 20...200))
+            done.withLock { for part in parts { $0[unit].insert(part) } }
+        }
+        for _ in 0..<50 {
+            done.withLock { $0 = [[], []] }
+            pool.run(units: 0..<2)
+        }
+        pool.stop()
+        #expect(early.withLock { $0 } == 0)
     }
 
     /// The cores a thread of this process may run on (nil: the calling thread), from /proc ("0-1,3").
@@ -121,7 +173,7 @@ struct WorkerPoolTests {
 
     @Test("a parked helper is woken off the caller's core: its allowed cores are all the caller's but the one it runs on")
     func helperKeptOffCallersCore() throws {
-        let pool = WorkerPool(helpers: 1) { _, _, _ in }
+        let pool = WorkerPool(helpers: 1, units: Self.units(1, parts: 4)) { _, _, _ in }
         defer { pool.stop() }
         let caller = try Self.allowedCores()
         try #require(caller.count > 1, "needs two cores")
@@ -129,8 +181,13 @@ struct WorkerPoolTests {
         let helper = pool.helperThreads.withLock { $0[0] }
         #expect(try Self.allowedCores(thread: helper) == caller)
         usleep(50_000)  // the helper has parked
-        pool.run(step: 0, parts: 4)
+        pool.run(units: 0..<1)
         #expect(caller.contains(Int(pool.avoidedCore)))
         #expect(try Self.allowedCores(thread: helper) == caller.subtracting([Int(pool.avoidedCore)]))
     }
+}
+
+extension UInt64 {
+    /// The parts whose bits are set.
+    var partsSet: Set<Int> { Set((0..<64).filter { self >> UInt64($0) & 1 == 1 }) }
 }
