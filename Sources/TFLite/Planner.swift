@@ -28,9 +28,16 @@ struct Planner {
         self.lagging = lagging
     }
 
+    /// The most operators a model may have (BlazeFace has about a hundred): the worker
+    /// pool names each step, and each group of steps, in 16 bits.
+    static let maximumOperators = 10_000
+
     private func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: reason) }
 
     mutating func plan() throws(ModelError) -> Plan {
+        guard model.operators.count <= Self.maximumOperators else {
+            throw fail("has \(model.operators.count) operators; sentry runs at most \(Self.maximumOperators)")
+        }
         guard model.inputs.count == 1, !model.outputs.isEmpty else {
             throw fail("has \(model.inputs.count) inputs and \(model.outputs.count) outputs; expected one input")
         }

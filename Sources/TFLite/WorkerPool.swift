@@ -94,9 +94,9 @@ final class WorkerPool: @unchecked Sendable {
     /// The most parts a unit is cut into (a part is a bit of `finished`).
     static let maximumParts = 64
 
-    /// `units`: how each unit `run` may be given is cut (at most 65,536 units).
+    /// `units`: how each unit `run` may be given is cut (fewer than 65,536 units: a chain is two 16-bit fields).
     init(helpers: Int, units: [SharedUnit], spinNanoseconds: UInt64 = WorkerPool.spinNanoseconds, work: @escaping Work) {
-        precondition(units.count <= 65536 && units.allSatisfy { (1...Self.maximumParts).contains($0.parts) })
+        precondition(units.count < 65536 && units.allSatisfy { (1...Self.maximumParts).contains($0.parts) })
         self.helpers = helpers
         self.work = work
         self.units = units

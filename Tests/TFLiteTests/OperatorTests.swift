@@ -415,6 +415,23 @@ struct OperatorTests {
         }
     }
 
+    @Test("a model of more operators than sentry runs is a model error naming the limit, on two threads as on one; at the limit it runs")
+    func tooManyOperators() throws {
+        func chain(of count: Int) -> TFLiteModel {
+            let tensors = (0...count).map { TensorDescription(name: "t\($0)", shape: [1, 4], type: .float32) }
+            let operators = (0..<count).map { OperatorDescription(operation: .relu, inputs: [$0], outputs: [$0 + 1]) }
+            return TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [count])
+        }
+        for threads in [1, 2] {
+            let error = #expect(throws: ModelError.self) { try Interpreter(model: chain(of: Planner.maximumOperators + 1), path: "big.tflite", threads: threads) }
+            #expect(error?.description.contains("at most \(Planner.maximumOperators)") == true, "\(String(describing: error))")
+            let interpreter = try Interpreter(model: chain(of: Planner.maximumOperators), path: "big.tflite", threads: threads)
+            for index in 0..<4 { interpreter.input[index] = Float(index) - 2 }
+            interpreter.invoke()
+            #expect(Array(interpreter.output(0)) == [0, 0, 0, 1])
+        }
+    }
+
     @Test("step timings name every step of a run, count its multiply-adds and leave the input as it was")
     func stepTimings() throws {
         for (shared, operations) in [(false, ["CONV_2D 1x1 + ADD"]), (true, ["CONV_2D 1x1", "PAD", "ADD"])] {
