@@ -359,9 +359,14 @@ struct Step {
     /// Runs parts `parts` of the `count` the step is cut into: a share of its
     /// rows for the kernels that split, the whole step (part 0 only) for the others.
     func run(parts: Range<Int> = 0..<1, of count: Int = 1) {
-        let rows = parallelRows
-        guard rows > 1 || parts.lowerBound == 0 else { return }
-        run(share: parts.lowerBound * rows / count ..< parts.upperBound * rows / count)
+        guard parallelRows > 1 || parts.lowerBound == 0 else { return }
+        run(share: Self.share(of: parallelRows, parts: parts, count: count))
+    }
+
+    /// What parts `parts` of `count` cover of `total` rows (or pixels, blocks): the one
+    /// cut that running a part and reasoning about what it reads or writes both use.
+    static func share(of total: Int, parts: Range<Int>, count: Int) -> Range<Int> {
+        parts.lowerBound * total / count ..< parts.upperBound * total / count
     }
 
     /// Runs output rows `rows` of `height`, as a member of a `StepGroup` (a 1x1
@@ -513,7 +518,7 @@ struct StepGroup {
             return [UInt64](repeating: all, count: parts)
         }
         return (0..<parts).map { part in
-            let rows = part * parallelRows / parts ..< (part + 1) * parallelRows / parts
+            let rows = Step.share(of: parallelRows, parts: part ..< part + 1, count: parts)
             var needed: UInt64 = 0
             for member in members {
                 for (input, count) in zip(steps[member].inputs, steps[member].inputCounts)
@@ -522,7 +527,7 @@ struct StepGroup {
                     guard written.contains(input ..< input + count),
                           let read = steps[member].inputRows(rows, of: input) else { return all }
                     for earlier in 0..<previousParts {
-                        let wrote = earlier * previous.parallelRows / previousParts ..< (earlier + 1) * previous.parallelRows / previousParts
+                        let wrote = Step.share(of: previous.parallelRows, parts: earlier ..< earlier + 1, count: previousParts)
                         if wrote.overlaps(read) { needed |= UInt64(parts: earlier ..< earlier + 1) }
                     }
                 }
@@ -534,7 +539,7 @@ struct StepGroup {
     /// Parts `parts` of `count`: those rows through every member in turn, or a lone step's own share.
     func run(parts: Range<Int>, of count: Int, in steps: [Step]) {
         guard members.count > 1 else { return steps[members.lowerBound].run(parts: parts, of: count) }
-        let rows = parts.lowerBound * parallelRows / count ..< parts.upperBound * parallelRows / count
+        let rows = Step.share(of: parallelRows, parts: parts, count: count)
         for index in members { steps[index].run(rows: rows, of: parallelRows) }
     }
 }

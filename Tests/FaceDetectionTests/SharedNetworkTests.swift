@@ -56,14 +56,16 @@ struct SharedNetworkTests {
             windowed += 1
             // A 3x3 window over rows the unit before wrote: each part needs the parts holding its rows and the rows around them.
             for part in 0..<parts {
-                let rows = part * units[unit].parallelRows / parts ..< (part + 1) * units[unit].parallelRows / parts
+                let rows = Step.share(of: units[unit].parallelRows, parts: part ..< part + 1, count: parts)
                 for member in units[unit].members {
                     guard case let .depthwise(geometry, _) = steps[member].kind,
                           units[unit - 1].members.contains(where: { steps[$0].output == steps[member].inputs[0] }) else { continue }
                     let first = max(rows.lowerBound * geometry.window.strideY - geometry.padTop, 0)
                     let last = min((rows.upperBound - 1) * geometry.window.strideY - geometry.padTop + geometry.window.height - 1, geometry.inputHeight - 1)
                     for row in [first, last] {
-                        let writer = (0..<previousParts).first { ($0 + 1) * units[unit - 1].parallelRows / previousParts > row }!
+                        let writer = (0..<previousParts).first {
+                            Step.share(of: units[unit - 1].parallelRows, parts: $0 ..< $0 + 1, count: previousParts).contains(row)
+                        }!
                         #expect(needs[part] >> UInt64(writer) & 1 == 1, "unit \(unit) part \(part) reads row \(row) of part \(writer)")
                     }
                 }
