@@ -133,7 +133,7 @@ final class WorkerPool: @unchecked Sendable {
     /// all are done. Every unit before the chain must be finished.
     func run(units chain: Range<Int>) {
         precondition(!chain.isEmpty && chain.upperBound <= units.count)
-        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the tickets stay positive
+        let generation = nextGeneration()
         // Everything a thread reads once it holds a claim of the new generation is in place before the claims.
         for unit in chain { finished[unit].store(0, ordering: .relaxed) }
         progress.store(Progress(generation: generation, unit: chain.lowerBound).bits, ordering: .releasing)
@@ -167,9 +167,12 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Sends the helpers to park now rather than after `spinNanoseconds`: the
     /// run is over and the next one is a frame away. A chain without units.
-    func rest() {
-        generation = (generation + 1) & 0x7F_FFFF
-        offer(ChainTicket(generation: generation, chain: 0..<0))
+    func rest() { offer(ChainTicket(generation: nextGeneration(), chain: 0..<0)) }
+
+    /// A new generation for the next run or rest, so that helpers see it even for the same chain.
+    private func nextGeneration() -> Int {
+        generation = (generation + 1) & 0x7F_FFFF  // 23 bits: the tickets stay positive
+        return generation
     }
 
     /// Puts a chain on offer, of a new generation. Sequentially consistent with the
