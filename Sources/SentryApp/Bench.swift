@@ -123,9 +123,9 @@ public enum Bench {
             if profile { printProfile(blazeFace.stepTimings(on: first.image, runs: frames.count)) }
             if threads > 1, let one = try? BlazeFaceDetector(modelPath: blazeFace.modelPath, minScore: blazeFace.minScore) {
                 let cost = threadCost(one: one, more: blazeFace, image: first.image)
-                let ratios = cost.roundRatios.sorted()
+                let ratios = cost.roundRatios
                 print(String(format: "  CPU per detection at 30 fps: %.3f ms on \(threadLabel), %.3f ms on one: %.2fx (\(costRounds) rounds: median %.2fx, %.2f-%.2fx; the two detectors in turns frame by frame)",
-                             cost.moreThreads * 1000, cost.oneThread * 1000, cost.ratio, Stats.median(ratios), ratios[0], ratios[ratios.count - 1]))
+                             cost.moreThreads * 1000, cost.oneThread * 1000, cost.ratio, Stats.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
             }
         }
 
