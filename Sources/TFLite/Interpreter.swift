@@ -142,15 +142,18 @@ public final class Interpreter {
     static let partsPerStep = 64
 
     /// Steps whose output has fewer pixels than this (the 6x6 maps near the end of
-    /// the full-range network) run on the caller alone, the helpers resting until
-    /// the next larger step. Shared, each cost 1.2-2.3x its one-thread CPU: its
-    /// parts are a few channel blocks or rows, every thread reads the whole input,
-    /// half of it written on the other core, and the waits at the step ends come
-    /// seventeen times in a row. One- and two-thread interpreters and one sharing
-    /// every step, in turns 10 ms apart in one process (six times 20 rounds of 30
-    /// runs): two threads 1.14-1.29x -> 1.09-1.21x one thread's CPU per run, lower in
-    /// 113 of the 120 rounds, for 2-6% more time per run (e.g. 2.04 -> 2.15 ms).
-    static let smallestSharedOutput = 64
+    /// the full-range network, the short range's 8x8 ones) run on the caller alone,
+    /// the helpers resting until the next larger step. Shared, each cost 1.2-2.3x its
+    /// one-thread CPU: its parts are a few channel blocks or rows, every thread reads
+    /// the whole input, half of it written on the other core, and the threads meet
+    /// at nearly every step. One- and two-thread interpreters and one sharing every
+    /// step, in turns 10 ms apart in one process (six times 20 rounds of 30 runs):
+    /// two threads 1.14-1.29x -> 1.09-1.21x one thread's CPU per run, lower in 113 of
+    /// the 120 rounds, for 2-6% more time per run (e.g. 2.04 -> 2.15 ms). At 64 (the
+    /// short range's 8x8 maps shared), its two threads took 1.24-1.35x one thread's
+    /// CPU, at 144 1.20-1.28x (lower in 17-20 of 20 rounds, six runs), for 0.40-0.45
+    /// -> 0.46-0.50 ms per run back to back; the full range has no map in between.
+    static let smallestSharedOutput = 144
 
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions, pools, resizes and sums are shared out (see

@@ -238,9 +238,10 @@ struct OperatorTests {
     /// BlazeFace's residual block on a 5x7 input: `relu(conv1x1(x) + pad(x))`, the PAD widening
     /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
     /// is also a graph output, so nothing may be folded.
-    static func residualBlock(inputChannels: Int, outputChannels: Int, shared: Bool = false, threads: Int = 1) throws
+    static func residualBlock(inputChannels: Int, outputChannels: Int, map: (height: Int, width: Int) = (8, 9),
+                              shared: Bool = false, threads: Int = 1) throws
         -> (plan: Planner.Plan, out: [Float], expected: [Float], interpreter: Interpreter) {
-        let (height, width) = (8, 9)
+        let (height, width) = map
         let input = (0..<height * width * inputChannels).map(Self.pattern)
         let filter = (0..<outputChannels * inputChannels).map { Self.pattern($0 + 3) }
         let bias = (0..<outputChannels).map { Self.pattern($0 + 7) }
@@ -287,18 +288,18 @@ struct OperatorTests {
 
     @Test("two threads share a 1x1 convolution with more channels than pixels by channel blocks: the same values as one thread")
     func pointwiseSplitByChannels() throws {
-        let one = try Self.residualBlock(inputChannels: 24, outputChannels: 72)
-        let two = try Self.residualBlock(inputChannels: 24, outputChannels: 72, threads: 2)
-        #expect(Step.splitsChannels(pixels: 72, outputChannels: 72) && 72 * 24 * 72 >= Interpreter.splitWork)
-        #expect(72 >= Interpreter.smallestSharedOutput)
+        let one = try Self.residualBlock(inputChannels: 24, outputChannels: 160, map: (12, 13))
+        let two = try Self.residualBlock(inputChannels: 24, outputChannels: 160, map: (12, 13), threads: 2)
+        #expect(Step.splitsChannels(pixels: 156, outputChannels: 160) && 156 * 24 * 160 >= Interpreter.splitWork)
+        #expect(156 >= Interpreter.smallestSharedOutput)
         #expect(two.out == one.out)
         #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
     }
 
-    @Test("a convolution on a 6x6 map runs on the caller alone, its helper parked; on an 8x8 map the helper is woken for it")
+    @Test("a convolution on an 8x8 map runs on the caller alone, its helper parked; on a 12x12 map the helper is woken for it")
     func smallMapsStayOnTheCaller() throws {
         var helperNanoseconds: [Int: Int] = [:], helperSleeps: [Int: Int] = [:]
-        for side in [6, 8] {
+        for side in [8, 12] {
             let (inputChannels, outputChannels) = (384, 96)
             let constants = [Self.floats("filter", [outputChannels, 1, 1, inputChannels], (0..<outputChannels * inputChannels).map(Self.pattern)),
                              Self.floats("bias", [outputChannels], (0..<outputChannels).map(Self.pattern))]
@@ -314,15 +315,16 @@ struct OperatorTests {
             helperNanoseconds[side] = try Self.cpuNanoseconds(of: pool) - cpuBefore
             helperSleeps[side] = try Self.sleeps(of: pool) - sleepsBefore
         }
-        // Big enough to share on either map (6 blocks of 16 output channels, over a million multiply-adds).
-        #expect(36 * 384 * 96 >= Interpreter.splitWork && Step.splitsChannels(pixels: 36, outputChannels: 96))
+        // Big enough to share on either map (on 8x8, 6 blocks of 16 output channels; two million multiply-adds).
+        #expect(64 * 384 * 96 >= Interpreter.splitWork && Step.splitsChannels(pixels: 64, outputChannels: 96))
+        #expect(64 < Interpreter.smallestSharedOutput && 144 >= Interpreter.smallestSharedOutput)
         // Parked all along, the helper is never woken (0 ns, no sleep here); sharing, it is woken
         // for each run and sleeps again after it (200 times here, 0.7-8.8 ms of CPU; with every
         // core busy with other tests it may wake too late for a part, but it still wakes).
-        #expect(helperNanoseconds[6, default: -1] < 50_000, "\(helperNanoseconds)")
-        #expect(helperSleeps[6, default: -1] <= 2, "\(helperSleeps)")
-        #expect(helperSleeps[8, default: 0] >= 20, "\(helperSleeps)")
-        #expect(helperNanoseconds[8, default: 0] > helperNanoseconds[6, default: 0], "\(helperNanoseconds)")
+        #expect(helperNanoseconds[8, default: -1] < 50_000, "\(helperNanoseconds)")
+        #expect(helperSleeps[8, default: -1] <= 2, "\(helperSleeps)")
+        #expect(helperSleeps[12, default: 0] >= 20, "\(helperSleeps)")
+        #expect(helperNanoseconds[12, default: 0] > helperNanoseconds[8, default: 0], "\(helperNanoseconds)")
     }
 
     /// Nanoseconds the pool's helper threads have run.
