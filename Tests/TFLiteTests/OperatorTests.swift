@@ -235,7 +235,7 @@ struct OperatorTests {
         #expect(out == [0, 0, 0, 0, 0, 0, 7, 0, 0, 8, 0, 0])
     }
 
-    /// BlazeFace's residual block on a 5x7 input: `relu(conv1x1(x) + pad(x))`, the PAD widening
+    /// BlazeFace's residual block on an 8x9 input (or `map`): `relu(conv1x1(x) + pad(x))`, the PAD widening
     /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
     /// is also a graph output, so nothing may be folded.
     static func residualBlock(inputChannels: Int, outputChannels: Int, map: (height: Int, width: Int) = (8, 9),
