@@ -319,7 +319,7 @@ struct OperatorTests {
         #expect(64 * 384 * 96 >= Interpreter.splitWork && Step.splitsChannels(pixels: 64, outputChannels: 96))
         #expect(64 < Interpreter.smallestSharedOutput && 144 >= Interpreter.smallestSharedOutput)
         // Parked all along, the helper is never woken (0 ns, no sleep here); sharing, it is woken
-        // for each run and sleeps again after it (200 times here, 0.7-8.8 ms of CPU; with every
+        // for each run and sleeps again after it (200 times here, 15-23 ms of CPU; with every
         // core busy with other tests it may wake too late for a part, but it still wakes).
         #expect(helperNanoseconds[8, default: -1] < 50_000, "\(helperNanoseconds)")
         #expect(helperSleeps[8, default: -1] <= 2, "\(helperSleeps)")
