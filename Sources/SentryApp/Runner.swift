@@ -75,6 +75,8 @@ public enum Runner {
         public var hooks: HookRunner.Counts?
     }
 
+    /// Wires a run: the detector, the simulated servo (`--serial sim`), the
+    /// link, the camera, the pipeline, and the observers of the frame loop.
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
         let (detector, detectorName) = try makeDetector(options.detector, logger: logger)
@@ -82,98 +84,42 @@ public enum Runner {
         let simulator = options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
         defer { simulator?.stop() }
-        let output: any CommandOutput
-        let serialPort: SerialCommandOutput?
-        if let relay = try? RelayURL(parsing: options.serial) {
-            output = try WebSocketCommandOutput(url: relay, logger: logger)
-            serialPort = nil
-        } else {
-            serialPort = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
-                                                 bootWait: options.bootWait, logger: logger)
-            output = serialPort!
-        }
-        defer { serialPort?.close(); (output as? WebSocketCommandOutput)?.close() }
-        var source: any FrameSource
+        let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
+        defer { link.close() }
+        let source: any FrameSource
         if let virtualScene, let simulator {
-            source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: output)
+            source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
         } else {
             source = try openCamera(options, logger: logger)
         }
-        defer { source.close() }
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
+        let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, output: link.output, logger: logger) }
+        defer { web?.close() }
+        let camera = RecoveringCamera(source, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
+            try openCamera(options, logger: logger)
+        }
+        defer { camera.close() }
 
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
-        let pipeline = Pipeline(detector: detector, output: output, settings: settings)
-        let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, logger: logger) }
-        defer { web?.close() }
-        source.keepsColour = web != nil
-        let hooks = options.hooks.onLock != nil || options.hooks.onLost != nil ? LockHooks(settings: options.hooks, logger: logger) : nil
-        let status = StatusPrinter(enabled: options.showStatus)
-        // Serial hotplug: a port that appears is tried at once, not at the next poll.
-        let serialEvents = simulator == nil && serialPort != nil ? DeviceMonitor(subsystems: ["tty"]) : nil
-        var results: [FrameResult] = []
-        var frameCount = 0
-        while !StopSignal.isRequested, frameCount < options.maxFrames ?? .max {
-            let next: Frame?
-            do {
-                next = try source.nextFrame()
-            } catch {
-                guard source is V4L2Camera else { throw error }
-                // A live camera that goes away: sweep, keep the serial link, wait for it.
-                logger.warning("\(error.description)")
-                web?.log("camera", error.description)
-                if let event = try pipeline.cameraLost() { report(event, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime, hooks: hooks, logger: logger) }
-                status.update(hud: "camera lost", serial: output.state)
-                source.close()
-                source = try waitForCamera(options, logger: logger)
-                source.keepsColour = web != nil
-                logger.notice("camera \(options.camera) is back")
-                web?.log("camera", "camera \(options.camera) is back")
-                continue
-            }
-            guard let frame = next else { break }
-            let capturedAt = monotonicSeconds()
-            for event in serialEvents?.events(timeout: 0) ?? [] {
-                if event.action == "add" {
-                    logger.notice("udev: a serial port appeared")
-                    serialPort?.retryNow()
-                } else if event.action == "remove", let node = event.path {
-                    serialPort?.deviceRemoved(node)
-                }
-            }
-            web?.applyRequests(to: pipeline, frameWidth: frame.image.width, frameHeight: frame.image.height)
-            let result = try pipeline.process(frame)
-            web?.publish(result, frame: frame, capturedAt: capturedAt, pipeline: pipeline, serial: output.state)
-            frameCount += 1
-            if options.keepResults { results.append(result) }
-            if let event = result.lockEvent { report(event, turret: result.commanded, frameTime: result.timestamp, hooks: hooks, logger: logger) }
-            if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
-            status.update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
-                                              steering: pipeline.steering),
-                          serial: output.state)
-            if options.printTrack, !result.commands.isEmpty {
-                simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
-                print(trackLine(result, servo: simulator?.current))
-            }
-        }
-        try pipeline.finish(with: options.onExit)
-        hooks?.finish()
-        simulator?.waitForBytes(output.bytesWritten, timeout: 0.5)
-        status.finish()
-        if StopSignal.isRequested { logger.info("stopped by signal") }
-        return Summary(frames: frameCount, bytesWritten: output.bytesWritten, results: results,
-                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
-                       hooks: hooks?.runner.counts)
-    }
+        let pipeline = Pipeline(detector: detector, output: link.output, settings: settings)
+        let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
+        let recorder = options.keepResults ? ResultRecorder() : nil
+        var observers: [any FrameObserver] = []
+        if simulator == nil, let port = link.serialPort, let hotPlug = SerialHotPlug(port: port, logger: logger) { observers.append(hotPlug) }
+        if let web { observers.append(web) }
+        if let recorder { observers.append(recorder) }
+        observers.append(lockEvents)
+        if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
+        if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }
 
-    /// Logs a lock event and runs its hook.
-    static func report(_ event: LockOn.Event, turret: Aim, frameTime: Double, hooks: LockHooks?, logger: Logger) {
-        switch event {
-        case .locked(let box): logger.notice("target locked at \(box)")
-        case .lost(let box): logger.notice("lock lost (target last seen at \(box))")
-        }
-        hooks?.handle(event, turret: turret, frameTime: frameTime)
+        let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers)
+            .run(maxFrames: options.maxFrames, onExit: options.onExit)
+        simulator?.waitForBytes(link.output.bytesWritten, timeout: 0.5)
+        if StopSignal.isRequested { logger.info("stopped by signal") }
+        return Summary(frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],
+                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
+                       hooks: lockEvents.hooks?.runner.counts)
     }
 
     /// `--camera sim:IMAGE`: frames rendered where the simulated servo
@@ -210,59 +156,5 @@ public enum Runner {
         try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
                        framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
                        controls: options.controls, logger: logger)
-    }
-
-    /// Reopens the camera when udev reports a video device (or at least once a
-    /// second) until it is back, or a signal stops us.
-    static func waitForCamera(_ options: RunOptions, logger: Logger) throws -> any FrameSource {
-        let monitor = DeviceMonitor(subsystems: ["video4linux"])
-        while !StopSignal.isRequested {
-            if let monitor {
-                for event in monitor.events(timeout: 1) where event.action == "add" {
-                    logger.notice("udev: \(event.subsystem) add \(event.path ?? "?")")
-                }
-            } else {
-                sleep(1)
-            }
-            if let camera = try? openCamera(options, logger: logger) { return camera }
-        }
-        throw VideoError(source: options.camera, reason: "stopped while waiting for the camera", hint: "")
-    }
-
-    static func trackLine(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {
-        let time = String(format: "%6.2fs", result.timestamp)
-        let target = result.target.map { box in
-            let c = box.center
-            return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
-        } ?? "no face          "
-        let sent = result.commands.map(\.description).joined(separator: " ")
-        let servoText = servo.map { " servo pan \($0.pan)" + ($0.isScanning ? " (scanning)" : "") } ?? ""
-        return "\(time)  \(target)  sent \(sent.padding(toLength: 10, withPad: " ", startingAt: 0))\(servoText)"
-    }
-}
-
-/// Prints the HUD on stderr: rewritten in place on a terminal, one line per
-/// change otherwise (logs stay readable).
-final class StatusPrinter {
-    private let enabled: Bool
-    private let isTerminal = isatty(STDERR_FILENO) == 1
-    private var lastHUD = ""
-    private var rate = FrameRateMeter()
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func update(hud: String, serial: String) {
-        guard enabled else { return }
-        let fps = rate.tick()
-        if isTerminal {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + StatusLine.line(hud: hud, framesPerSecond: fps, serial: serial)).utf8))
-        } else if hud != lastHUD {
-            FileHandle.standardError.write(Data((StatusLine.line(hud: hud, framesPerSecond: fps, serial: serial) + "\n").utf8))
-        }
-        lastHUD = hud
-    }
-
-    func finish() {
-        if enabled && isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -4,6 +4,7 @@ import FaceDetection
 import Foundation
 import Logging
 import SentryCore
+import Serial
 import Synchronization
 import Tracking
 import Video
@@ -143,18 +144,21 @@ final class LiveControl: ConsoleController {
 /// `--web` seen from the frame loop: requests applied before each frame,
 /// each frame's status published after it. Neither step waits for the
 /// server; encoding and serving run on their own threads.
-final class WebConsole {
+final class WebConsole: FrameObserver {
     let hub: ConsoleHub
     private let server: ConsoleServer
     private let control: LiveControl
+    /// The link whose state the console shows.
+    private let output: any CommandOutput
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    init(options: WebOptions, detectorName: String, logger: Logger) throws {
+    init(options: WebOptions, detectorName: String, output: any CommandOutput, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         control = LiveControl(options: options, logger: logger)
         server = try ConsoleServer(address: options.address, token: options.token, hub: hub, controller: control)
         self.detectorName = detectorName
+        self.output = output
         do {
             try server.start()
         } catch {
@@ -164,8 +168,8 @@ final class WebConsole {
         logger.notice("web console on http://\(options.address)/\(options.token == nil ? "" : "?token=…")")
     }
 
-    /// Applies the console's requests to `pipeline`, in a frame of `width` x `height`.
-    func applyRequests(to pipeline: Pipeline, frameWidth width: Int, frameHeight height: Int) {
+    /// Applies the console's requests to `pipeline`, in the frame's size.
+    func willProcess(_ frame: Frame, pipeline: Pipeline) {
         let (settings, detector, steering) = control.takeRequests()
         if let settings { pipeline.change(settings: settings.pipeline) }
         if let detector {
@@ -173,11 +177,12 @@ final class WebConsole {
             detectorName = detector.name
             hub.log("settings", "detector: \(detector.name)")
         }
-        for request in steering { pipeline.steer(request, frameWidth: width, frameHeight: height) }
+        for request in steering { pipeline.steer(request, frameWidth: frame.image.width, frameHeight: frame.image.height) }
     }
 
-    /// Publishes what the pipeline did with `frame`, read from the source at `capturedAt`.
-    func publish(_ result: FrameResult, frame: Frame, capturedAt: Double, pipeline: Pipeline, serial: String) {
+    /// Publishes what the pipeline did with the frame.
+    func didProcess(_ context: FrameContext) {
+        let result = context.result, pipeline = context.pipeline, frame = context.frame
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
         let scores = pipeline.detector.lastScores
@@ -195,11 +200,17 @@ final class WebConsole {
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
             mode: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering),
             steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
-            loopMs: (now - capturedAt) * 1000, serial: serial, detector: detectorName)
-        hub.publish(status, frame: frame, capturedAt: capturedAt)
+            loopMs: (now - context.capturedAt) * 1000, serial: output.state, detector: detectorName)
+        hub.publish(status, frame: frame, capturedAt: context.capturedAt)
     }
 
-    func log(_ kind: String, _ text: String) { hub.log(kind, text) }
+    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+        hub.log("camera", error.description)
+    }
+
+    func cameraBack(_ name: String) {
+        hub.log("camera", "camera \(name) is back")
+    }
 
     /// Ends the streams first, so that the server's connections can finish.
     func close() {

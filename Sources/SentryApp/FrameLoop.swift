@@ -1,0 +1,95 @@
+import SentryCore
+import Video
+
+/// What an observer is told about a frame the pipeline has handled.
+public struct FrameContext {
+    public let frame: Frame
+    public let result: FrameResult
+    /// When the source handed the frame over (monotonic seconds).
+    public let capturedAt: Double
+    /// The pipeline, for its settings, steering and detector.
+    public let pipeline: Pipeline
+}
+
+/// Something the frame loop tells about each frame, and about the camera
+/// going and coming back. The loop itself only moves frames through the
+/// pipeline; everything else a run does (the console, hooks, the status
+/// line, the `--track` table, hot-plug) is an observer registered at start,
+/// so a new capability is a new observer, not more lines in the loop.
+///
+/// Observers run on the frame loop's thread, in the order registered: each
+/// must return quickly and hand slow work (hooks, encoding, serving) to its
+/// own threads.
+public protocol FrameObserver: AnyObject {
+    /// Before `frame` goes through the pipeline: the one place where an
+    /// observer may change the pipeline (the console's settings and steering).
+    func willProcess(_ frame: Frame, pipeline: Pipeline)
+    /// After the pipeline handled a frame and wrote its commands.
+    func didProcess(_ context: FrameContext)
+    /// The camera went away; the pipeline has sent its sweep. `lockEvent`:
+    /// the lock lost with it, if there was one.
+    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?)
+    /// The camera is back.
+    func cameraBack(_ name: String)
+    /// The loop ended (the stream ended, `--frames`, or a signal), after the
+    /// parting command was flushed.
+    func loopFinished()
+}
+
+extension FrameObserver {
+    public func willProcess(_ frame: Frame, pipeline: Pipeline) {}
+    public func didProcess(_ context: FrameContext) {}
+    public func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {}
+    public func cameraBack(_ name: String) {}
+    public func loopFinished() {}
+}
+
+/// Frames from the source through the pipeline to the observers, until the
+/// stream ends, `maxFrames` is reached or a signal asks to stop.
+final class FrameLoop {
+    private let pipeline: Pipeline
+    private let camera: RecoveringCamera
+    private let observers: [any FrameObserver]
+
+    init(pipeline: Pipeline, camera: RecoveringCamera, observers: [any FrameObserver]) {
+        self.pipeline = pipeline
+        self.camera = camera
+        self.observers = observers
+    }
+
+    /// Runs the loop; returns the number of frames processed.
+    func run(maxFrames: Int?, onExit: ExitCommand) throws -> Int {
+        var frameCount = 0
+        while !StopSignal.isRequested, frameCount < maxFrames ?? .max {
+            let frame: Frame
+            switch try camera.next() {
+            case .frame(let next):
+                frame = next
+            case .end:
+                try finish(onExit)
+                return frameCount
+            case .lost(let error):
+                let lockEvent = try pipeline.cameraLost().map {
+                    LockEventContext(event: $0, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime)
+                }
+                for observer in observers { observer.cameraLost(error, lockEvent: lockEvent) }
+                let name = try camera.reopen()
+                for observer in observers { observer.cameraBack(name) }
+                continue
+            }
+            let capturedAt = monotonicSeconds()
+            for observer in observers { observer.willProcess(frame, pipeline: pipeline) }
+            let result = try pipeline.process(frame)
+            frameCount += 1
+            let context = FrameContext(frame: frame, result: result, capturedAt: capturedAt, pipeline: pipeline)
+            for observer in observers { observer.didProcess(context) }
+        }
+        try finish(onExit)
+        return frameCount
+    }
+
+    private func finish(_ onExit: ExitCommand) throws {
+        try pipeline.finish(with: onExit)
+        for observer in observers { observer.loopFinished() }
+    }
+}

@@ -1,0 +1,47 @@
+import Logging
+import SentryCore
+import Tracking
+import Video
+
+/// A lock gained or lost, with what the turret held at that moment.
+public struct LockEventContext: Sendable {
+    public var event: LockOn.Event
+    /// The angles the turret holds.
+    public var turret: Aim
+    /// The frame's timestamp (the clock of `--track`).
+    public var frameTime: Double
+}
+
+/// Logs locks, losses and shots, and runs `--on-lock`/`--on-lost` for them.
+final class LockEvents: FrameObserver {
+    private let logger: Logger
+    /// `nil` without `--on-lock`/`--on-lost`.
+    let hooks: LockHooks?
+
+    init(hooks settings: LockHookSettings, logger: Logger) {
+        self.logger = logger
+        hooks = settings.onLock != nil || settings.onLost != nil ? LockHooks(settings: settings, logger: logger) : nil
+    }
+
+    func didProcess(_ context: FrameContext) {
+        let result = context.result
+        if let event = result.lockEvent {
+            report(LockEventContext(event: event, turret: result.commanded, frameTime: result.timestamp))
+        }
+        if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
+    }
+
+    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+        if let lockEvent { report(lockEvent) }
+    }
+
+    func loopFinished() { hooks?.finish() }
+
+    private func report(_ context: LockEventContext) {
+        switch context.event {
+        case .locked(let box): logger.notice("target locked at \(box)")
+        case .lost(let box): logger.notice("lock lost (target last seen at \(box))")
+        }
+        hooks?.handle(context.event, turret: context.turret, frameTime: context.frameTime)
+    }
+}

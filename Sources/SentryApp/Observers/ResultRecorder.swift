@@ -1,0 +1,7 @@
+/// Keeps every frame's result for the run's summary (tests); not registered
+/// for long runs, where it would grow without bound.
+final class ResultRecorder: FrameObserver {
+    private(set) var results: [FrameResult] = []
+
+    func didProcess(_ context: FrameContext) { results.append(context.result) }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Serial
+import Video
+
+/// Prints the HUD on stderr: rewritten in place on a terminal, one line per
+/// change otherwise (logs stay readable).
+final class StatusPrinter: FrameObserver {
+    private let output: any CommandOutput
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private var lastHUD = ""
+    private var rate = FrameRateMeter()
+
+    init(output: any CommandOutput) { self.output = output }
+
+    func didProcess(_ context: FrameContext) {
+        let result = context.result, pipeline = context.pipeline
+        update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
+                                   steering: pipeline.steering))
+    }
+
+    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+        update(hud: "camera lost")
+    }
+
+    func loopFinished() {
+        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    private func update(hud: String) {
+        let fps = rate.tick()
+        let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: output.state)
+        if isTerminal {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        } else if hud != lastHUD {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        lastHUD = hud
+    }
+}

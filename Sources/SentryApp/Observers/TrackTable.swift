@@ -1,0 +1,32 @@
+import Foundation
+import Serial
+import ServoSim
+
+/// `--track`: one line on stdout per frame that wrote commands, with where
+/// the simulated servo stands once it has read them.
+final class TrackTable: FrameObserver {
+    private let output: any CommandOutput
+    private let simulator: SimulatedServo?
+
+    init(output: any CommandOutput, simulator: SimulatedServo?) {
+        self.output = output
+        self.simulator = simulator
+    }
+
+    func didProcess(_ context: FrameContext) {
+        guard !context.result.commands.isEmpty else { return }
+        simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
+        print(Self.line(context.result, servo: simulator?.current))
+    }
+
+    static func line(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {
+        let time = String(format: "%6.2fs", result.timestamp)
+        let target = result.target.map { box in
+            let c = box.center
+            return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
+        } ?? "no face          "
+        let sent = result.commands.map(\.description).joined(separator: " ")
+        let servoText = servo.map { " servo pan \($0.pan)" + ($0.isScanning ? " (scanning)" : "") } ?? ""
+        return "\(time)  \(target)  sent \(sent.padding(toLength: 10, withPad: " ", startingAt: 0))\(servoText)"
+    }
+}
