@@ -11,6 +11,13 @@ import SentryCore
 /// a 128x128 input). The other faces of the last full pass are reported where
 /// they were, so the tracker's choice of target does not flicker. With nobody
 /// in view, the frames between passes cost no detection at all.
+///
+/// The two models draw a face's box a little differently (a couple of
+/// pixels off, a few percent larger or smaller), so a still face would jump
+/// between two boxes, and its aim between two degrees, at every full pass.
+/// Each full pass therefore also runs the neighbourhood model on the same
+/// frame and keeps the difference (`BoxCorrection`); the boxes in between
+/// are corrected by it, so for a still face they agree with the full pass.
 public final class ScheduledDetector: FaceDetector {
     /// What ran on the last frame.
     public enum Pass: Sendable, Equatable {
@@ -38,6 +45,9 @@ public final class ScheduledDetector: FaceDetector {
     private var lastTime = -Double.infinity
     /// The face followed between full passes, with its score.
     private var followed: (box: Box, score: Float)?
+    /// The full pass's box from the neighbourhood model's, measured on the
+    /// same frame at the last full pass; `nil` until one was measured.
+    public private(set) var correction: BoxCorrection?
     /// The other faces of the last full pass, with their scores.
     private var others: [Box] = []
     private var otherScores: [Float] = []
@@ -53,7 +63,7 @@ public final class ScheduledDetector: FaceDetector {
 
     /// Without a time every frame is a full pass.
     public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
-        fullPass(in: image, at: lastTime, into: &faces)
+        fullPass(in: image, at: lastTime, calibrating: false, into: &faces)
     }
 
     public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
@@ -61,7 +71,7 @@ public final class ScheduledDetector: FaceDetector {
         if time < lastTime { nextFullPass = -.infinity }
         lastTime = time
         if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
-            return fullPass(in: image, at: time, into: &faces)
+            return fullPass(in: image, at: time, calibrating: true, into: &faces)
         }
         guard let last = followed else {
             lastPass = .none
@@ -72,15 +82,18 @@ public final class ScheduledDetector: FaceDetector {
         neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: last.box, in: image), into: &found)
         // The face nearest to where it was; none: it is lost, look at the whole frame now.
         guard let nearest = found.indices.min(by: { Self.distance(found[$0], last.box) < Self.distance(found[$1], last.box) }) else {
-            return fullPass(in: image, at: time, into: &faces)
+            return fullPass(in: image, at: time, calibrating: true, into: &faces)
         }
         let scores = neighbourhood.lastScores
-        followed = (found[nearest], nearest < scores.count ? scores[nearest] : 1)
+        let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
+        followed = (box, nearest < scores.count ? scores[nearest] : 1)
         lastPass = .neighbourhood
         report(into: &faces)
     }
 
-    private func fullPass(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+    /// `calibrating`: also measure the neighbourhood model's difference on
+    /// the followed face (only worth it when neighbourhood passes follow).
+    private func fullPass(in image: GrayImage, at time: Double, calibrating: Bool, into faces: inout [Box]) {
         fullFrame.detectFaces(in: image, into: &found)
         nextFullPass = time >= nextFullPass && time < nextFullPass + interval ? nextFullPass + interval : time + interval
         lastPass = .full
@@ -102,7 +115,18 @@ public final class ScheduledDetector: FaceDetector {
                 otherScores.append(score)
             }
         }
+        if calibrating, let followed { calibrate(on: followed.box, in: image) }
         report(into: &faces)
+    }
+
+    /// Runs the neighbourhood model where the full pass found `face` and
+    /// keeps how its box differs; keeps the last correction when it finds
+    /// nothing there or something too unlike the face to be the same one.
+    private func calibrate(on face: Box, in image: GrayImage) {
+        neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: face, in: image), into: &found)
+        guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }),
+              let measured = BoxCorrection(from: nearest, to: face) else { return }
+        correction = measured
     }
 
     /// The other faces, then the followed one.
@@ -131,5 +155,40 @@ public final class ScheduledDetector: FaceDetector {
     private static func distance(_ a: Box, _ b: Box) -> Double {
         let (ax, ay) = a.center, (bx, by) = b.center
         return (ax - bx) * (ax - bx) + (ay - by) * (ay - by)
+    }
+}
+
+/// How one detector's box for a face differs from another's, relative to the
+/// box's size so that it holds as the face comes nearer or goes away.
+public struct BoxCorrection: Sendable, Equatable {
+    /// The centre's shift, in widths and heights of the box corrected.
+    public var shiftX: Double, shiftY: Double
+    /// The size's ratio.
+    public var scaleX: Double, scaleY: Double
+
+    /// The largest difference still taken for the same face drawn
+    /// differently: beyond it the two boxes are not one face.
+    static let largestShift = 0.25
+    static let scaleRange = 0.7...1.4
+
+    /// The correction that turns `box` into `target`; `nil` when they are too
+    /// far apart to be the same face.
+    public init?(from box: Box, to target: Box) {
+        guard box.width > 0, box.height > 0 else { return nil }
+        let (bx, by) = box.center, (tx, ty) = target.center
+        shiftX = (tx - bx) / Double(box.width)
+        shiftY = (ty - by) / Double(box.height)
+        scaleX = Double(target.width) / Double(box.width)
+        scaleY = Double(target.height) / Double(box.height)
+        guard abs(shiftX) <= Self.largestShift, abs(shiftY) <= Self.largestShift,
+              Self.scaleRange.contains(scaleX), Self.scaleRange.contains(scaleY) else { return nil }
+    }
+
+    /// `box` as the other detector would have drawn it.
+    public func applied(to box: Box) -> Box {
+        let width = Double(box.width) * scaleX, height = Double(box.height) * scaleY
+        let (cx, cy) = box.center
+        let x = cx + shiftX * Double(box.width) - width / 2, y = cy + shiftY * Double(box.height) - height / 2
+        return Box(x: Int(x.rounded()), y: Int(y.rounded()), width: Int(width.rounded()), height: Int(height.rounded()))
     }
 }

@@ -34,6 +34,8 @@ public struct RunOptions: Sendable {
     /// The virtual camera's true field of view (`--sim-fov`; `nil`: the
     /// tracker's `--fov`).
     public var virtualFieldOfView: Double?
+    /// The virtual camera's sensor noise (`--sim-noise`, gray levels).
+    public var virtualCameraNoise = 0.0
     public var detector = DetectorOptions()
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.scan
@@ -130,7 +132,8 @@ public enum Runner {
                                   output: any CommandOutput) throws(VideoError) -> any FrameSource {
         try VirtualCamera(scenePath: scene, size: options.size ?? FrameSize(width: 640, height: 480),
                           fieldOfView: options.virtualFieldOfView ?? options.settings.tracking.fieldOfView,
-                          framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime) { time in
+                          framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime,
+                          sensorNoise: options.virtualCameraNoise) { time in
             simulator.waitForBytes(output.bytesWritten, timeout: 0.5)
             let state = simulator.advance(to: time)
             return (state.panPosition, state.tiltPosition)

@@ -62,36 +62,3 @@ public struct OneEuroFilter: Sendable {
         old + factor * (new - old)
     }
 }
-
-/// A whole-degree output that changes only when the unrounded angle clearly
-/// leaves the current degree: `slack` degrees of hysteresis on each side stop
-/// a value sitting on a boundary from flipping the servo back and forth.
-public struct SteadyDegree: Sendable, Equatable {
-    public var slack: Double
-    private var current: Int?
-
-    public init(slack: Double = 0.3) {
-        self.slack = slack
-    }
-
-    /// `unrounded` → a whole degree by `round` (e.g. truncation toward zero
-    /// for SPEC §2), kept at the current degree while within the slack.
-    public mutating func degree(for unrounded: Double, rounding: FloatingPointRoundingRule) -> Int {
-        let candidate = Int(unrounded.rounded(rounding))
-        if let current, candidate != current {
-            // The interval that rounds to `current`, widened by the slack.
-            let low: Double, high: Double
-            switch rounding {
-            case .towardZero, .down: (low, high) = (Double(current), Double(current) + 1)
-            default: (low, high) = (Double(current) - 0.5, Double(current) + 0.5)
-            }
-            if unrounded >= low - slack && unrounded < high + slack { return current }
-        }
-        current = candidate
-        return candidate
-    }
-
-    public mutating func reset() {
-        current = nil
-    }
-}

@@ -28,6 +28,12 @@ public struct TrackingSettings: Sendable {
     public var gains: TurretLoop.Gains = .standard
     /// The One Euro filter on the target's centre, or `nil` for none.
     public var smoothing: OneEuroFilter.Parameters?
+    /// Degrees the exact angle must go past the edge of the whole degree
+    /// sent before another is sent (`--hysteresis`): detector noise on a
+    /// still face, where its angle sits on the boundary between two
+    /// degrees, would otherwise flip the servo between them every frame and
+    /// never let an aim stand long enough to fire. 0: SPEC §2's formula as is.
+    public var hysteresis: Double = SteadyDegree.standardSlack
     public var switchMargin: Double = 0.2
     public var switchFrames: Int = 3
     /// Seconds a target may be out of sight before it is given up.
@@ -88,6 +94,8 @@ public struct Tracker: Sendable {
         if settings.mount == .turret { loop = Self.turretLoop(settings) }
         smoothX = OneEuroFilter(settings.smoothing ?? .standard)
         smoothY = OneEuroFilter(settings.smoothing ?? .standard)
+        steadyPan.slack = settings.hysteresis
+        steadyTilt.slack = settings.hysteresis
     }
 
     /// The target this frame (its box, if in sight) and what to do.
@@ -128,6 +136,8 @@ public struct Tracker: Sendable {
         if new.mount != old.mount || new.fieldOfView != old.fieldOfView || new.gains != old.gains || new.mapper != old.mapper {
             loop = new.mount == .turret ? Self.turretLoop(new) : nil
         }
+        steadyPan.slack = new.hysteresis
+        steadyTilt.slack = new.hysteresis
         if new.smoothing != old.smoothing || new.mapper != old.mapper || new.mount != old.mount {
             smoothX = OneEuroFilter(new.smoothing ?? .standard)
             smoothY = OneEuroFilter(new.smoothing ?? .standard)
@@ -204,8 +214,9 @@ public struct Tracker: Sendable {
     private mutating func aim(at point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
         let mapper = settings.mapper
         guard var loop else {
-            guard settings.smoothing != nil else { return mapper.aim(at: point, frameWidth: width, frameHeight: height) }
-            let x = smoothX.filter(point.x, at: time), y = smoothY.filter(point.y, at: time)
+            // SPEC §2's truncation, held at the degree sent until the exact angle clearly leaves it.
+            var (x, y) = point
+            if settings.smoothing != nil { (x, y) = (smoothX.filter(x, at: time), smoothY.filter(y, at: time)) }
             let pan = steadyPan.degree(for: mapper.unroundedAngle(position: x, extent: width), rounding: .towardZero)
             let tilt = steadyTilt.degree(for: mapper.unroundedAngle(position: y, extent: height), rounding: .towardZero)
             return Aim(pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt)

@@ -14,6 +14,11 @@ import Video
 /// output's aspect and is scaled to the output size (bilinear). Outside the
 /// scene is mid-gray.
 ///
+/// `sensorNoise` adds a real sensor's grain: every pixel of every frame
+/// gets its own near-Gaussian deviation of that many gray levels, the same
+/// for the same frame index in every run, so tests see a still scene as a
+/// camera shows it and stay repeatable.
+///
 /// Frames are on their own clock (`index / framesPerSecond`), which is the
 /// time `pose` is asked for; with `realtime` they are also paced to it.
 public final class VirtualCamera: FrameSource {
@@ -26,6 +31,7 @@ public final class VirtualCamera: FrameSource {
     public let fieldOfView: Double
     public let framesPerSecond: Double
     public let name: String
+    public let sensorNoise: Double
     private let realtime: Bool
     private let pose: Pose
     private let started = monotonicSeconds()
@@ -33,20 +39,21 @@ public final class VirtualCamera: FrameSource {
 
     /// Opens `scenePath` (any image ffmpeg reads) as the scene.
     public convenience init(scenePath: String, size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
-                realtime: Bool = false, pose: @escaping Pose) throws(VideoError) {
+                realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose) throws(VideoError) {
         let source = try FileFrameSource.open(path: scenePath)
         defer { source.close() }
         guard let first = try source.nextFrame() else {
             throw VideoError(source: scenePath, reason: "holds no picture", hint: "pass an image for --camera sim:IMAGE")
         }
         self.init(scene: first.image, name: "sim:" + (scenePath as NSString).lastPathComponent, size: size,
-                  fieldOfView: fieldOfView, framesPerSecond: framesPerSecond, realtime: realtime, pose: pose)
+                  fieldOfView: fieldOfView, framesPerSecond: framesPerSecond, realtime: realtime, sensorNoise: sensorNoise, pose: pose)
     }
 
     /// A camera over an image already in memory.
     public init(scene: GrayImage, name: String = "sim", size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
-                realtime: Bool = false, pose: @escaping Pose) {
-        precondition(fieldOfView > 0 && framesPerSecond > 0)
+                realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose) {
+        precondition(fieldOfView > 0 && framesPerSecond > 0 && sensorNoise >= 0)
+        self.sensorNoise = sensorNoise
         self.scene = scene
         self.name = name
         width = size.width
@@ -65,7 +72,33 @@ public final class VirtualCamera: FrameSource {
         }
         let (pan, tilt) = pose(time)
         defer { index += 1 }
-        return Frame(image: render(pan: pan, tilt: tilt), timestamp: time, index: index)
+        var image = render(pan: pan, tilt: tilt)
+        if sensorNoise > 0 { addNoise(to: &image, seed: UInt64(index)) }
+        return Frame(image: image, timestamp: time, index: index)
+    }
+
+    /// Adds `sensorNoise` to every pixel: the sum of four uniform deviates
+    /// (Irwin–Hall, close enough to a sensor's Gaussian), from a SplitMix64
+    /// stream seeded with the frame's index.
+    private func addNoise(to image: inout GrayImage, seed: UInt64) {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        // Four 16-bit uniforms in [-0.5, 0.5) sum to variance 1/3: scale by √3.
+        let scale = Float(sensorNoise * 3.0.squareRoot()) / 65536
+        image.withUnsafeMutablePixels { pixels in
+            for index in pixels.indices {
+                let bits = next()
+                var sum: Float = -2 * 32768
+                for lane in 0..<4 { sum += Float((bits >> (16 * UInt64(lane))) & 0xFFFF) }
+                pixels[index] = UInt8(min(max(Float(pixels[index]) + sum * scale, 0), 255).rounded())
+            }
+        }
     }
 
     public func close() {}

@@ -229,6 +229,9 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "Smoothing: how fast the cutoff rises with speed (higher: less lag when moving).")
     var smoothBeta: Double = OneEuroFilter.Parameters.standard.beta
 
+    @Option(parsing: .unconditional, help: "Degrees the exact angle must pass the edge of the degree sent before the next is sent: a still face never flips the servo between two degrees (0: the exact formula every frame).")
+    var hysteresis: Double = SteadyDegree.standardSlack
+
     @Option(parsing: .unconditional, help: "Another face takes over the target only when its area is larger by this share (0.2 = 20%)...")
     var switchMargin: Double = 0.2
 
@@ -267,6 +270,9 @@ struct Run: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "The virtual camera's true field of view (default: --fov), to try a wrong --fov.")
     var simFov: Double?
+
+    @Option(parsing: .unconditional, help: "The virtual camera's sensor noise: a standard deviation in gray levels added to every pixel, new each frame (a real camera's grain; 0: none).")
+    var simNoise: Double = 0
 
     @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible.")
     var realtime = false
@@ -351,11 +357,13 @@ struct Run: ParsableCommand {
         }
         try check(fov, "fov", 1...179, " degrees (a typical webcam sees 60)")
         if let simFov { try check(simFov, "sim-fov", 1...179, " degrees") }
+        try check(simNoise, "sim-noise", 0...64, " gray levels (a webcam's grain is 2 to 8)")
         try check(kp, "kp", 0.01...2, " (default \(TurretLoop.Gains.standard.proportional))")
         try check(ki, "ki", 0...10, " per second (default \(TurretLoop.Gains.standard.integral))")
         try check(kd, "kd", 0...1, " seconds (default \(TurretLoop.Gains.standard.derivative))")
         try check(smoothCutoff, "smooth-cutoff", 0.01...100, " Hz")
         try check(smoothBeta, "smooth-beta", 0...100, "")
+        try check(hysteresis, "hysteresis", 0...5, " degrees (default \(SteadyDegree.standardSlack))")
         try check(switchMargin, "switch-margin", 0...100, " (0.2: another face must be 20% larger)")
         try check(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
         guard (1...10_000).contains(switchFrames) else { throw ValidationError("--switch-frames \(switchFrames) must be between 1 and 10000") }
@@ -381,6 +389,7 @@ struct Run: ParsableCommand {
         settings.fieldOfView = fov
         settings.gains = TurretLoop.Gains(proportional: kp, integral: ki, derivative: kd)
         settings.smoothing = smooth ? OneEuroFilter.Parameters(minCutoff: smoothCutoff, beta: smoothBeta) : nil
+        settings.hysteresis = hysteresis
         settings.switchMargin = switchMargin
         settings.switchFrames = switchFrames
         settings.lostAfter = lostAfter
@@ -417,6 +426,7 @@ struct Run: ParsableCommand {
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = servoSpeed
         options.virtualFieldOfView = simFov
+        options.virtualCameraNoise = simNoise
         options.onExit = onExit
         options.showStatus = !quiet
         options.printTrack = track

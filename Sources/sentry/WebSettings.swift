@@ -11,7 +11,7 @@ extension Run {
     /// The flags the console may change. `--fire` itself is not among them:
     /// arming the trigger stays a decision made where sentry is started.
     static let liveKeys = ["offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector", "detect-fps",
-                           "smooth", "smooth-cutoff", "smooth-beta", "switch-margin", "switch-frames", "search", "lock-after",
+                           "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
                            "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd"]
 
     /// `--web`'s options, or `nil` without it.

@@ -145,3 +145,28 @@ struct ScheduledDetectionTests {
         #expect(passes.filter { $0 == .none }.count == 25)
     }
 }
+
+@Suite("--detect-fps: the boxes between full passes agree with the full pass on a still face")
+struct ScheduledBoxAgreementTests {
+    @Test("a still face from a camera-like clip: the followed box's centre stays within a pixel of the full pass's")
+    func stillFace() throws {
+        let source = try FileFrameSource.open(path: CameraClips.still(shift: 0))
+        defer { source.close() }
+        let detector = try #require(try ScheduledDetectionTests.detector(rate: 8) as? ScheduledDetector)
+        var faces: [Box] = [], full: [Double] = [], between: [Double] = []
+        while let frame = try source.nextFrame() {
+            detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
+            guard let face = faces.last else { continue }
+            switch detector.lastPass {
+            case .full: full.append(face.center.x)
+            case .neighbourhood: between.append(face.center.x)
+            case .none: break
+            }
+        }
+        let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
+        print("still face: full passes' centre x \(String(format: "%.2f", mean(full))) (\(full.count)), in between \(String(format: "%.2f", mean(between))) (\(between.count)); correction \(String(describing: detector.correction))")
+        #expect(full.count >= 40 && between.count >= 120)
+        #expect(abs(mean(full) - mean(between)) < 1)
+        #expect(between.allSatisfy { abs($0 - mean(full)) <= 2 }, "\(between)")
+    }
+}

@@ -1,0 +1,217 @@
+import FaceDetection
+import Foundation
+import Logging
+import SentryApp
+import SentryCore
+import Testing
+import Tracking
+import Video
+
+/// Clips a camera could have taken: the astronaut photo, still or drifting,
+/// with a sensor's grain new in every frame (ffmpeg's temporal noise) and
+/// H.264's compression on top, at 30 fps.
+enum CameraClips {
+    static let framesPerSecond = 30.0
+
+    /// `seconds` of a 640x480 window over the photo's head and shoulders
+    /// (the demo clip's part, x 80-330, y 0-300: no flag or model shuttle to
+    /// fool a cascade) on a gray canvas, its left edge at `left(t)` pixels of
+    /// the canvas; the face's centre is at x = 784.5 - left there.
+    static func make(_ name: String, seconds: Double, left: String) -> String {
+        let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name + ".mp4"
+        guard !FileManager.default.fileExists(atPath: path) else { return path }
+        let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
+                             "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
+                             "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", path]
+        try? process.run()
+        process.waitUntilExit()
+        return path
+    }
+
+    /// A face held still for 6 s; `shift` pixels (a sixth of a degree each)
+    /// moves it across the boundary between two degrees from one clip to
+    /// the next.
+    static func still(shift: Int) -> String { make("still-\(shift)", seconds: 6, left: String(460 + shift)) }
+
+    /// A face drifting left at 1° of pan a second (6.4 px/s on the default
+    /// 100° mapping) for 6 s.
+    static let drift = make("drift", seconds: 6, left: "440+6.4*t")
+}
+
+/// The detection modes and detectors a user gets without asking for one.
+enum DefaultDetection: String, CaseIterable, CustomTestStringConvertible {
+    case blazefaceEightPerSecond = "blazeface, --detect-fps 8 (the default)"
+    case blazefaceEveryFrame = "blazeface, --detect-fps every"
+    case haar = "haar, --detect-fps 8"
+
+    var testDescription: String { rawValue }
+
+    var options: DetectorOptions {
+        var options = DetectorOptions()
+        options.threads = 1
+        options.detectRate = 8  // the command line's default
+        switch self {
+        case .blazefaceEightPerSecond: break
+        case .blazefaceEveryFrame: options.detectRate = nil
+        case .haar: options.kind = .haar
+        }
+        return options
+    }
+}
+
+/// Runs a clip through sentry in-process against the simulated servo, with
+/// every default but those `configure` changes.
+func runDefaults(_ clip: String, detection: DefaultDetection = .blazefaceEightPerSecond, realtime: Bool = false,
+                 configure: (inout RunOptions) -> Void = { _ in }) throws -> Runner.Summary {
+    var options = RunOptions(camera: clip, serial: simulatedSerialName)
+    options.showStatus = false
+    options.keepResults = true
+    options.onExit = .none
+    options.realtime = realtime
+    options.detector = detection.options
+    configure(&options)
+    return try Runner.run(options, logger: Logger(label: "test"))
+}
+
+/// The pan aims that went on the wire, with their frame times.
+func panAims(_ summary: Runner.Summary) -> [(time: Double, pan: Int)] {
+    summary.results.flatMap { result in
+        result.commands.compactMap { command in
+            if case .pan(let pan) = command { (result.timestamp, pan) } else { nil }
+        }
+    }
+}
+
+/// How often a sequence of angles turns back.
+func reversals(_ angles: [Int]) -> Int {
+    var count = 0, direction = 0
+    for (previous, next) in zip(angles, angles.dropFirst()) where next != previous {
+        let step = next > previous ? 1 : -1
+        if direction != 0, step != direction { count += 1 }
+        direction = step
+    }
+    return count
+}
+
+@Suite("A still face, a still turret: with every default, no command while the face does not move", .serialized)
+struct StillFaceTests {
+    static let shifts = [0, 2, 4, 6]
+
+    @Test("a still face for 6 s: the first aim and at most one settling step, then silence", arguments: DefaultDetection.allCases)
+    func stillFace(_ detection: DefaultDetection) throws {
+        for shift in Self.shifts {
+            let summary = try runDefaults(CameraClips.still(shift: shift), detection: detection)
+            let aims = panAims(summary)
+            print("still face, \(detection.rawValue), shift \(shift) px: \(aims.count) aims in 6 s: \(aims.prefix(6).map { "X\($0.pan)@\(String(format: "%.2f", $0.time))" })")
+            #expect(summary.frames == 180)
+            #expect((1...2).contains(aims.count), "shift \(shift): \(aims.map(\.pan))")
+            // The chart and --track: one flat line once settled.
+            let settled = summary.results.filter { $0.timestamp >= 0.5 }.compactMap(\.aim)
+            #expect(settled.count >= 160 && Set(settled).count == 1, "shift \(shift): aims \(Set(settled))")
+        }
+    }
+
+    @Test("without the hysteresis (--hysteresis 0) the same clips make the aim flicker: the test above can fail")
+    func mutation() throws {
+        var flickers = 0
+        for shift in Self.shifts {
+            let summary = try runDefaults(CameraClips.still(shift: shift)) { $0.settings.tracking.hysteresis = 0 }
+            flickers = max(flickers, panAims(summary).count)
+        }
+        print("still face without hysteresis: up to \(flickers) aims in 6 s")
+        #expect(flickers > 2)
+    }
+
+    @Test("the turret mount on the virtual camera with a sensor's grain: once settled, silence")
+    func turretMount() throws {
+        for noise in [4.0, 8.0] {
+            var options = RunOptions(camera: virtualCameraPrefix + Scene.path(left: Scene.left(forPan: 100)), serial: simulatedSerialName)
+            options.showStatus = false
+            options.keepResults = true
+            options.onExit = .none
+            options.maxFrames = 180
+            options.virtualCameraNoise = noise
+            options.detector = DefaultDetection.blazefaceEightPerSecond.options
+            options.settings.tracking.mount = .turret
+            let summary = try Runner.run(options, logger: Logger(label: "test"))
+            let aims = panAims(summary)
+            let late = aims.filter { $0.time >= 2 }
+            print("turret, grain \(noise): \(aims.count) aims, \(late.count) after 2 s: \(aims.map(\.pan))")
+            #expect(aims.last.map { abs(Double($0.pan) - 100) <= 1.5 } == true, "\(aims.map(\.pan))")
+            #expect(late.isEmpty, "grain \(noise): \(late.map(\.pan))")
+        }
+    }
+
+    @Test("--fire --lock-after 1 with every other default fires at the still face, at most once per cooldown")
+    func firesAtStillFace() throws {
+        let cooldown = FireControl.Settings.defaultCooldown
+        for shift in [0, 4] {
+            let summary = try runDefaults(CameraClips.still(shift: shift), realtime: true) {
+                $0.settings.lockAfter = 1
+                $0.settings.fire = FireControl.Settings()
+            }
+            let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }.map(\.timestamp)
+            print("still face, shift \(shift): shots at \(shots.map { String(format: "%.2f", $0) }) s; the servo fired \(summary.servoTrack.last?.shots ?? 0)")
+            #expect(!shots.isEmpty)
+            #expect(summary.servoTrack.last?.shots == shots.count, "every shot sent was fired")
+            for (earlier, later) in zip(shots, shots.dropFirst()) { #expect(later - earlier >= cooldown - 0.001) }
+        }
+    }
+
+    @Test("a face drifting 1° a second steps one degree at a time, never back", arguments: DefaultDetection.allCases)
+    func slowDrift(_ detection: DefaultDetection) throws {
+        let aims = panAims(try runDefaults(CameraClips.drift, detection: detection)).map(\.pan)
+        print("drift, \(detection.rawValue): \(aims)")
+        #expect(reversals(aims) == 0, "\(aims)")
+        for (previous, next) in zip(aims, aims.dropFirst()) { #expect(abs(next - previous) == 1, "\(aims)") }
+        // 6 s at 1° a second.
+        #expect((5...7).contains((aims.first ?? 0) - (aims.last ?? 0)), "\(aims)")
+    }
+}
+
+@Suite("A moving face keeps its lag with the hysteresis")
+struct MovingFaceLagTests {
+    /// The lag (in frames, 0-3) that best lines `aims` up behind `reference`.
+    static func lag(_ aims: [Aim?], behind reference: [Aim?]) -> Int {
+        (0...3).min { a, b in cost(aims, reference, a) < cost(aims, reference, b) }!
+    }
+
+    static func cost(_ aims: [Aim?], _ reference: [Aim?], _ lag: Int) -> Double {
+        var total = 0.0, count = 0
+        for index in lag..<aims.count {
+            guard let aim = aims[index], let earlier = reference[index - lag] else { continue }
+            total += Double(abs(aim.pan - earlier.pan) + abs(aim.tilt - earlier.tilt))
+            count += 1
+        }
+        return total / Double(max(count, 1))
+    }
+
+    static func aims(_ frames: [Frame], rate: Double?, hysteresis: Double) throws -> [Aim?] {
+        var detector = DetectorOptions()
+        detector.threads = 1
+        detector.detectRate = rate
+        var tracking = TrackingSettings(tiltEnabled: true)
+        tracking.hysteresis = hysteresis
+        let pipeline = Pipeline(detector: try Runner.makeDetector(detector).detector, output: RecordingOutput(),
+                                settings: PipelineSettings(tracking: tracking))
+        return try frames.map { try pipeline.process($0).aim }
+    }
+
+    @Test("the demo path at 30 fps: the defaults lag per-frame detection's exact formula by at most a frame, every aim within 2°")
+    func demoPath() throws {
+        let frames = Scenes.video(seconds: 10, faces: Scenes.demoFace)
+        let exact = try Self.aims(frames, rate: nil, hysteresis: 0)
+        let defaults = try Self.aims(frames, rate: 8, hysteresis: SteadyDegree.standardSlack)
+        let before = try Self.aims(frames, rate: 8, hysteresis: 0)
+        let lag = Self.lag(defaults, behind: exact), lagBefore = Self.lag(before, behind: exact)
+        print("demo path lag behind per-frame detection: \(lag) frames with the hysteresis, \(lagBefore) without; mean error \(String(format: "%.2f", Self.cost(defaults, exact, 0)))° vs \(String(format: "%.2f", Self.cost(before, exact, 0)))°")
+        #expect(lag <= max(lagBefore, 1))
+        for (index, (aim, reference)) in zip(defaults, exact).enumerated() {
+            guard let aim, let reference else { continue }
+            #expect(abs(aim.pan - reference.pan) <= 2 && abs(aim.tilt - reference.tilt) <= 2, "frame \(index): \(aim) vs \(reference)")
+        }
+    }
+}
