@@ -28,8 +28,22 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Pure logic shared by the pipeline and the tests: no I/O at all.
-        .target(name: "SentryCore"),
+        // Leaf types, no dependencies.
+        // Frames: gray images, their colour planes, sizes. Optimised in debug
+        // builds, as the detectors are: every frame's pixels pass through it.
+        .target(name: "Imaging", swiftSettings: optimisedInDebug),
+        // Rectangles in frame pixels, servo aims, and SPEC §2's frame-to-angle formula.
+        .target(name: "Geometry"),
+        // Seconds on the monotonic clock, for intervals and deadlines.
+        .target(name: "MonotonicTime"),
+
+        // Pure logic.
+        // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
+        .target(name: "TurretProtocol", dependencies: ["Geometry"]),
+        // Recall, precision and F1 of detections against labelled faces.
+        .target(name: "Evaluation", dependencies: ["Geometry"]),
+        // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
+        .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol"]),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
         .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
@@ -45,50 +59,55 @@ let package = Package(
         // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["SentryCore", "TFLite", "Letterboxing", "CNumberReading"], swiftSettings: optimisedInDebug),
-        // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev.
+        .target(name: "FaceDetection", dependencies: ["Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading"],
+                swiftSettings: optimisedInDebug),
+
+        // I/O at the edges.
+        // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search. Pure.
-        .target(name: "Tracking", dependencies: ["SentryCore"]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // JPEG encoding and decoding on libjpeg-turbo.
+        .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
         // Frame sources: V4L2 cameras, JPEG and PNG photos, and other files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["FaceDetection", "CV4L2", "JPEG", "CPNG"]),
+        .target(name: "Video", dependencies: ["Imaging", "CV4L2", "JPEG", "CPNG"]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
-        .target(name: "VirtualCamera", dependencies: ["Video", "FaceDetection", "SentryCore"], swiftSettings: optimisedInDebug),
+        .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
-        .target(name: "Devices", dependencies: ["Video", "CUdev", "SentryCore"]),
-        // termios serial ports and pseudo-terminals.
-        .target(name: "Serial", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Devices", dependencies: ["Video", "CUdev", "MonotonicTime"]),
+        // termios serial ports and pseudo-terminals, and the serial link to the turret.
+        .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
-        .target(name: "ServoSim", dependencies: ["SentryCore", "Serial"]),
+        .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial"]),
         // The settings file: TOML whose keys are the long flag names.
         .target(name: "Config", dependencies: ["TOMLKit"]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
-        .target(name: "Hooks", dependencies: ["SentryCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Hooks", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log")]),
         // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
         .target(name: "WebServing", dependencies: ["FlyingFox"]),
-        // `sentry relay`: the original topology's WebSocket server in front of the serial port.
-        .target(name: "Relay", dependencies: ["SentryCore", "Serial", "WebServing", "FlyingFox", .product(name: "Logging", package: "swift-log")]),
-        // libjpeg-turbo (Debian libturbojpeg0-dev) and the encoder and decoder on it.
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
+        // `sentry relay`: the original topology's WebSocket server in front of the serial port, and its client link.
+        .target(name: "Relay", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "WebServing", "FlyingFox",
+                                              .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
-        .target(name: "Console", dependencies: ["SentryCore", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
+        .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
                                                 .product(name: "Logging", package: "swift-log")]),
-        // The pipeline: frames -> faces -> angles -> commands -> serial.
+
+        // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
         .target(
             name: "SentryApp",
             dependencies: [
-                "SentryCore", "Tracking", "FaceDetection", "TFLite", "Video", "VirtualCamera", "Serial", "ServoSim", "Devices", "Hooks", "Relay", "Console", "Config",
-                "CoreAffinity",
+                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "TFLite", "CoreAffinity",
+                "Video", "VirtualCamera", "Devices", "Serial", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The command line.
         .executableTarget(
             name: "sentry",
             dependencies: [
-                "SentryApp", "ServoSim", "Tracking", "Config", "Relay", "Serial", "WebServing", "Console",
+                "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
+                "Serial", "ServoSim", "Config", "Relay", "WebServing", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -96,31 +115,37 @@ let package = Package(
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
         .executableTarget(
             name: "count-allocations",
-            dependencies: ["FaceDetection", "Video", "SentryCore",
+            dependencies: ["FaceDetection", "Video", "Imaging", "Geometry",
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
             path: "Benchmarks/Allocations"
         ),
         // libFuzzer targets (`make fuzz`); in a normal build they replay a corpus.
         .target(name: "FuzzSupport", path: "Fuzz/Support"),
-        .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "FuzzSupport"], path: "Fuzz/Cascade"),
+        .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "Imaging", "FuzzSupport"], path: "Fuzz/Cascade"),
         .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
-        .executableTarget(name: "fuzz-protocol", dependencies: ["SentryCore", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
-        .testTarget(name: "SentryCoreTests", dependencies: ["SentryCore"]),
-        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "SentryCore"]),
+        .executableTarget(name: "fuzz-protocol", dependencies: ["TurretProtocol", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
+
+        // Tests.
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
+        .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
-        .testTarget(name: "RelayTests", dependencies: ["Relay", "SentryCore"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "SentryCore", "WebServing", "FaceDetection", "FlyingFox"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
+                                                         "FaceDetection", "FlyingFox"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "VideoTests", dependencies: ["Video", "VirtualCamera"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "Imaging", "VirtualCamera", "FaceDetection"]),
         // Threads of a running process from /proc, for the tests of helper threads.
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "SentryCore"]),
-        .testTarget(name: "SerialTests", dependencies: ["Serial", "SentryCore"]),
-        .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "SentryCore"]),
-        .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "SentryCore", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "SentryCore", "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
+        .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "TurretProtocol", "Serial"]),
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
+                                                           "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,9 @@
 //   <path> <allocations> allocations in <frames> frames
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import MallocInterposerSwift
-import SentryCore
 import Video
 
 @main

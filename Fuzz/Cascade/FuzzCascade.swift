@@ -6,6 +6,7 @@
 // the committed corpus becomes a regression test.
 import FaceDetection
 import FuzzSupport
+import Imaging
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCascade(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -9,8 +9,8 @@
 // `LLVMFuzzerTestOneInput`; a normal build replays the files named on the
 // command line (the committed corpus, as a regression test).
 import FuzzSupport
-import SentryCore
 import ServoSim
+import TurretProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

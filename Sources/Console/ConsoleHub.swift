@@ -1,6 +1,7 @@
 import Foundation
+import Imaging
 import JPEG
-import SentryCore
+import MonotonicTime
 import Synchronization
 import Video
 

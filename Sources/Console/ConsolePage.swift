@@ -1,3 +1,5 @@
+import Imaging
+
 /// The console page, served from the binary. Plain HTML, CSS and script: the
 /// video comes from `/stream.mjpg` (read with `fetch` so each JPEG's frame
 /// index is known), the overlays and panels from `/api/events`.

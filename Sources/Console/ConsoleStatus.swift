@@ -1,5 +1,5 @@
 import Foundation
-import SentryCore
+import Geometry
 
 /// A face as the console shows it: its box in frame pixels and, for
 /// BlazeFace, its score.

@@ -1,6 +1,6 @@
 import FlyingSocks
 import Foundation
-import SentryCore
+import MonotonicTime
 
 /// Counts a viewer of the video while its connection lives: the stream's
 /// iterator holds it, and the connection ending drops the iterator.

@@ -1,6 +1,6 @@
 import CUdev
 import Foundation
-import SentryCore
+import MonotonicTime
 
 /// Hotplug events from udev (or, with no udev daemon running, straight from
 /// the kernel), for the subsystems asked for.

@@ -1,6 +1,8 @@
 import Foundation
+import Geometry
+import Imaging
 import Letterboxing
-import SentryCore
+import MonotonicTime
 import TFLite
 
 /// A face with its detector score; coordinates in frame pixels.

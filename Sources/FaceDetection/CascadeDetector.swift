@@ -1,5 +1,6 @@
 import Dispatch
-import SentryCore
+import Geometry
+import Imaging
 
 /// Detection parameters with the defaults of OpenCV's `detectMultiScale`
 /// as sentry uses it (SPEC §1.2).

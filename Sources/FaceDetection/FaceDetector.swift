@@ -1,4 +1,6 @@
-import SentryCore
+import Geometry
+import Imaging
+
 
 /// Anything that finds faces in a grayscale frame.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import SentryCore
+import Geometry
 
 /// Human-labelled face boxes for a folder of images, as read by `sentry eval`.
 ///

@@ -1,4 +1,5 @@
-import SentryCore
+import Geometry
+
 
 /// OpenCV's `groupRectangles`: clusters similar boxes, averages each cluster,
 /// keeps clusters with more than `minNeighbors` members, and drops a small

@@ -1,4 +1,6 @@
-import SentryCore
+import Geometry
+import Imaging
+
 
 /// Full-frame detection at a chosen rate, and in between a look at the
 /// neighbourhood of the face being followed only (`--detect-fps`).

@@ -1,4 +1,5 @@
-import SentryCore
+import TurretProtocol
+
 
 /// What the relay makes of one WebSocket message (SPEC §8): the protocol
 /// commands it holds, or why it is refused. Only messages that are nothing

@@ -2,7 +2,6 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import Logging
-import SentryCore
 import Synchronization
 import WebServing
 

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import SentryCore
 import Serial
 import Synchronization
+import TurretProtocol
 
 /// The relay's side of the serial port: one thread owns the port (the same
 /// `SerialCommandOutput` lifecycle as sentry: exclusive access, boot wait,

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
+import MonotonicTime
+import TurretProtocol
 import Glibc
 #endif
 import Foundation
 import Logging
-import SentryCore
 import Serial
 
 /// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead

@@ -1,10 +1,12 @@
 import CoreAffinity
 import FaceDetection
 import Foundation
-import SentryCore
+import Geometry
+import Imaging
+import MonotonicTime
 import Serial
-import TFLite
 import ServoSim
+import TFLite
 import Video
 
 /// `sentry bench`: per-stage time per frame on a clip, and the same frames

@@ -1,6 +1,8 @@
 import FaceDetection
 import Foundation
-import SentryCore
+import Geometry
+import Imaging
+import MonotonicTime
 
 extension Bench {
     /// What a second detector thread costs in CPU when frames come at a camera's pace.

@@ -1,6 +1,7 @@
+import Evaluation
 import FaceDetection
 import Foundation
-import SentryCore
+import Geometry
 import Video
 
 /// `sentry eval`: a detector against human-labelled faces.

@@ -1,4 +1,5 @@
-import SentryCore
+import Imaging
+import MonotonicTime
 import Video
 
 /// What an observer is told about a frame the pipeline has handled.

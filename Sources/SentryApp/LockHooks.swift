@@ -1,7 +1,7 @@
 import Foundation
+import Geometry
 import Hooks
 import Logging
-import SentryCore
 import Tracking
 
 /// `--on-lock CMD`, `--on-lost CMD`, `--hook-timeout S`.

@@ -1,7 +1,10 @@
 import FaceDetection
-import SentryCore
+import Geometry
+import Imaging
+import MonotonicTime
 import Serial
 import Tracking
+import TurretProtocol
 import Video
 
 /// How the pipeline turns faces into commands.

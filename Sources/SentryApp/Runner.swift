@@ -2,12 +2,13 @@ import Devices
 import FaceDetection
 import Foundation
 import Hooks
+import Imaging
 import Logging
 import Relay
-import SentryCore
 import Serial
 import ServoSim
 import Tracking
+import TurretProtocol
 import Video
 import VirtualCamera
 

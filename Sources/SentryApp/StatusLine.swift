@@ -1,4 +1,4 @@
-import SentryCore
+import Geometry
 import Tracking
 
 /// The heads-up line on stderr, as in the original tracker's HUD:

@@ -2,8 +2,9 @@ import Config
 import Console
 import FaceDetection
 import Foundation
+import Imaging
 import Logging
-import SentryCore
+import MonotonicTime
 import Serial
 import Synchronization
 import Tracking

@@ -1,6 +1,7 @@
+import MonotonicTime
+import TurretProtocol
 import Foundation
 import Logging
-import SentryCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
 import Glibc
-import SentryCore
+import MonotonicTime
 #endif
 
 /// A serial port in raw 8N1 mode (SPEC §5), opened non-blocking and

@@ -1,7 +1,8 @@
 import Foundation
-import SentryCore
+import MonotonicTime
 import Serial
 import Synchronization
+import TurretProtocol
 
 /// A servo turret on a pseudo-terminal: a program that opens `devicePath`
 /// talks to the firmware's state machine exactly as it would to the real

@@ -1,4 +1,5 @@
-import SentryCore
+import Geometry
+
 
 /// A face followed across frames: the same person keeps the same `id`.
 public struct TrackedFace: Sendable, Equatable {

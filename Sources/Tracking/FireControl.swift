@@ -1,4 +1,5 @@
-import SentryCore
+import TurretProtocol
+
 
 /// When `--fire` sends `F<pan>.`: only while the target is locked, the
 /// turret points at it within `tolerance` degrees and stands still, and at

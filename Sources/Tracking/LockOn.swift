@@ -1,4 +1,5 @@
-import SentryCore
+import Geometry
+
 
 /// A target held for `lockAfter` seconds is *locked* (the smile doorbell's
 /// "held for two seconds"): the moment to take a photo, notify someone, or

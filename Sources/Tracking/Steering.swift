@@ -1,4 +1,5 @@
-import SentryCore
+import Geometry
+
 
 /// Who points the turret.
 public enum Steering: Sendable, Equatable {

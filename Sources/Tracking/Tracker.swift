@@ -1,4 +1,6 @@
-import SentryCore
+import Geometry
+import TurretProtocol
+
 
 /// Where the camera is (`--mount`).
 public enum Mount: String, CaseIterable, Sendable {

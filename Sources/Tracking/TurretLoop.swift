@@ -1,4 +1,4 @@
-import SentryCore
+
 
 /// The closed loop for a camera riding on the pan/tilt head (`--mount
 /// turret`, SPEC §8): the face's offset from the frame centre, in degrees,

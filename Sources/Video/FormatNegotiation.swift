@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 /// A pixel format a camera offers, with the frame sizes it offers it in.
 public struct CameraFormat: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import FaceDetection
+import Imaging
 
 /// Copies the luma (Y) of a captured buffer into a gray image, in place.
 ///

@@ -1,6 +1,6 @@
 import CPNG
-import FaceDetection
 import Foundation
+import Imaging
 import JPEG
 
 /// A photo decoded in process, JPEG by libjpeg-turbo (linked already for the

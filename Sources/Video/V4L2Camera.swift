@@ -1,6 +1,6 @@
 import CV4L2
-import FaceDetection
 import Foundation
+import Imaging
 
 /// A live V4L2 camera (`/dev/videoN`) through libv4l2, as a `FrameSource`.
 ///

@@ -1,6 +1,6 @@
-import FaceDetection
 import Foundation
-import SentryCore
+import Imaging
+import MonotonicTime
 import Video
 
 /// A camera riding on a simulated turret (`--camera sim:IMAGE`, SPEC §8):

@@ -3,11 +3,10 @@ import Devices
 import Foundation
 import Logging
 import Relay
-import WebServing
 import SentryApp
-import SentryCore
 import Serial
 import ServoSim
+import WebServing
 
 /// `sentry relay`: the original app's Raspberry Pi server, in front of the turret's serial port.
 struct RelayCommand: ParsableCommand {

@@ -3,13 +3,16 @@ import Config
 import Devices
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import Logging
+import MonotonicTime
 import Relay
 import SentryApp
-import SentryCore
 import Serial
-import Tracking
 import ServoSim
+import Tracking
+import TurretProtocol
 import Video
 import WebServing
 

@@ -2,8 +2,10 @@ import Console
 import FaceDetection
 import FlyingFox
 import Foundation
+import Geometry
+import Imaging
 import JPEG
-import SentryCore
+import MonotonicTime
 import Synchronization
 import Testing
 import Tracking

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Imaging
 import JPEG
 import Testing
 import Video

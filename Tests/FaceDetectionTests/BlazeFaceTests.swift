@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import Imaging
 import Testing
 import TFLite
 

@@ -1,5 +1,5 @@
 import FaceDetection
-import SentryCore
+import Geometry
 import Testing
 
 @Suite("BoxCorrection: one detector's box as the other would draw it")

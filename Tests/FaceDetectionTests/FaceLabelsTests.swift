@@ -1,6 +1,6 @@
 import FaceDetection
 import Foundation
-import SentryCore
+import Geometry
 import Testing
 
 @Suite("Label files for sentry eval")

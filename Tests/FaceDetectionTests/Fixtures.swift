@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import Imaging
 import Video
 
 /// Paths of the shared test fixtures in `Tests/Fixtures`.

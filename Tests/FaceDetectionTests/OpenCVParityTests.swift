@@ -1,5 +1,5 @@
 import FaceDetection
-import SentryCore
+import Geometry
 import Testing
 
 @Suite("Cascade detection matches OpenCV's detectMultiScale")

@@ -1,5 +1,5 @@
-import SentryCore
 import Testing
+import TurretProtocol
 
 /// Bytes and pauses from a fresh boot, and how many shots must come of them.
 struct FireScenario: CustomTestStringConvertible, Sendable {

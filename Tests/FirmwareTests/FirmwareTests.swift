@@ -1,6 +1,6 @@
-import SentryCore
 import ServoSim
 import Testing
+import TurretProtocol
 
 @Suite("The bundled firmware in simavr, against the vectors and the Swift simulator")
 struct FirmwareTests {

@@ -1,6 +1,6 @@
 import Relay
-import SentryCore
 import Testing
+import TurretProtocol
 
 @Suite("What the relay lets through: whole messages of valid commands, nothing else")
 struct RelayVerdictTests {

@@ -1,12 +1,14 @@
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import Logging
 import SentryApp
-import SentryCore
 import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretProtocol
 import Video
 
 /// Clips made once per test process with ffmpeg, beside the demo clip.

@@ -1,5 +1,4 @@
 import Foundation
-import SentryCore
 
 /// The demo clip made by `tools/make-demo-clip` and the face path it encodes.
 enum DemoClip {

@@ -1,11 +1,12 @@
 import FaceDetection
+import Geometry
 import Logging
 import SentryApp
-import SentryCore
 import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretProtocol
 import Video
 
 @Suite("End to end on the demo clip against the simulated servo", .serialized)

@@ -1,12 +1,15 @@
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import Logging
+import MonotonicTime
 import SentryApp
-import SentryCore
 import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretProtocol
 import Video
 
 extension Clips {

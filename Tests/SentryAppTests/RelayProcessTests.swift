@@ -1,5 +1,6 @@
+import MonotonicTime
+import TurretProtocol
 import Foundation
-import SentryCore
 import Serial
 import Testing
 

@@ -1,7 +1,8 @@
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import SentryApp
-import SentryCore
 import Testing
 import Tracking
 import Video

@@ -1,9 +1,11 @@
 import FaceDetection
+import Geometry
+import Imaging
 import SentryApp
-import SentryCore
 import Serial
 import Testing
 import Tracking
+import TurretProtocol
 import Video
 
 /// Records what the pipeline writes.

@@ -1,8 +1,9 @@
 import FaceDetection
 import Foundation
+import Geometry
+import Imaging
 import Logging
 import SentryApp
-import SentryCore
 import Testing
 import Tracking
 import Video

@@ -1,12 +1,13 @@
 import FaceDetection
 import Foundation
+import Geometry
 import Logging
 import SentryApp
-import SentryCore
 import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretProtocol
 import Video
 import VirtualCamera
 

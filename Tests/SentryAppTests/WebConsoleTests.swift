@@ -1,6 +1,7 @@
+import Geometry
+import MonotonicTime
 import Foundation
 import JPEG
-import SentryCore
 import ServoSim
 import Testing
 

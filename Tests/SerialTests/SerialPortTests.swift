@@ -1,5 +1,5 @@
+import MonotonicTime
 import Foundation
-import SentryCore
 import Serial
 import Testing
 

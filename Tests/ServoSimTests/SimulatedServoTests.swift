@@ -1,4 +1,3 @@
-import SentryCore
 import Serial
 import ServoSim
 import Testing

@@ -1,6 +1,7 @@
-import SentryCore
+import Geometry
 import Testing
 import Tracking
+import TurretProtocol
 
 @Suite("Lock-on: a target held lock-after seconds")
 struct LockOnTests {

@@ -1,4 +1,4 @@
-import SentryCore
+import Geometry
 import Testing
 import Tracking
 

@@ -1,4 +1,5 @@
 import FaceDetection
+import Imaging
 import Testing
 import Video
 

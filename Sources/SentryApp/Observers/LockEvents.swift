@@ -1,5 +1,5 @@
+import Geometry
 import Logging
-import SentryCore
 import Tracking
 import Video
 

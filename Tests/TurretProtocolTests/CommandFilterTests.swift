@@ -1,5 +1,6 @@
-import SentryCore
+import Geometry
 import Testing
+import TurretProtocol
 
 @Suite("Which commands reach the wire (SPEC §1.6)")
 struct CommandFilterTests {

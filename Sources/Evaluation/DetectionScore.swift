@@ -1,3 +1,5 @@
+import Geometry
+
 /// Recall, precision and F1 of detections against labelled faces at one
 /// overlap threshold: each labelled face is matched to at most one detection
 /// and each detection to at most one face, best overlaps first.

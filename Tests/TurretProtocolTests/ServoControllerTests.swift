@@ -1,5 +1,5 @@
-import SentryCore
 import Testing
+import TurretProtocol
 
 @Suite("The firmware's state machine in Swift (SPEC §3)")
 struct ServoControllerTests {

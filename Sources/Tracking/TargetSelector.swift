@@ -1,3 +1,5 @@
+import Geometry
+
 /// Picks the face to aim at (SPEC §1.3): the largest box; among equally large
 /// boxes the one whose centre is nearest the previous target's centre; then
 /// the first one.

@@ -1,4 +1,5 @@
-import SentryCore
+import Evaluation
+import Geometry
 import Testing
 
 @Suite("Detection scores against labelled faces")

@@ -1,5 +1,5 @@
-import SentryCore
 import Testing
+import TurretProtocol
 
 @Suite("Serial protocol encoding and decoding (SPEC §3)")
 struct CommandTests {

@@ -1,3 +1,5 @@
+import Geometry
+
 /// Decides which commands actually go on the wire (SPEC §1.6).
 ///
 /// - Never repeats the command last written on an axis: not an aim, not `L`,
