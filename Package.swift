@@ -102,9 +102,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The command line.
-        .executableTarget(
-            name: "sentry",
+        // The command line: one file per command, option groups shared by the commands and the console's live settings.
+        .target(
+            name: "SentryCommands",
             dependencies: [
                 "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
                 "Serial", "ServoSim", "Config", "Relay", "WebServing", "Console",
@@ -112,6 +112,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The `sentry` executable: main.swift only.
+        .executableTarget(name: "sentry", dependencies: ["SentryCommands"]),
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
         .executableTarget(
             name: "count-allocations",
@@ -131,6 +133,7 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
+        .testTarget(name: "SentryCommandsTests", dependencies: ["SentryCommands", "SentryApp", "Tracking", "FaceDetection"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection", "FlyingFox"]),

@@ -14,22 +14,23 @@ extension Run {
                            "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
                            "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd"]
 
-    /// `--web`'s options, or `nil` without it.
-    var webOptions: WebOptions? {
-        guard let web, let address = ListenAddress(parsing: web) else { return nil }
-        // The command line as run parsed it (the settings file merged in), less the command word.
-        var base = SettingsFile.mergedArguments.withLock { $0 }
+    /// `--web`'s options, or `nil` without it. `commandLine`: the arguments
+    /// run was parsed from (the settings file merged in), on top of which
+    /// the console's changes are parsed.
+    func webOptions(commandLine: [String]) -> WebOptions? {
+        guard let web = webConsole.web, let address = ListenAddress(parsing: web) else { return nil }
+        var base = commandLine
         if base.first == "run" { base.removeFirst() }
         let effective = SettingsFile.effective(SettingsFile.Merged(arguments: base, sources: base.map { _ in .flag }, file: nil))
         var values: [String: String] = [:]
         for (key, value, _) in effective where Self.liveKeys.contains(key) { values[key] = value ?? "" }
         let switches = Set(SettingsFile.catalog.switches)
         let frozenBase = base
-        var options = WebOptions(address: address, token: webToken, values: values, switches: switches,
+        var options = WebOptions(address: address, token: webConsole.webToken, values: values, switches: switches,
                                  configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath()) { values in
             Self.liveSettings(base: frozenBase, values: values, switches: switches)
         }
-        options.framesPerSecond = webFps
+        options.framesPerSecond = webConsole.webFps
         options.keysGivenAsFlags = Set(Self.liveKeys.filter { key in
             CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
         })

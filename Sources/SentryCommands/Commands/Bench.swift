@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Imaging
+import SentryApp
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Time each pipeline stage per frame, and OpenCV on the same frames.")
+
+    @Option(help: "A video file or image.")
+    var camera: String
+
+    @Option(parsing: .unconditional, help: "At most this many frames.")
+    var frames: Int = 100
+
+    @Option(help: "Directory with the reference scripts (default: tools/ in the current directory).")
+    var tools: String?
+
+    @Flag(help: "Also print where BlazeFace's network spends its time, by operator.")
+    var profile = false
+
+    @OptionGroup var detection: DetectionOptions
+
+    @OptionGroup var capture: CameraOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
+        try failingCleanly {
+            try SentryApp.Bench.run(camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
+                                    detector: detection.options, tools: tools, profile: profile)
+        }
+    }
+}

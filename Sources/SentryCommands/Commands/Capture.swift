@@ -1,0 +1,44 @@
+import ArgumentParser
+import Devices
+import SentryApp
+import Video
+
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Capture frames from a camera and report size, format, rate and drops (no detection).")
+
+    @Option(help: "The camera, e.g. /dev/video0, or 'auto'.")
+    var camera: String
+
+    @Option(parsing: .unconditional, help: "How many frames.")
+    var frames: Int = 60
+
+    @OptionGroup var capture: CameraOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        try failingCleanly {
+            let path = camera == "auto" ? try DeviceList.onlyCamera() : camera
+            let source = try Runner.openCamera(path, size: capture.frameSize, realtime: false,
+                                               framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat,
+                                               controls: capture.controls)
+            defer { source.close() }
+            var count = 0, first = 0.0, last = 0.0, mean = 0.0
+            while count < frames, let frame = try source.nextFrame() {
+                if count == 0 { first = frame.timestamp }
+                last = frame.timestamp
+                mean += Double(frame.image.pixels.reduce(0) { $0 + Int($1) }) / Double(max(1, frame.image.pixels.count))
+                count += 1
+            }
+            let measured = count > 1 && last > first ? Double(count - 1) / (last - first) : 0
+            let format = (source as? V4L2Camera)?.fourcc ?? "file"
+            let dropped = (source as? V4L2Camera)?.droppedFrames ?? 0
+            for note in (source as? V4L2Camera)?.notes ?? [] { print("note: \(note)") }
+            print("captured \(count) frames \(source.width)x\(source.height) \(format) "
+                + String(format: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
+                         source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Devices
+import Foundation
+import Logging
+import Relay
+import SentryApp
+import Serial
+import ServoSim
+import WebServing
+
+/// `sentry relay`: the original app's Raspberry Pi server, in front of the turret's serial port.
+struct RelayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "Serve the turret to a remote controller over WebSocket (the original app's ws://PI:12354), one controller at a time.",
+        discussion: "Text messages of protocol commands (X90. Y45. L F90., several per message) go to the serial port; anything else is refused with a close code. Binds 127.0.0.1 unless told; any other address needs --token (or --insecure)."
+    )
+
+    @OptionGroup var listenOptions: ListenOptions
+
+    @OptionGroup var link: SerialLinkOptions
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "notice"
+
+    func validate() throws {
+        guard !link.isRelay else { throw ValidationError("--serial \(link.serial): the relay drives a serial port; give the Arduino's port or 'sim'") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level \(logLevel) is not a level") }
+    }
+
+    func run() throws {
+        let logger = makeLogger(level: logLevel)
+        let serial = try failingCleanly { link.serial == "auto" ? try DeviceList.onlySerialPort() : link.serial }
+        let simulator = serial == "sim" ? try failingCleanly { try SimulatedServo() } : nil
+        defer { simulator?.stop() }
+        let output = try failingCleanly {
+            try SerialCommandOutput(path: simulator?.devicePath ?? serial, baudRate: link.baud, bootWait: link.bootWait, logger: logger)
+        }
+        defer { output.close() }
+        let turretLink = TurretLink(output: output, onExit: link.onExit.commands(tiltEnabled: true), logger: logger)
+        defer { turretLink.stop() }
+        let address = listenOptions.address!, token = listenOptions.token, listen = listenOptions.listen
+        let server = try failingCleanly {
+            do {
+                let server = try RelayServer(host: address.host, port: address.port, token: token, link: turretLink, logger: logger)
+                try server.start()
+                return server
+            } catch {
+                throw RelayError("--listen \(listen): cannot listen (\(error)); is another relay running there? pick another port")
+            }
+        }
+        StopSignal.install()
+        FileHandle.standardError.write(Data("relay: ws://\(listen)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n".utf8))
+        while !StopSignal.isRequested { usleep(50_000) }
+        server.stop()
+        let counts = server.counts
+        logger.notice("relay: \(counts.connections) connections, \(counts.messages) messages (\(counts.refused) refused), \(counts.turnedAway) second controllers turned away")
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Devices
+import Foundation
+import Logging
+import SentryApp
+import TurretProtocol
+
+/// `sentry run` (the default command): track faces and drive the turret.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
+
+    @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE.")
+    var camera: String
+
+    @OptionGroup var link: SerialLinkOptions
+
+    @Option(help: "Settings file (TOML, keys are the long flag names; flags win). Default: $XDG_CONFIG_HOME/sentry/sentry.toml, else /etc/sentry/sentry.toml, if there.")
+    var config: String?
+
+    @OptionGroup var trackingOptions: TrackingOptions
+
+    @OptionGroup var lockFire: LockFireOptions
+
+    @Option(parsing: .unconditional, help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Option(parsing: .unconditional, help: "The virtual camera's true field of view (default: --fov), to try a wrong --fov.")
+    var simFov: Double?
+
+    @Option(parsing: .unconditional, help: "The virtual camera's sensor noise: a standard deviation in gray levels added to every pixel, new each frame (a real camera's grain; 0: none).")
+    var simNoise: Double = 0
+
+    @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible.")
+    var realtime = false
+
+    @Flag(inversion: .prefixedNo, help: "Play the file again and again (for soak runs and demos).")
+    var loop = false
+
+    @Flag(inversion: .prefixedNo, help: "Print one line per frame that sent commands (time, face, command, servo).")
+    var track = false
+
+    @Flag(inversion: .prefixedNo, help: "No status line.")
+    var quiet = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "warning"
+
+    @OptionGroup var detection: DetectionOptions
+
+    @OptionGroup var capture: CameraOptions
+
+    @OptionGroup var webConsole: WebConsoleOptions
+
+    func validate() throws {
+        guard !camera.isEmpty else { throw ValidationError("--camera needs a file path") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if camera.hasPrefix(virtualCameraPrefix) {
+            guard camera.count > virtualCameraPrefix.count else { throw ValidationError("--camera sim: needs an image, e.g. --camera sim:room.png") }
+            guard link.serial == simulatedSerialName else {
+                throw ValidationError("--camera \(camera) rides on the simulated turret: use it with --serial sim")
+            }
+        }
+        if let simFov { try checkRange(simFov, "sim-fov", 1...179, " degrees") }
+        try checkRange(simNoise, "sim-noise", 0...64, " gray levels (a webcam's grain is 2 to 8)")
+        if let frames, frames < 1 { throw ValidationError("--frames \(frames) must be at least 1") }
+    }
+
+    var pipelineSettings: PipelineSettings {
+        var settings = PipelineSettings(tracking: trackingOptions.settings, deadband: trackingOptions.deadband)
+        settings.lockAfter = lockFire.lockAfter
+        settings.fire = lockFire.fireSettings
+        return settings
+    }
+
+    func run() throws {
+        let logger = makeLogger(level: logLevel)
+        let camera = try failingCleanly { self.camera == "auto" ? try DeviceList.onlyCamera() : self.camera }
+        let serial = try failingCleanly { link.serial == "auto" ? try DeviceList.onlySerialPort() : link.serial }
+        var options = RunOptions(camera: camera, serial: serial)
+        options.baudRate = link.baud
+        options.bootWait = link.bootWait
+        options.onExit = link.onExit
+        options.size = capture.frameSize
+        options.framesPerSecond = capture.fps
+        options.pixelFormat = capture.pixelFormat
+        options.controls = capture.controls
+        options.realtime = realtime
+        options.loop = loop
+        options.detector = detection.options
+        options.settings = pipelineSettings
+        options.web = webOptions(commandLine: try failingCleanly { try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst())) })
+        options.hooks = lockFire.hooks
+        options.maxFrames = frames
+        options.servoSecondsPer60Degrees = trackingOptions.servoSpeed
+        options.virtualFieldOfView = simFov
+        options.virtualCameraNoise = simNoise
+        options.showStatus = !quiet
+        options.printTrack = track
+        let summary = try failingCleanly { try Runner.run(options, logger: logger) }
+        if serial == simulatedSerialName {
+            let commands = Command.decode(summary.receivedBytes)
+            let final = summary.servoTrack.last
+            let shots = lockFire.fire ? ", \(final?.shots ?? 0) shots fired" : ""
+            print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)")
+        }
+    }
+}
+
+/// Refuses `value` outside `range`, naming the flag and its unit.
+func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+    guard value.isFinite, range.contains(value) else {
+        throw ValidationError("--\(flag) \(value) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import MonotonicTime
+import SentryApp
+import ServoSim
+
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the simulated servo on a pseudo-terminal and show its angles.",
+        discussion: "Prints the pty path; point sentry (or any serial program) at it with --serial PATH."
+    )
+
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration \(duration) must be a positive number of seconds")
+        }
+    }
+
+    func run() throws {
+        let servo = try failingCleanly { try SimulatedServo() }
+        defer { servo.stop() }
+        FileHandle.standardOutput.write(Data("simulated servo on \(servo.devicePath)\ntry: sentry --camera CLIP --serial \(servo.devicePath)\n".utf8))
+        StopSignal.install()
+        let start = monotonicSeconds()
+        var last: (Int, Int, Bool, Int)?
+        while !StopSignal.isRequested, duration.map({ monotonicSeconds() - start < $0 }) ?? true {
+            let s = servo.current
+            if last.map({ $0 != (s.pan, s.tilt, s.isScanning, s.shots) }) ?? true {
+                let fired = last.map { s.shots > $0.3 } ?? false
+                let line = String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
+                    + (fired ? "  FIRE (shot \(s.shots))" : "")
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                last = (s.pan, s.tilt, s.isScanning, s.shots)
+            }
+            usleep(5000)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import SentryApp
+import Tracking
+
+extension ExitCommand: ExpressibleByArgument {}
+extension Mount: ExpressibleByArgument {}
+extension SearchPolicy: ExpressibleByArgument {}
+extension DetectorOptions.Kind: ExpressibleByArgument {}
+
+/// `--detect-fps`: a rate, or every frame in full.
+enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
+    case every
+    case perSecond(Double)
+
+    init?(argument: String) {
+        if argument == "every" {
+            self = .every
+        } else if let rate = Double(argument) {
+            self = .perSecond(rate)
+        } else {
+            return nil
+        }
+    }
+
+    var perSecond: Double? {
+        if case .perSecond(let rate) = self { rate } else { nil }
+    }
+
+    var description: String {
+        switch self {
+        case .every: "every"
+        // %g, not Int(rate): "inf" and 1e300 are values a user can type, and Int() of them traps.
+        case .perSecond(let rate): String(format: "%g", rate)
+        }
+    }
+
+    static let range = 0.5...240
+}
+
+/// `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}

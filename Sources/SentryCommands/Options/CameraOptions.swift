@@ -1,0 +1,46 @@
+import ArgumentParser
+import Imaging
+import Video
+
+/// How a camera is opened: size, rate, pixel format and its controls
+/// (`run`, `bench`, `capture`).
+struct CameraOptions: ParsableArguments {
+    @Option(help: "Frame size WxH, e.g. 640x480: files are rescaled, cameras use their nearest size.")
+    var size: String?
+
+    @Option(parsing: .unconditional, help: "Camera frame rate (cameras only).")
+    var fps: Double?
+
+    @Option(help: "Camera pixel format: GREY, YUYV or YU12 (default: the best the camera offers).")
+    var pixelFormat: String?
+
+    @Option(parsing: .unconditional, help: "Camera gain (see `sentry devices` for the range).")
+    var gain: Int?
+
+    @Option(help: "Camera automatic gain: on or off.")
+    var autoGain: Switch?
+
+    @Option(parsing: .unconditional, help: "Camera exposure (absolute; see `sentry devices`).")
+    var exposure: Int?
+
+    @Option(help: "Camera automatic exposure: on or off.")
+    var autoExposure: Switch?
+
+    var controls: CameraControls {
+        CameraControls(gain: gain, autoGain: autoGain.map { $0 == .on }, exposure: exposure, autoExposure: autoExposure.map { $0 == .on })
+    }
+
+    var frameSize: FrameSize? { size.flatMap(FrameSize.init(parsing:)) }
+
+    func validate() throws {
+        if let fps, !(fps.isFinite && (1...240).contains(fps)) {
+            throw ValidationError("--fps \(fps) must be between 1 and 240")
+        }
+        if let pixelFormat, !FormatNegotiation.preferredFourccs.contains(pixelFormat) {
+            throw ValidationError("--pixel-format \(pixelFormat) is not one of \(FormatNegotiation.preferredFourccs.joined(separator: ", "))")
+        }
+        if let size, FrameSize(parsing: size) == nil {
+            throw ValidationError("--size \(size) must be WIDTHxHEIGHT with both between 16 and 8192, e.g. 640x480")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Relay
+import WebServing
+
+/// Where a server listens and who may use it (`relay`).
+struct ListenOptions: ParsableArguments {
+    @Option(help: "[HOST:]PORT to listen on; HOST an IPv4 address (0.0.0.0 for every interface).")
+    var listen: String = "127.0.0.1:\(RelayServer.defaultPort)"
+
+    @Option(help: "A secret every connection must carry: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN.")
+    var token: String?
+
+    @Flag(help: "Allow anyone on the network to aim the turret without a token.")
+    var insecure = false
+
+    /// `listen` as an address.
+    var address: ListenAddress? { ListenAddress(parsing: listen) }
+
+    func validate() throws {
+        do {
+            _ = try ListenAddress.checked(listen, token: token, insecure: insecure,
+                                          flags: .init(address: "--listen", token: "--token", insecure: "--insecure", example: "127.0.0.1:12354"))
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}

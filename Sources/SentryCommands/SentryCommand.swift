@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+
+/// `sentry`: the root command; `run` is the default.
+public struct SentryCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sentry",
+        abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
+        subcommands: [Run.self, Simulate.self, Bench.self, Evaluate.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self],
+        defaultSubcommand: Run.self
+    )
+
+    /// Puts the settings file's values in front of the flags, then runs as usual.
+    public static func main() {
+        let arguments: [String]
+        do {
+            arguments = try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
+            Foundation.exit(1)
+        }
+        main(arguments)
+    }
+
+    public init() {}
+}

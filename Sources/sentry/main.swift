@@ -1,0 +1,3 @@
+import SentryCommands
+
+SentryCommand.main()
