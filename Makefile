@@ -57,6 +57,8 @@ UNITDIR = $(SYSCONFDIR)/systemd/system
 UDEVDIR = $(SYSCONFDIR)/udev/rules.d
 SYSUSERSDIR = $(SYSCONFDIR)/sysusers.d
 MODELS = face_detection_full_range.tflite face_detection_short_range.tflite
+# What a user reads, laid out as in the checkout so that the README's links work.
+USER_DOCS = README.md docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md)
 # The installed binary carries the Swift runtime (static stdlib): the board
 # it runs on needs no Swift toolchain.
 INSTALL_BUILD = .build-install/release/sentry
@@ -67,8 +69,7 @@ install: $(INSTALL_BUILD) firmware
 	for model in $(MODELS); do install -D -m 644 .cache/models/$$model $(DESTDIR)$(DATADIR)/models/$$model || exit 1; done
 	install -D -m 644 firmware/sentry/build-uno/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry.hex
 	install -D -m 644 firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
-	install -D -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
-	install -D -m 644 docs/PROTOCOL.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
+	for doc in $(USER_DOCS); do install -D -m 644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
 	for unit in sentry sentry-relay; do \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/install/$$unit.service.in \
 			| install -D -m 644 /dev/stdin $(DESTDIR)$(UNITDIR)/$$unit.service || exit 1; done
@@ -87,10 +88,10 @@ install: $(INSTALL_BUILD) firmware
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sentry $(addprefix $(DESTDIR)$(DATADIR)/models/,$(MODELS))
 	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
-	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/PROTOCOL.md
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(USER_DOCS))
 	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UNITDIR)/sentry-relay.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
-	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR) $(SYSCONFDIR)/sentry; do \
+	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
 
 # make flash [PORT=/dev/ttyACM0] [BOOTLOADER=old]: the sketch onto the board.
