@@ -76,8 +76,10 @@ let package = Package(
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["Video", "CUdev", "MonotonicTime"]),
-        // termios serial ports and pseudo-terminals, and the serial link to the turret.
+        // termios serial ports and pseudo-terminals.
         .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "Logging", package: "swift-log")]),
+        // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.
+        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial"]),
         // The settings file: TOML whose keys are the long flag names.
@@ -86,8 +88,8 @@ let package = Package(
         .target(name: "Hooks", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log")]),
         // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
         .target(name: "WebServing", dependencies: ["FlyingFox"]),
-        // `sentry relay`: the original topology's WebSocket server in front of the serial port, and its client link.
-        .target(name: "Relay", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "WebServing", "FlyingFox",
+        // `sentry relay`: the original topology's WebSocket server in front of the serial port.
+        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "FlyingFox",
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
         .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
@@ -98,7 +100,7 @@ let package = Package(
             name: "SentryApp",
             dependencies: [
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "TFLite", "CoreAffinity",
-                "Video", "VirtualCamera", "Devices", "Serial", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
+                "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -107,7 +109,7 @@ let package = Package(
             name: "SentryCommands",
             dependencies: [
                 "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
-                "Serial", "ServoSim", "Config", "Relay", "WebServing", "Console",
+                "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -134,7 +136,7 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["SentryCommands", "SentryApp", "Tracking", "FaceDetection"]),
-        .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretLinks", "TurretProtocol"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection", "FlyingFox"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
@@ -144,11 +146,11 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
-        .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "TurretProtocol", "Serial"]),
         .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
-                                                           "Tracking", "ServoSim", "Serial", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
     ],
     swiftLanguageModes: [.v6]
 )

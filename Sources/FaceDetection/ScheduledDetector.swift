@@ -17,9 +17,10 @@ import Imaging
 /// The two models draw a face's box a little differently (a couple of
 /// pixels off, a few percent larger or smaller), so a still face would jump
 /// between two boxes, and its aim between two degrees, at every full pass.
-/// Each full pass therefore also runs the neighbourhood model on the same
-/// frame and keeps the difference (`BoxCorrection`); the boxes in between
-/// are corrected by it, so for a still face they agree with the full pass.
+/// A full pass therefore also runs the neighbourhood model on the same
+/// frame, once a second, and keeps the difference (`BoxCorrection`); the
+/// boxes in between are corrected by it, so for a still face they agree with
+/// the full pass.
 public final class ScheduledDetector: FaceDetector {
     /// What ran on the last frame.
     public enum Pass: Sendable, Equatable {
@@ -50,6 +51,11 @@ public final class ScheduledDetector: FaceDetector {
     /// The full pass's box from the neighbourhood model's, measured on the
     /// same frame at the last full pass; `nil` until one was measured.
     public private(set) var correction: BoxCorrection?
+    /// Seconds of video between measurements of the correction: the two
+    /// models' difference on a face changes slowly (with its pose and the
+    /// light), and measuring it costs a neighbourhood pass.
+    public static let calibrationInterval = 1.0
+    private var nextCalibration = -Double.infinity
     /// The other faces of the last full pass, with their scores.
     private var others: [Box] = []
     private var otherScores: [Float] = []
@@ -70,7 +76,7 @@ public final class ScheduledDetector: FaceDetector {
 
     public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
         // Video time that goes back (a file played again) starts the schedule over.
-        if time < lastTime { nextFullPass = -.infinity }
+        if time < lastTime { (nextFullPass, nextCalibration) = (-.infinity, -.infinity) }
         lastTime = time
         if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
             return fullPass(in: image, at: time, calibrating: true, into: &faces)
@@ -117,7 +123,10 @@ public final class ScheduledDetector: FaceDetector {
                 otherScores.append(score)
             }
         }
-        if calibrating, let followed { calibrate(on: followed.box, in: image) }
+        if calibrating, let followed, correction == nil || time >= nextCalibration {
+            calibrate(on: followed.box, in: image)
+            nextCalibration = time + Self.calibrationInterval
+        }
         report(into: &faces)
     }
 

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import MonotonicTime
 import Glibc
 #endif
 import Foundation
 import Logging
+import MonotonicTime
 import Synchronization
 
 /// Runs user commands (`--on-lock`, `--on-lost`) through `/bin/sh -c`

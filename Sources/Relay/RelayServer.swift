@@ -3,6 +3,7 @@ import FlyingSocks
 import Foundation
 import Logging
 import Synchronization
+import TurretLinks
 import WebServing
 
 /// `sentry relay`: the original project's Raspberry Pi server, unchanged for

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Serial
 import Synchronization
+import TurretLinks
 import TurretProtocol
 
 /// The relay's side of the serial port: one thread owns the port (the same
@@ -84,6 +85,6 @@ public final class TurretLink: @unchecked Sendable {
         let bytes = output.bytesWritten
         written.withLock { $0 = bytes }
         let state = output.state
-        portStateText.withLock { $0 = state }
+        portStateText.withLock { $0 = state.description }
     }
 }

@@ -7,6 +7,7 @@ import MonotonicTime
 import Serial
 import ServoSim
 import TFLite
+import TurretLinks
 import Video
 
 /// `sentry bench`: per-stage time per frame on a clip, and the same frames

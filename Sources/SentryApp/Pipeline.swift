@@ -4,6 +4,7 @@ import Imaging
 import MonotonicTime
 import Serial
 import Tracking
+import TurretLinks
 import TurretProtocol
 import Video
 
@@ -91,7 +92,7 @@ public final class Pipeline {
     }
 
     /// Runs one frame through every stage and writes its commands.
-    public func process(_ frame: Frame) throws(SerialError) -> FrameResult {
+    public func process(_ frame: Frame) throws(LinkError) -> FrameResult {
         let t0 = monotonicSeconds()
         var faces: [Box] = []
         detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
@@ -177,7 +178,7 @@ public final class Pipeline {
 
     /// The camera went away: sweep until it is back. Returns the loss of
     /// the lock, if there was one.
-    public func cameraLost() throws(SerialError) -> LockOn.Event? {
+    public func cameraLost() throws(LinkError) -> LockOn.Event? {
         tracker.forgetFaces()
         let commands = filter.commands(for: nil)
         tracker.sent(commands, at: lastFrameTime)
@@ -187,7 +188,7 @@ public final class Pipeline {
 
     /// Sends the parting command (`L`, centre, or nothing) unless it would
     /// repeat the last command on its axis, and flushes.
-    public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(SerialError) {
+    public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(LinkError) {
         try output.send(filter.newOnly(exitCommand.commands(tiltEnabled: settings.tiltEnabled)))
         try output.flush(timeout: timeout)
     }

@@ -8,6 +8,7 @@ import Relay
 import Serial
 import ServoSim
 import Tracking
+import TurretLinks
 import TurretProtocol
 import Video
 import VirtualCamera

@@ -1,5 +1,6 @@
 import Geometry
 import Tracking
+import TurretLinks
 
 /// The heads-up line on stderr, as in the original tracker's HUD:
 /// `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`, or
@@ -15,7 +16,7 @@ public struct StatusLine: Sendable {
     }
 
     /// The whole line.
-    public static func line(hud: String, framesPerSecond: Double, serial: String) -> String {
+    public static func line(hud: String, framesPerSecond: Double, serial: LinkState) -> String {
         let fps = framesPerSecond.isFinite ? Int(framesPerSecond.rounded()) : 0
         return "\(hud)   \(fps) fps   serial: \(serial)"
     }

@@ -2,6 +2,7 @@ import Logging
 import Relay
 import Serial
 import ServoSim
+import TurretLinks
 
 /// The link `--serial` names: a relay (`ws://…`), or a serial port (the
 /// simulated servo's pseudo-terminal for `sim`).

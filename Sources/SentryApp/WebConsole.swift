@@ -8,6 +8,7 @@ import MonotonicTime
 import Serial
 import Synchronization
 import Tracking
+import TurretLinks
 import Video
 import WebServing
 
@@ -201,7 +202,7 @@ final class WebConsole: FrameObserver {
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
             mode: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering),
             steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
-            loopMs: (now - context.capturedAt) * 1000, serial: output.state, detector: detectorName)
+            loopMs: (now - context.capturedAt) * 1000, serial: output.state.description, detector: detectorName)
         hub.publish(status, frame: frame, capturedAt: context.capturedAt)
     }
 

@@ -17,6 +17,5 @@ public struct SerialError: Error, CustomStringConvertible, Equatable {
         self.hint = hint
     }
 
-    /// A relay address (`--serial ws://…`) is named as such.
-    public var description: String { "\(path.hasPrefix("ws://") ? "relay" : "serial port") \(path): \(reason); \(hint)" }
+    public var description: String { "serial port \(path): \(reason); \(hint)" }
 }

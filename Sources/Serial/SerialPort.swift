@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import MonotonicTime
 #endif
+import MonotonicTime
 
 /// A serial port in raw 8N1 mode (SPEC §5), opened non-blocking and
 /// exclusively. The original line settings come back on `close()`.

@@ -6,6 +6,7 @@ import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretLinks
 import TurretProtocol
 import Video
 

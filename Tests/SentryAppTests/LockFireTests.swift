@@ -9,6 +9,7 @@ import Serial
 import ServoSim
 import Testing
 import Tracking
+import TurretLinks
 import TurretProtocol
 import Video
 

@@ -5,6 +5,7 @@ import SentryApp
 import Serial
 import Testing
 import Tracking
+import TurretLinks
 import TurretProtocol
 import Video
 
@@ -12,9 +13,9 @@ import Video
 final class RecordingOutput: CommandOutput {
     var sent: [Command] = []
     var bytesWritten: Int { sent.map(\.description).joined().utf8.count }
-    var state: String { "ok" }
-    func send(_ commands: [Command]) throws(SerialError) { sent += commands }
-    func flush(timeout: Double) throws(SerialError) {}
+    var state: LinkState { .ok }
+    func send(_ commands: [Command]) throws(LinkError) { sent += commands }
+    func flush(timeout: Double) throws(LinkError) {}
     func takeReconnected() -> Bool { false }
 }
 

@@ -2,6 +2,7 @@ import Devices
 import Imaging
 import Logging
 import Serial
+import TurretLinks
 import Video
 
 /// Serial hot-plug: a port that appears is tried at once, not at the link's

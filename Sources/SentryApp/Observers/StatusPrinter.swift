@@ -1,5 +1,6 @@
 import Foundation
 import Serial
+import TurretLinks
 import Video
 
 /// Prints the HUD on stderr: rewritten in place on a terminal, one line per

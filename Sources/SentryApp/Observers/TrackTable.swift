@@ -1,6 +1,7 @@
 import Foundation
 import Serial
 import ServoSim
+import TurretLinks
 
 /// `--track`: one line on stdout per frame that wrote commands, with where
 /// the simulated servo stands once it has read them.

@@ -6,6 +6,7 @@ import Relay
 import SentryApp
 import Serial
 import ServoSim
+import TurretLinks
 import WebServing
 
 /// `sentry relay`: the original app's Raspberry Pi server, in front of the turret's serial port.

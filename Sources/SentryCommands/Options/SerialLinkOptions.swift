@@ -2,6 +2,7 @@ import ArgumentParser
 import Relay
 import SentryApp
 import Serial
+import TurretLinks
 
 /// The link to the turret: the port, its speed and boot wait, and the
 /// parting command (`run`, `relay`).

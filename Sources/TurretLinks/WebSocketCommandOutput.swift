@@ -1,11 +1,10 @@
 #if canImport(Glibc)
-import MonotonicTime
-import TurretProtocol
 import Glibc
 #endif
 import Foundation
 import Logging
-import Serial
+import MonotonicTime
+import TurretProtocol
 
 /// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead
 /// of a local port, with the serial link's behaviour: never blocking the
@@ -24,16 +23,13 @@ public final class WebSocketCommandOutput: CommandOutput {
     /// A frame written in part: finished before anything else.
     private var unsent: [UInt8] = []
     private var incoming: [UInt8] = []
-    private var nextAttempt = 0.0
-    private var reconnected = false
+    private var reconnect = ReconnectSchedule()
     private var wasOpen = false
     public private(set) var bytesWritten = 0
 
-    static let retryInterval = 0.5
-
     /// Connects (waiting up to `timeout` seconds): a relay that cannot be
     /// reached at start is the user's to fix, so that is thrown.
-    public init(url: RelayURL, timeout: Double = 3, logger: Logger) throws(SerialError) {
+    public init(url: RelayURL, timeout: Double = 3, logger: Logger) throws(LinkError) {
         self.url = url
         self.logger = logger
         let deadline = monotonicSeconds() + timeout
@@ -45,28 +41,25 @@ public final class WebSocketCommandOutput: CommandOutput {
             usleep(1000)
         }
         close()
-        throw SerialError(.other, path: url.description, reason: failure ?? "no answer within \(Int(timeout)) s",
+        throw LinkError(.relayUnreachable, link: "relay \(url)", reason: failure ?? "no answer within \(Int(timeout)) s",
                           hint: "start sentry relay there (sentry relay --listen HOST:PORT --serial …) or check the address and token")
     }
 
-    public var state: String {
+    public var state: LinkState {
         switch phase {
-        case .open: queue.isEmpty && unsent.isEmpty ? "ok" : "busy"
-        default: "reconnecting"
+        case .open: queue.isEmpty && unsent.isEmpty ? .ok : .busy
+        default: .reconnecting
         }
     }
 
-    public func takeReconnected() -> Bool {
-        defer { reconnected = false }
-        return reconnected
-    }
+    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
 
-    public func send(_ commands: [Command]) throws(SerialError) {
+    public func send(_ commands: [Command]) throws(LinkError) {
         for command in commands { queue.enqueue(command) }
         service()
     }
 
-    public func flush(timeout: Double) throws(SerialError) {
+    public func flush(timeout: Double) throws(LinkError) {
         let deadline = monotonicSeconds() + timeout
         service()
         while !(queue.isEmpty && unsent.isEmpty), case .open = phase, monotonicSeconds() < deadline {
@@ -89,7 +82,7 @@ public final class WebSocketCommandOutput: CommandOutput {
     /// Moves the connection along without blocking: a new attempt every
     /// half second while it is down, then connect, handshake, open.
     private func service() {
-        if case .closed = phase, monotonicSeconds() < nextAttempt { return }
+        if case .closed = phase, !reconnect.attemptIsDue() { return }
         for _ in 0..<3 {
             let wasOpen: Bool = if case .open = phase { true } else { false }
             step()
@@ -103,7 +96,6 @@ public final class WebSocketCommandOutput: CommandOutput {
         do {
             switch phase {
             case .closed:
-                nextAttempt = monotonicSeconds() + Self.retryInterval
                 try startConnecting()
             case .connecting:
                 try finishConnecting()
@@ -181,7 +173,7 @@ public final class WebSocketCommandOutput: CommandOutput {
         incoming = reply
         phase = .open
         if wasOpen {
-            reconnected = true
+            reconnect.cameBack()
             logger.notice("relay \(url) is back; aiming again")
         }
         wasOpen = true

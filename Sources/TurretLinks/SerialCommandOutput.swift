@@ -1,26 +1,12 @@
-import MonotonicTime
-import TurretProtocol
 import Foundation
 import Logging
+import MonotonicTime
+import Serial
+import TurretProtocol
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Where commands go: the serial link to the turret.
-public protocol CommandOutput: AnyObject {
-    /// Queues `commands` and writes what the link takes now, never blocking.
-    func send(_ commands: [Command]) throws(SerialError)
-    /// Keeps writing queued bytes until none are left or `timeout` passes.
-    func flush(timeout: Double) throws(SerialError)
-    /// A short word for the status line: `ok`, `busy`, `booting` or `reconnecting`.
-    var state: String { get }
-    /// Bytes written so far.
-    var bytesWritten: Int { get }
-    /// True once after the link came back from a disconnect: the device may
-    /// have rebooted, so the pipeline forgets what it wrote and aims again.
-    func takeReconnected() -> Bool
-}
 
 /// Commands to a serial port (SPEC §5), kept alive across unplugging:
 ///
@@ -42,42 +28,41 @@ public final class SerialCommandOutput: CommandOutput {
     private var queue = OutgoingQueue()
     private var writableAt = 0.0
     private var received: [UInt8] = []
-    private var nextReconnectAttempt = 0.0
-    private var reconnected = false
+    private var reconnect = ReconnectSchedule()
     public private(set) var bytesWritten = 0
     /// How many times the port came back after a disconnect.
     public private(set) var reconnectCount = 0
 
-    static let retryInterval = 0.5
     static let defaultBootWait = 2.0
 
     /// Opens the port; errors here (bad path, permissions, busy) are the
     /// user's to fix, so they are thrown, not retried.
-    public init(path: String, baudRate: Int = 9600, bootWait: Double? = nil, logger: Logger = Logger(label: "sentry.serial")) throws(SerialError) {
+    public init(path: String, baudRate: Int = 9600, bootWait: Double? = nil, logger: Logger = Logger(label: "sentry.serial")) throws(LinkError) {
         self.path = path
         self.baudRate = baudRate
         self.bootWait = bootWait
         self.logger = logger
-        try open()
+        do {
+            try open()
+        } catch {
+            throw LinkError(error)
+        }
     }
 
-    public var state: String {
-        if port == nil { return "reconnecting" }
-        if monotonicSeconds() < writableAt { return "booting" }
-        return queue.isEmpty ? "ok" : "busy"
+    public var state: LinkState {
+        if port == nil { return .reconnecting }
+        if monotonicSeconds() < writableAt { return .booting }
+        return queue.isEmpty ? .ok : .busy
     }
 
-    public func takeReconnected() -> Bool {
-        defer { reconnected = false }
-        return reconnected
-    }
+    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
 
-    public func send(_ commands: [Command]) throws(SerialError) {
+    public func send(_ commands: [Command]) throws(LinkError) {
         for command in commands { queue.enqueue(command) }
         service()
     }
 
-    public func flush(timeout: Double) throws(SerialError) {
+    public func flush(timeout: Double) throws(LinkError) {
         let deadline = monotonicSeconds() + timeout
         service()
         while !queue.isEmpty, port != nil, monotonicSeconds() < deadline {
@@ -89,7 +74,7 @@ public final class SerialCommandOutput: CommandOutput {
 
     /// Tries to reopen a lost port now rather than at the next half-second poll.
     public func retryNow() {
-        nextReconnectAttempt = 0
+        reconnect.retryNow()
     }
 
     /// The device node the port resolved to when it was opened (through
@@ -121,12 +106,11 @@ public final class SerialCommandOutput: CommandOutput {
     /// Reconnects when due, waits out the boot, writes what the port takes.
     private func service() {
         if port == nil {
-            guard monotonicSeconds() >= nextReconnectAttempt else { return }
-            nextReconnectAttempt = monotonicSeconds() + Self.retryInterval
+            guard reconnect.attemptIsDue() else { return }
             do {
                 try open()
                 reconnectCount += 1
-                reconnected = true
+                reconnect.cameBack()
                 logger.notice("serial port \(path) is back; aiming again")
             } catch {
                 logger.debug("serial port \(path) not back yet: \(error.reason)")
@@ -164,6 +148,6 @@ public final class SerialCommandOutput: CommandOutput {
         port?.close()
         port = nil
         queue.removeAll()
-        nextReconnectAttempt = monotonicSeconds() + Self.retryInterval
+        reconnect.wentDown()
     }
 }
