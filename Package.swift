@@ -93,7 +93,11 @@ let package = Package(
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
         .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
-                                                .product(name: "Logging", package: "swift-log")]),
+                                                .product(name: "Logging", package: "swift-log")],
+                exclude: ["Page"], plugins: [.plugin(name: "EmbedPagePlugin")]),
+        // The console page (Sources/Console/Page: HTML, CSS, JavaScript) built into the binary as one string.
+        .executableTarget(name: "embed-page"),
+        .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
         .target(
@@ -147,10 +151,18 @@ let package = Package(
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
+        .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "TurretProtocol", "Serial"]),
-        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
-                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ProcessThreads"]),
+        // The demo clip and the clips made from the project's photos, for the tests of both targets below.
+        .target(name: "TestClips", path: "Tests/Support/TestClips"),
+        // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
+        .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection"]),
+        // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
+        .testTarget(name: "EndToEndTests", dependencies: ["SentryApp", "TestClips", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime",
+                                                          "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
+                                                          "ProcessThreads"]),
     ],
     swiftLanguageModes: [.v6]
 )

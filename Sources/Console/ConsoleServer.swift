@@ -59,64 +59,81 @@ public final class ConsoleServer: Sendable {
     public func stop() { server.stopAndWait(timeout: 0.2) }
 }
 
-/// The console's routes, testable without a socket.
+/// The console's routes, testable without a socket: every request passes
+/// the token gate, then the first route that matches its method and path
+/// answers; a known path with another method gets 405, any other path 404.
 public struct ConsoleRoutes: HTTPHandler {
     let hub: ConsoleHub
     let controller: any ConsoleController
-    let token: AccessToken
-
-    /// Bodies above this are refused (413) before they are read.
-    static let maximumBody = 16 * 1024
+    private let gate: TokenGate
 
     public init(hub: ConsoleHub, controller: any ConsoleController, token: AccessToken) {
         self.hub = hub
         self.controller = controller
-        self.token = token
+        let api = ConsoleAPI(hub: hub, controller: controller)
+        var routes = RoutedHTTPHandler()
+        routes.appendRoute("GET /") { _ in api.page() }
+        routes.appendRoute("GET /stream.mjpg") { _ in api.videoStream() }
+        routes.appendRoute("GET /api/events") { _ in api.eventStream() }
+        routes.appendRoute("GET /api/status") { _ in api.status() }
+        routes.appendRoute("POST /api/settings") { request in try await api.changeSettings(request) }
+        routes.appendRoute("POST /api/settings/save") { _ in api.save() }
+        routes.appendRoute("POST /api/aim") { request in try await api.aim(request) }
+        for path in ["/", "/stream.mjpg", "/api/events", "/api/status", "/api/settings", "/api/settings/save", "/api/aim"] {
+            routes.appendRoute(HTTPRoute(path)) { request in
+                ConsoleAPI.text(.methodNotAllowed, "\(request.method.rawValue) \(request.path) is not allowed")
+            }
+        }
+        routes.appendRoute("*") { request in ConsoleAPI.text(.notFound, "no such page: \(request.path); the console is at /") }
+        gate = TokenGate(token, refusal: ConsoleAPI.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)"),
+                         next: routes)
     }
 
     public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
-            return try await route(request)
-        } catch let refused as Refused {
+            return try await gate.handleRequest(request)
+        } catch let refused as ConsoleAPI.Refused {
             return refused.response
         }
     }
+}
 
-    func route(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard token.admits(request) else {
-            return Self.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)")
-        }
-        switch (request.method, request.path) {
-        case (.GET, "/"):
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                                body: Data(ConsolePage.html.utf8))
-        case (.GET, "/stream.mjpg"):
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
-                                body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
-        case (.GET, "/api/events"):
-            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                                body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
-        case (.GET, "/api/status"):
-            var status = hub.status
-            status?.settings = controller.settings
-            status?.stream = hub.figures
-            guard let status else { return Self.json(.serviceUnavailable, ["error": "no frame yet; the camera has not delivered one"]) }
-            return Self.json(.ok, status)
-        case (.POST, "/api/settings"):
-            return try await changeSettings(request)
-        case (.POST, "/api/settings/save"):
-            switch controller.save() {
-            case .success(let message):
-                hub.log("settings", message)
-                return Self.json(.ok, ["saved": message])
-            case .failure(let refusal): return Self.json(.internalServerError, ["error": refusal.description])
-            }
-        case (.POST, "/api/aim"):
-            return try await aim(request)
-        case (_, "/"), (_, "/stream.mjpg"), (_, "/api/events"), (_, "/api/status"), (_, "/api/settings"), (_, "/api/settings/save"), (_, "/api/aim"):
-            return Self.text(.methodNotAllowed, "\(request.method.rawValue) \(request.path) is not allowed")
-        default:
-            return Self.text(.notFound, "no such page: \(request.path); the console is at /")
+/// What each route does.
+struct ConsoleAPI: Sendable {
+    let hub: ConsoleHub
+    let controller: any ConsoleController
+
+    /// Bodies above this are refused (413) before they are read.
+    static let maximumBody = 16 * 1024
+
+    func page() -> HTTPResponse {
+        HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: Data(ConsolePage.html.utf8))
+    }
+
+    func videoStream() -> HTTPResponse {
+        HTTPResponse(statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
+                     body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
+    }
+
+    func eventStream() -> HTTPResponse {
+        HTTPResponse(statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                     body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
+    }
+
+    func status() -> HTTPResponse {
+        var status = hub.status
+        status?.settings = controller.settings
+        status?.stream = hub.figures
+        guard let status else { return Self.json(.serviceUnavailable, ["error": "no frame yet; the camera has not delivered one"]) }
+        return Self.json(.ok, status)
+    }
+
+    func save() -> HTTPResponse {
+        switch controller.save() {
+        case .success(let message):
+            hub.log("settings", message)
+            return Self.json(.ok, ["saved": message])
+        case .failure(let refusal): return Self.json(.internalServerError, ["error": refusal.description])
         }
     }
 

@@ -35,7 +35,7 @@ public struct FaceLabels: Sendable {
     }
 
     private static func imglab(_ data: Data, path: String) throws(LabelError) -> [Image] {
-        let root: XMLElement
+        let root: MiniXMLElement
         do { root = try MiniXML.parse([UInt8](data)).root } catch { throw LabelError(path: path, reason: "not well-formed XML: \(error)") }
         guard root.name == "dataset", let list = root.child("images") else {
             throw LabelError(path: path, reason: "not an imglab dataset (expected <dataset><images>)")

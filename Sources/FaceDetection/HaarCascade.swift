@@ -124,7 +124,7 @@ extension HaarCascade {
 
     /// Parses cascade XML text. Errors describe what is wrong with the content.
     public init(xml: [UInt8]) throws(CascadeFormatError) {
-        let root: XMLElement
+        let root: MiniXMLElement
         do {
             root = try MiniXML.parse(xml).root
         } catch {
@@ -154,7 +154,7 @@ extension HaarCascade {
         stages = try Self.stages(cascade.child("stages"), featureCount: features.count, categorical: isLBP)
     }
 
-    private static func integer(_ parent: XMLElement, _ name: String) throws(CascadeFormatError) -> Int {
+    private static func integer(_ parent: MiniXMLElement, _ name: String) throws(CascadeFormatError) -> Int {
         guard let element = parent.child(name) else { throw CascadeFormatError("missing <\(name)>") }
         guard let value = Int(element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw CascadeFormatError("<\(name)> is not an integer")
@@ -162,7 +162,7 @@ extension HaarCascade {
         return value
     }
 
-    private static func numbers(_ element: XMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
+    private static func numbers(_ element: MiniXMLElement?, _ name: String, context: String) throws(CascadeFormatError) -> [Double] {
         guard let element else { throw CascadeFormatError("\(context): missing <\(name)>") }
         var values: [Double] = []
         // strtod straight on the file's bytes (in the C locale, as Swift's Double(String) reads):
@@ -198,7 +198,7 @@ extension HaarCascade {
     /// The C locale, for reading numbers as the file writes them whatever the user's locale.
     nonisolated(unsafe) private static let cLocale = sentry_c_locale()
 
-    private static func features(_ element: XMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
+    private static func features(_ element: MiniXMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
         guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <features>") }
         var features: [Feature] = []
         for (index, node) in element.children.enumerated() {
@@ -228,7 +228,7 @@ extension HaarCascade {
     }
 
     /// LBP features: `<rect>x y width height</rect>`, a 3x3 grid of such blocks inside the window.
-    private static func lbpFeatures(_ element: XMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
+    private static func lbpFeatures(_ element: MiniXMLElement?, width: Int, height: Int) throws(CascadeFormatError) -> [Feature] {
         guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <features>") }
         var features: [Feature] = []
         for (index, node) in element.children.enumerated() {
@@ -247,7 +247,7 @@ extension HaarCascade {
         return features
     }
 
-    private static func stages(_ element: XMLElement?, featureCount: Int, categorical: Bool) throws(CascadeFormatError) -> [Stage] {
+    private static func stages(_ element: MiniXMLElement?, featureCount: Int, categorical: Bool) throws(CascadeFormatError) -> [Stage] {
         guard let element, !element.children.isEmpty else { throw CascadeFormatError("no <stages>") }
         var stages: [Stage] = []
         for (stageIndex, stageNode) in element.children.enumerated() {

@@ -9,7 +9,7 @@ import Glibc
 /// The default cascade has ~20,000 elements; a tree of nodes with their own
 /// strings and arrays cost that many allocations to build and as many to
 /// free, most of a fresh process's cascade load.
-final class XMLDocument: Sendable {
+final class MiniXMLDocument: Sendable {
     /// The file as read; names, attributes and text are ranges of it.
     let bytes: [UInt8]
     fileprivate let elements: [Record]
@@ -24,7 +24,7 @@ final class XMLDocument: Sendable {
     }
 
     /// The document's one top-level element.
-    var root: XMLElement { XMLElement(document: self, index: 0) }
+    var root: MiniXMLElement { MiniXMLElement(document: self, index: 0) }
 
     fileprivate static let none: Int32 = -1
 
@@ -57,17 +57,17 @@ final class XMLDocument: Sendable {
     }
 }
 
-/// One element of an `XMLDocument`: its name, attributes, children and text.
-struct XMLElement: Sendable {
-    let document: XMLDocument
+/// One element of an `MiniXMLDocument`: its name, attributes, children and text.
+struct MiniXMLElement: Sendable {
+    let document: MiniXMLDocument
     fileprivate let index: Int32
 
-    private var record: XMLDocument.Record { document.elements[Int(index)] }
+    private var record: MiniXMLDocument.Record { document.elements[Int(index)] }
 
     var name: String { document.string(record.name) }
 
     /// The first child called `name`.
-    func child(_ name: String) -> XMLElement? { children.first { document.bytes(document.elements[Int($0.index)].name, equal: name) } }
+    func child(_ name: String) -> MiniXMLElement? { children.first { document.bytes(document.elements[Int($0.index)].name, equal: name) } }
 
     var children: Children { Children(document: document, head: record.firstChild, count: Int(record.childCount)) }
 
@@ -88,8 +88,8 @@ struct XMLElement: Sendable {
     /// The byte after the buffer can be read and ends any number: `<` in the file, NUL in a copy.
     func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let first = record.firstText
-        if first == XMLDocument.none || document.textRuns[Int(first)].next == XMLDocument.none {
-            let range = first == XMLDocument.none ? 0 ..< 0 : document.textRuns[Int(first)].bytes
+        if first == MiniXMLDocument.none || document.textRuns[Int(first)].next == MiniXMLDocument.none {
+            let range = first == MiniXMLDocument.none ? 0 ..< 0 : document.textRuns[Int(first)].bytes
             return document.bytes.withUnsafeBufferPointer { file in
                 body(UnsafeBufferPointer(rebasing: file[range.offsets]))
             }
@@ -103,7 +103,7 @@ struct XMLElement: Sendable {
     private func joinedText() -> [UInt8] {
         var bytes: [UInt8] = []
         var run = record.firstText
-        while run != XMLDocument.none {
+        while run != MiniXMLDocument.none {
             let text = document.textRuns[Int(run)]
             bytes.append(contentsOf: document.bytes[text.bytes.offsets])
             run = text.next
@@ -113,23 +113,23 @@ struct XMLElement: Sendable {
 
     /// An element's children in document order.
     struct Children: Sequence {
-        let document: XMLDocument
+        let document: MiniXMLDocument
         let head: Int32
         let count: Int
 
         var isEmpty: Bool { count == 0 }
-        var first: XMLElement? { isEmpty ? nil : XMLElement(document: document, index: head) }
+        var first: MiniXMLElement? { isEmpty ? nil : MiniXMLElement(document: document, index: head) }
 
         func makeIterator() -> Iterator { Iterator(document: document, upcoming: head) }
 
         struct Iterator: IteratorProtocol {
-            let document: XMLDocument
+            let document: MiniXMLDocument
             var upcoming: Int32
 
-            mutating func next() -> XMLElement? {
-                guard upcoming != XMLDocument.none else { return nil }
+            mutating func next() -> MiniXMLElement? {
+                guard upcoming != MiniXMLDocument.none else { return nil }
                 defer { upcoming = document.elements[Int(upcoming)].nextSibling }
-                return XMLElement(document: document, index: upcoming)
+                return MiniXMLElement(document: document, index: upcoming)
             }
         }
     }
@@ -153,7 +153,7 @@ enum MiniXML {
     }
 
     /// Parses a whole document.
-    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> XMLDocument {
+    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> MiniXMLDocument {
         // Ranges are 32-bit to keep the records small; no cascade comes near 2 GB.
         guard bytes.count < Int(Int32.max) else { throw XMLSyntaxError(line: 0, reason: "larger than 2 GB") }
         let reader = try bytes.withUnsafeBufferPointer { (bytes) throws(XMLSyntaxError) -> Reader in
@@ -161,16 +161,16 @@ enum MiniXML {
             try reader.document()
             return reader
         }
-        return XMLDocument(bytes: bytes, elements: reader.elements, attributes: reader.attributes, textRuns: reader.textRuns)
+        return MiniXMLDocument(bytes: bytes, elements: reader.elements, attributes: reader.attributes, textRuns: reader.textRuns)
     }
 
     private struct Reader {
         /// Only while `parse` runs.
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
-        var elements: [XMLDocument.Record] = []
-        var attributes: [XMLDocument.Attribute] = []
-        var textRuns: [XMLDocument.TextRun] = []
+        var elements: [MiniXMLDocument.Record] = []
+        var attributes: [MiniXMLDocument.Attribute] = []
+        var textRuns: [MiniXMLDocument.TextRun] = []
 
         init(bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
@@ -257,9 +257,9 @@ enum MiniXML {
             advance() // "<"
             let name = try name()
             let me = Int32(elements.count)
-            elements.append(XMLDocument.Record(name: name, attributeStart: Int32(attributes.count)))
+            elements.append(MiniXMLDocument.Record(name: name, attributeStart: Int32(attributes.count)))
             // The record's links are filled in as its attributes, text and children are read.
-            var lastChild = XMLDocument.none, lastText = XMLDocument.none
+            var lastChild = MiniXMLDocument.none, lastText = MiniXMLDocument.none
             // Attributes: kept as written (no entity decoding); quotes must balance.
             while true {
                 skipWhitespace()
@@ -285,7 +285,7 @@ enum MiniXML {
                 let valueStart = index
                 while !atEnd, bytes[index] != quote { advance() }
                 guard !atEnd else { throw fail("unterminated attribute in <\(string(name))>") }
-                attributes.append(XMLDocument.Attribute(name: attribute, value: Int32(valueStart) ..< Int32(index)))
+                attributes.append(MiniXMLDocument.Attribute(name: attribute, value: Int32(valueStart) ..< Int32(index)))
                 elements[Int(me)].attributeCount += 1
                 advance()
             }
@@ -301,8 +301,8 @@ enum MiniXML {
                         index = bytes.count
                     }
                     let run = Int32(textRuns.count)
-                    textRuns.append(XMLDocument.TextRun(bytes: Int32(start) ..< Int32(index)))
-                    if lastText == XMLDocument.none { elements[Int(me)].firstText = run } else { textRuns[Int(lastText)].next = run }
+                    textRuns.append(MiniXMLDocument.TextRun(bytes: Int32(start) ..< Int32(index)))
+                    if lastText == MiniXMLDocument.none { elements[Int(me)].firstText = run } else { textRuns[Int(lastText)].next = run }
                     lastText = run
                 } else if starts(with: "</") {
                     index += 2
@@ -318,7 +318,7 @@ enum MiniXML {
                     try skip(past: "-->")
                 } else {
                     let child = try element(depth: depth + 1)
-                    if lastChild == XMLDocument.none { elements[Int(me)].firstChild = child } else { elements[Int(lastChild)].nextSibling = child }
+                    if lastChild == MiniXMLDocument.none { elements[Int(me)].firstChild = child } else { elements[Int(lastChild)].nextSibling = child }
                     lastChild = child
                     elements[Int(me)].childCount += 1
                 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Foundation
 import Logging
 import MonotonicTime
@@ -55,6 +56,8 @@ public final class HookRunner: Sendable {
     public let timeout: Double
     private let logger: Logger
     private let state = Mutex(State())
+    /// Entered while a worker thread runs jobs, so `finish` can wait for it.
+    private let working = DispatchGroup()
 
     public init(timeout: Double, logger: Logger) {
         self.timeout = timeout
@@ -79,7 +82,11 @@ public final class HookRunner: Sendable {
             return true
         }
         guard startWorker else { return }
-        let thread = Thread { [self] in work(first: job) }
+        working.enter()
+        let thread = Thread { [self] in
+            work(first: job)
+            working.leave()
+        }
         thread.name = "hooks"
         thread.start()
     }
@@ -87,14 +94,12 @@ public final class HookRunner: Sendable {
     /// Drops what waits and gives the running hook `grace` seconds before
     /// killing it: for sentry's exit.
     public func finish(grace: Double = 1) {
-        let deadline = monotonicSeconds() + grace
         state.withLock { $0.stopping = true; $0.waiting = nil }
-        while state.withLock({ $0.running }), monotonicSeconds() < deadline { usleep(5000) }
-        if let group = state.withLock({ $0.group }) {
+        if working.wait(timeout: .now() + grace) == .timedOut, let group = state.withLock({ $0.group }) {
             logger.warning("hook still running at exit: stopped")
             kill(-group, SIGKILL)
         }
-        while state.withLock({ $0.running }) { usleep(1000) }
+        working.wait()
     }
 
     /// Runs `first`, then whatever waits, until nothing does.

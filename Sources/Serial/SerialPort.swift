@@ -80,7 +80,11 @@ public final class SerialPort {
         guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
         var pollfd = Glibc.pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
         let ready = poll(&pollfd, 1, 0)
-        if ready < 0 { return errno == EINTR ? 0 : 0 }
+        if ready < 0 {
+            // Interrupted: nothing written, the next call tries again; any other failure is a port we cannot use.
+            guard errno == EINTR else { throw disconnected("poll failed (\(String(cString: strerror(errno))))") }
+            return 0
+        }
         if pollfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { throw disconnected("device hung up") }
         guard pollfd.revents & Int16(POLLOUT) != 0, !bytes.isEmpty else { return 0 }
         while true {

@@ -73,6 +73,25 @@ public struct AccessToken: Sendable {
     }
 }
 
+/// Every request passes here first: without the token (when one is set) it
+/// gets `refusal` and goes no further; with it, `next` answers.
+public struct TokenGate: HTTPHandler {
+    public let token: AccessToken
+    public let refusal: HTTPResponse
+    public let next: any HTTPHandler
+
+    public init(_ token: AccessToken, refusal: HTTPResponse, next: some HTTPHandler) {
+        self.token = token
+        self.refusal = refusal
+        self.next = next
+    }
+
+    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard token.admits(request) else { return refusal }
+        return try await next.handleRequest(request)
+    }
+}
+
 /// Why a server could not start, in one line.
 public struct ServerError: Error, CustomStringConvertible {
     public let description: String

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("The XML reader: elements, attributes and text as written, with the line of any error")
 struct MiniXMLTests {
-    static func parse(_ text: String) throws(XMLSyntaxError) -> XMLElement { try MiniXML.parse(Array(text.utf8)).root }
+    static func parse(_ text: String) throws(XMLSyntaxError) -> MiniXMLElement { try MiniXML.parse(Array(text.utf8)).root }
 
     @Test("children come in document order; child(_:) finds the first of a name")
     func children() throws {

@@ -6,53 +6,12 @@ import Logging
 import SentryApp
 import Serial
 import ServoSim
+import TestClips
 import Testing
 import Tracking
 import TurretLinks
 import TurretProtocol
 import Video
-
-/// Clips made once per test process with ffmpeg, beside the demo clip.
-enum Clips {
-    static func make(_ name: String, _ arguments: [String]) -> String {
-        let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name
-        if !FileManager.default.fileExists(atPath: path) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + ["-c:v", "ffv1", path]
-            try? process.run()
-            process.waitUntilExit()
-        }
-        return path
-    }
-
-    /// The demo clip mirrored: the face leaves on the right.
-    static let mirrored = make("demo-mirrored.mkv", ["-i", DemoClip.path, "-vf", "hflip"])
-
-    /// Two heads of about the same size crossing for 6 s at 10 fps: A (top,
-    /// 150x170) moves right from x = 20, B (bottom, 4 % larger each way, so
-    /// 8 % more area) moves left from x = 470.
-    static let crossing = make("crossing.mkv", [
-        "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=6",
-        "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-        "-filter_complex", "[1]format=gray,crop=150:170:150:20,split[a][b];[b]scale=156:177[b2];"
-            + "[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray",
-    ])
-
-    /// Nobody there: plain gray, 640x480 at 10 fps for 2 s.
-    static let nobody = make("nobody.mkv", ["-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=2", "-vf", "format=gray"])
-
-    static func run(_ clip: String, _ configure: (inout TrackingSettings) -> Void, onExit: ExitCommand = .none) throws -> Runner.Summary {
-        var options = RunOptions(camera: clip, serial: simulatedSerialName)
-        options.showStatus = false
-        options.keepResults = true
-        options.onExit = onExit
-        var tracking = TrackingSettings()
-        configure(&tracking)
-        options.settings = PipelineSettings(tracking: tracking)
-        return try Runner.run(options, logger: Logger(label: "test"))
-    }
-}
 
 /// A real detector whose boxes wobble by up to ±`amplitude` pixels, as
 /// detections do from frame to frame (deterministic).

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClips
 #endif
 
 /// `sentry --web` running on the demo clip, in real time, on a free port.

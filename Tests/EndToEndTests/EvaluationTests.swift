@@ -1,4 +1,5 @@
 import Foundation
+import TestClips
 import Testing
 
 @Suite("sentry eval against human-labelled faces")

@@ -1,4 +1,5 @@
 import Foundation
+import TestClips
 import Testing
 
 @Suite("Fuzz corpus replays (every crash libFuzzer ever found stays fixed)")

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClips
 #endif
 
 /// A port nobody listens on now (the kernel's pick for a socket bound to 0).

@@ -1,4 +1,5 @@
 import Foundation
+import TestClips
 import Testing
 
 /// Heap allocations per frame, counted by ordo-one's malloc interposer

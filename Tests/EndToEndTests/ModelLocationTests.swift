@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import TestClips
 import Testing
 
 @Suite("Finding the BlazeFace model by path, never by asking python3")

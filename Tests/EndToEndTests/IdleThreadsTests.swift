@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClips
 #endif
 
 @Suite("The detector's helper threads sleep while sentry waits for frames and keep out of the caller's way")

@@ -1,4 +1,5 @@
 import Foundation
+import TestClips
 import Testing
 
 @Suite("The settings file through the real binary: merge and bad files")

@@ -4,6 +4,7 @@ import Logging
 import SentryApp
 import Serial
 import ServoSim
+import TestClips
 import Testing
 import Tracking
 import TurretLinks

@@ -5,40 +5,10 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClips
 #endif
 
 /// Runs the real `sentry` binary and captures what it prints.
-struct SentryProcess {
-    static let executable = Bundle.main.bundleURL.appendingPathComponent("sentry").path
-
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-
-    init(_ arguments: [String], environment: [String: String]? = nil) throws {
-        try self.init(program: Self.executable, arguments, environment: environment)
-    }
-
-    /// `environment`: added to this process's own.
-    init(program: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        status = process.terminationStatus
-        standardOutput = String(decoding: outData, as: UTF8.self)
-        standardError = String(decoding: errData, as: UTF8.self)
-    }
-}
-
 /// Files with bad content, made once per test process.
 enum BadFiles {
     static let directory: URL = {

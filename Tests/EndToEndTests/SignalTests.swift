@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClips
 #endif
 
 @Suite("Signals stop sentry cleanly")
