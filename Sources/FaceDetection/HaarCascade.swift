@@ -91,8 +91,7 @@ extension HaarCascade {
     }
 
     /// The file's bytes, read straight into the array: Foundation's `Data` and a
-    /// copy of it cost 1-2 ms of the default cascade's load (six fresh processes
-    /// in turns: 16.0-23.8 ms before, 14.3-22.2 ms after).
+    /// copy of it would add milliseconds to every start.
     private static func contents(of path: String) throws(CascadeError) -> [UInt8] {
         func unreadable() -> CascadeError { CascadeError(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
         let file = open(path, O_RDONLY | O_CLOEXEC)

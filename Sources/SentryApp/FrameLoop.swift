@@ -30,8 +30,8 @@ public protocol FrameObserver: AnyObject {
     /// The camera went away; the pipeline has sent its sweep. `lockEvent`:
     /// the lock lost with it, if there was one.
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?)
-    /// The camera is back.
-    func cameraBack(_ name: String)
+    /// The camera `path` (as `--camera` named it) is back.
+    func cameraBack(_ path: String)
     /// The loop ended (the stream ended, `--frames`, or a signal), after the
     /// parting command was flushed.
     func loopFinished()
@@ -41,7 +41,7 @@ extension FrameObserver {
     public func willProcess(_ frame: Frame, pipeline: Pipeline) {}
     public func didProcess(_ context: FrameContext) {}
     public func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {}
-    public func cameraBack(_ name: String) {}
+    public func cameraBack(_ path: String) {}
     public func loopFinished() {}
 }
 
@@ -74,8 +74,8 @@ final class FrameLoop {
                     LockEventContext(event: $0, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime)
                 }
                 for observer in observers { observer.cameraLost(error, lockEvent: lockEvent) }
-                let name = try camera.reopen()
-                for observer in observers { observer.cameraBack(name) }
+                let path = try camera.reopen()
+                for observer in observers { observer.cameraBack(path) }
                 continue
             }
             let capturedAt = monotonicSeconds()

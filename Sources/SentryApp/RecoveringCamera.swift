@@ -19,13 +19,17 @@ final class RecoveringCamera {
     }
 
     private(set) var source: any FrameSource
+    /// What `--camera` named (`/dev/video0`): how the log and the console speak of it.
+    let path: String
     private let reopenSource: () throws(VideoError) -> any FrameSource
     private let keepsColour: Bool
     private let logger: Logger
 
     /// `reopen` opens the camera again (the same device, as the options say).
-    init(_ source: any FrameSource, keepsColour: Bool, logger: Logger, reopen: @escaping () throws(VideoError) -> any FrameSource) {
+    init(_ source: any FrameSource, path: String, keepsColour: Bool, logger: Logger,
+         reopen: @escaping () throws(VideoError) -> any FrameSource) {
         self.source = source
+        self.path = path
         self.keepsColour = keepsColour
         self.logger = logger
         reopenSource = reopen
@@ -43,9 +47,8 @@ final class RecoveringCamera {
     }
 
     /// Reopens the camera when udev reports a video device (or at least once
-    /// a second) until it is back, or a signal stops us; returns its name.
+    /// a second) until it is back, or a signal stops us; returns its path.
     func reopen() throws(VideoError) -> String {
-        let name = source.name
         source.close()
         let monitor = DeviceMonitor(subsystems: ["video4linux"])
         while !StopSignal.isRequested {
@@ -59,11 +62,11 @@ final class RecoveringCamera {
             if let camera = try? reopenSource() {
                 source = camera
                 source.keepsColour = keepsColour
-                logger.notice("camera \(name) is back")
-                return name
+                logger.notice("camera \(path) is back")
+                return path
             }
         }
-        throw VideoError(source: name, reason: "stopped while waiting for the camera", hint: "")
+        throw VideoError(source: path, reason: "stopped while waiting for the camera", hint: "")
     }
 
     func close() { source.close() }

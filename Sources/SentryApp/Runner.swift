@@ -99,7 +99,7 @@ public enum Runner {
         logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
         let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, output: link.output, logger: logger) }
         defer { web?.close() }
-        let camera = RecoveringCamera(source, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
+        let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
             try openCamera(options, logger: logger)
         }
         defer { camera.close() }

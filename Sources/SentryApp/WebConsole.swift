@@ -210,8 +210,8 @@ final class WebConsole: FrameObserver {
         hub.log("camera", error.description)
     }
 
-    func cameraBack(_ name: String) {
-        hub.log("camera", "camera \(name) is back")
+    func cameraBack(_ path: String) {
+        hub.log("camera", "camera \(path) is back")
     }
 
     /// Ends the streams first, so that the server's connections can finish.

@@ -26,6 +26,8 @@ public final class WebSocketCommandOutput: CommandOutput {
     private var reconnect = ReconnectSchedule()
     private var wasOpen = false
     public private(set) var bytesWritten = 0
+    /// A relay's handshake reply is a few hundred bytes; a longer one is not a relay.
+    static let largestHandshake = 8192
 
     /// Connects (waiting up to `timeout` seconds): a relay that cannot be
     /// reached at start is the user's to fix, so that is thrown.
@@ -156,6 +158,7 @@ public final class WebSocketCommandOutput: CommandOutput {
     private func readHandshake(key: String, reply: [UInt8]) throws(Failure) {
         var reply = reply + (try readAvailable())
         guard let end = reply.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            guard reply.count <= Self.largestHandshake else { throw Failure(reason: "a handshake reply over \(Self.largestHandshake) bytes") }
             phase = .handshaking(key: key, reply: reply)
             return
         }
@@ -182,23 +185,17 @@ public final class WebSocketCommandOutput: CommandOutput {
     /// Server frames: a close ends the connection, a ping gets its pong.
     private func readFrames() throws(Failure) {
         incoming += try readAvailable()
-        while incoming.count >= 2 {
-            let opcode = incoming[0] & 0x0F
-            var length = Int(incoming[1] & 0x7F)
-            var offset = 2
-            if length == 126 {
-                guard incoming.count >= 4 else { return }
-                length = Int(incoming[2]) << 8 | Int(incoming[3])
-                offset = 4
-            } else if length == 127 {
-                guard incoming.count >= 10 else { return }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(incoming[$1]) }
-                offset = 10
+        while true {
+            let next: (frame: ServerFrame, size: Int)?
+            do {
+                next = try ServerFrames.next(in: incoming[...])
+            } catch {
+                throw Failure(reason: "the relay sent \(error.reason)")
             }
-            guard incoming.count >= offset + length else { return }
-            let payload = Array(incoming[offset..<(offset + length)])
-            incoming.removeFirst(offset + length)
-            switch opcode {
+            guard let (frame, size) = next else { return }
+            incoming.removeFirst(size)
+            let payload = frame.payload
+            switch frame.opcode {
             case 0x8:
                 let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
                 throw Failure(reason: "the relay closed the connection (\(code)\(payload.count > 2 ? ": " + String(decoding: payload[2...], as: UTF8.self) : ""))")

@@ -63,3 +63,33 @@ struct LinkTests {
         #expect(LinkState.reconnecting.description == "reconnecting")
     }
 }
+
+@Suite("A relay's frames: lengths checked before they are used, whatever the relay sends")
+struct ServerFrameTests {
+    static func frame(_ bytes: [UInt8]) throws -> (frame: ServerFrame, size: Int)? {
+        try ServerFrames.next(in: bytes[...])
+    }
+
+    @Test("a ping and a close are read whole; a part of one waits for the rest")
+    func wholeFrames() throws {
+        let ping: [UInt8] = [0x89, 0x02, 0x68, 0x69]
+        #expect(try Self.frame(ping)?.frame == ServerFrame(opcode: 0x9, payload: [0x68, 0x69]))
+        #expect(try Self.frame(ping)?.size == 4)
+        #expect(try Self.frame(Array(ping.prefix(3))) == nil)
+        #expect(try Self.frame([0x88]) == nil)
+        let text = [0x81, 126, 0x01, 0x00] + [UInt8](repeating: 0x41, count: 256)
+        #expect(try Self.frame(text)?.frame.payload.count == 256)
+    }
+
+    @Test("the frames that crashed or bloated sentry are refused from their header", arguments: [
+        [0x81, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0],             // a 64-bit length with its top bit set (the crash)
+        [0x81, 0x7F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0],  // a length near 2^63
+        [0x81, 0x7F, 0, 0, 0, 0, 0x06, 0x40, 0, 0],          // 100 MB
+        [0x81, 0x7E, 0x10, 0x01],                             // just over the limit
+        [0x89, 0x7E, 0x00, 0x80],                             // a ping of 128 bytes
+        [0x81, 0x85, 1, 2, 3, 4, 0, 0, 0, 0, 0],              // masked by the server
+    ] as [[UInt8]])
+    func refused(_ bytes: [UInt8]) {
+        #expect(throws: ServerFrames.Refusal.self) { try Self.frame(bytes) }
+    }
+}

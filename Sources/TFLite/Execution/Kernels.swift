@@ -126,7 +126,7 @@ enum Kernels {
             while !wide, pixel + 8 <= end {
                 var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0, a7 = b0
                 // A pointer per pixel: indexed as `row[n * inputChannels + k]`, each load
-                // cost an overflow-checked add, and the loop ran 1.6x as long.
+                // would cost an overflow-checked add.
                 let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
                 let row2 = row1 + inputChannels, row3 = row2 + inputChannels, row4 = row3 + inputChannels
                 let row5 = row4 + inputChannels, row6 = row5 + inputChannels, row7 = row6 + inputChannels

@@ -19,10 +19,9 @@ import Synchronization
 /// the claim reads (`SharedUnit.needs`) and for every unit before that one to
 /// be finished. The threads are then at most one unit apart, and a chain's
 /// units end without a meeting point between them (the interpreter's planner
-/// keeps each unit's inputs one unit longer for that, see `Planner.lagging`).
-/// With a wait at each unit's end, the caller waited 60-100 µs per network
-/// run for the helper's last parts and the helper spun 90-110 µs for the next
-/// unit, at some forty unit ends.
+/// keeps each unit's inputs one unit longer for that, see `Planner.lagging`):
+/// a wait at each of a network's forty-odd unit ends would have the caller
+/// wait for the helper's last parts and the helper spin for the next unit.
 ///
 /// Between chains a helper spins up to `spinNanoseconds` for the next one
 /// (yielding its core at each look after the first microseconds), then parks
@@ -34,9 +33,8 @@ import Synchronization
 /// per frame.
 ///
 /// Parked helpers may not run on the caller's core (`keepHelpersOffCallersCore`):
-/// left to itself, the kernel of this virtual machine woke a helper there, behind
-/// the busy caller, in 70-85% of the runs of some phases, and it joined the run
-/// milliseconds late, when the network was half done.
+/// left to itself, a kernel may wake a helper there, behind the busy caller, and
+/// it then joins the run when the network is half done.
 final class WorkerPool: @unchecked Sendable {
     /// Parts `parts` of the `count` that unit `unit` is cut into; called concurrently for disjoint parts.
     typealias Work = @Sendable (_ unit: Int, _ parts: Range<Int>, _ count: Int) -> Void
@@ -76,10 +74,10 @@ final class WorkerPool: @unchecked Sendable {
     /// The core the helpers were last kept off (-1 before the first wake, or with one core allowed).
     private(set) var avoidedCore = -1
 
-    /// How long a helper looks for the next chain before it parks. At 2,000 polls
-    /// (about 2 µs here) helpers parked some 27 times per BlazeFace run and the
-    /// two-thread network took 1.15x LiteRT's time; at 20 µs, 3 times and 1.0x,
-    /// for the same CPU per frame (the parking and waking cost what the spin does).
+    /// How long a helper looks for the next chain before it parks: long enough
+    /// to bridge the gaps inside a network run (a few parkings per run rather
+    /// than dozens), short enough that spinning costs no more than the parking
+    /// and waking it saves (docs/PERFORMANCE.md).
     static let spinNanoseconds: UInt64 = 20_000
     /// `spinNanoseconds`, or another for tests.
     private let spinLimit: UInt64
@@ -87,9 +85,8 @@ final class WorkerPool: @unchecked Sendable {
     /// the caller, waiting for a helper's last part, and a helper, waiting for
     /// the next chain. When the two share a core (a video decoder in another
     /// process holding the other), spinning would keep the one that has work
-    /// off it. Without the helper's yield, waking it preempted the caller on
-    /// its core: in the 30 fps pipeline the helper parked 1,130 times a second,
-    /// and two threads cost 1.16x one thread's CPU; with it, 60 times and 1.08x.
+    /// off it; and a helper that does not yield, once woken, preempts the
+    /// caller on its core.
     static let pollsBeforeYield = 2048
     /// The most parts a unit is cut into (a part is a bit of `finished`).
     static let maximumParts = 64
@@ -279,11 +276,8 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Lets the helpers run on every core the caller may use but the one it is on, so
-    /// that waking one does not queue it behind the caller (with frames 30 ms apart, in
-    /// turns in one process: 3.2-4.3 -> 2.1-3.3 ms per full-range run at two threads, the
-    /// helper now doing a third of the work, for 1.16x one thread's CPU per frame instead
-    /// of 1.01-1.06x). Only when the caller has moved since the last time; with one core
-    /// allowed, nothing changes. A helper records its thread id before it first parks.
+    /// that waking one does not queue it behind the caller. Only when the caller has
+    /// moved since the last time; with one core allowed, nothing changes. A helper records its thread id before it first parks.
     private func keepHelpersOffCallersCore() {
         // A `CoreSet` is on the stack: a run allocates nothing, even when the caller has moved.
         guard let core = CoreSet.current, core != avoidedCore, var cores = CoreSet.allowed() else { return }
