@@ -31,10 +31,12 @@ struct CountAllocations {
         source.close()
 
         // A control that must allocate once per frame: proves the counter is live.
-        report("control", count(frames.count) { index in
-            let copy = Array(frames[index].pixels.prefix(64 + index))
-            precondition(!copy.isEmpty)
-        }, frames.count)
+        report(
+            "control",
+            count(frames.count) { index in
+                let copy = Array(frames[index].pixels.prefix(64 + index))
+                precondition(!copy.isEmpty)
+            }, frames.count)
 
         // Luma from YUYV driver buffers into one reused image.
         let buffers = frames.map { image in
@@ -43,9 +45,11 @@ struct CountAllocations {
             return buffer
         }
         var luma = GrayImage(width: 640, height: 480)
-        report("luma-yuyv", count(frames.count) { index in
-            _ = buffers[index].withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: 1280, into: &luma) }
-        }, frames.count)
+        report(
+            "luma-yuyv",
+            count(frames.count) { index in
+                _ = buffers[index].withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: 1280, into: &luma) }
+            }, frames.count)
 
         var detectors: [(String, any FaceDetector)] = []
         for variant in BlazeFaceDetector.Variant.allCases {
@@ -60,19 +64,31 @@ struct CountAllocations {
         detectors.append(("lbp", CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultLBPPath))))
         // --detect-fps 8 on frames 1/30 s apart: full passes and neighbourhood looks.
         if let full = ModelLocator.model(.fullRange), let short = ModelLocator.model(.shortRange) {
-            detectors.append(("blazeface-detect-fps-8", ScheduledDetector(fullFrame: try BlazeFaceDetector(modelPath: full),
-                                                                          neighbourhood: try BlazeFaceDetector(modelPath: short), rate: 8)))
+            detectors.append(
+                (
+                    "blazeface-detect-fps-8",
+                    ScheduledDetector(
+                        fullFrame: try BlazeFaceDetector(modelPath: full),
+                        neighbourhood: try BlazeFaceDetector(modelPath: short), rate: 8)
+                ))
         }
-        detectors.append(("haar-detect-fps-8", ScheduledDetector(fullFrame: CascadeDetector(cascade: cascade),
-                                                                 neighbourhood: CascadeDetector(cascade: cascade), rate: 8)))
+        detectors.append(
+            (
+                "haar-detect-fps-8",
+                ScheduledDetector(
+                    fullFrame: CascadeDetector(cascade: cascade),
+                    neighbourhood: CascadeDetector(cascade: cascade), rate: 8)
+            ))
         for (name, detector) in detectors {
             var faces: [Box] = []
             // Warm: one pass over the same frames lets every buffer reach its size
             // (video time goes on, so the second pass is not the first one's schedule again).
             for (index, image) in frames.enumerated() { detector.detectFaces(in: image, at: Double(index) / 30, into: &faces) }
-            report(name, count(frames.count) { index in
-                detector.detectFaces(in: frames[index], at: Double(frames.count + index) / 30, into: &faces)
-            }, frames.count)
+            report(
+                name,
+                count(frames.count) { index in
+                    detector.detectFaces(in: frames[index], at: Double(frames.count + index) / 30, into: &faces)
+                }, frames.count)
         }
     }
 

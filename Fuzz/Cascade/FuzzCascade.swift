@@ -23,16 +23,16 @@ public func fuzzCascade(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `fuzz_cascade_main`.
-@_cdecl("fuzz_cascade_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    Fuzzing.run(fuzzCascade, argc: argc, argv: argv)
-}
-#else
-@main
-struct Replay {
-    static func main() throws {
-        try Fuzzing.replay(fuzzCascade, paths: Array(CommandLine.arguments.dropFirst()))
+    // SwiftPM links executables with `main` aliased to `fuzz_cascade_main`.
+    @_cdecl("fuzz_cascade_main")
+    func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        Fuzzing.run(fuzzCascade, argc: argc, argv: argv)
     }
-}
+#else
+    @main
+    struct Replay {
+        static func main() throws {
+            try Fuzzing.replay(fuzzCascade, paths: Array(CommandLine.arguments.dropFirst()))
+        }
+    }
 #endif

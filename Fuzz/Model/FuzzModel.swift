@@ -21,16 +21,16 @@ public func fuzzModel(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `fuzz_model_main`.
-@_cdecl("fuzz_model_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    Fuzzing.run(fuzzModel, argc: argc, argv: argv)
-}
-#else
-@main
-struct Replay {
-    static func main() throws {
-        try Fuzzing.replay(fuzzModel, paths: Array(CommandLine.arguments.dropFirst()))
+    // SwiftPM links executables with `main` aliased to `fuzz_model_main`.
+    @_cdecl("fuzz_model_main")
+    func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        Fuzzing.run(fuzzModel, argc: argc, argv: argv)
     }
-}
+#else
+    @main
+    struct Replay {
+        static func main() throws {
+            try Fuzzing.replay(fuzzModel, paths: Array(CommandLine.arguments.dropFirst()))
+        }
+    }
 #endif

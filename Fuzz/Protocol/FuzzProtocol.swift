@@ -47,16 +47,16 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links executables with `main` aliased to `fuzz_protocol_main`.
-@_cdecl("fuzz_protocol_main")
-func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    Fuzzing.run(fuzzProtocol, argc: argc, argv: argv)
-}
-#else
-@main
-struct Replay {
-    static func main() throws {
-        try Fuzzing.replay(fuzzProtocol, paths: Array(CommandLine.arguments.dropFirst()))
+    // SwiftPM links executables with `main` aliased to `fuzz_protocol_main`.
+    @_cdecl("fuzz_protocol_main")
+    func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        Fuzzing.run(fuzzProtocol, argc: argc, argv: argv)
     }
-}
+#else
+    @main
+    struct Replay {
+        static func main() throws {
+            try Fuzzing.replay(fuzzProtocol, paths: Array(CommandLine.arguments.dropFirst()))
+        }
+    }
 #endif

@@ -7,11 +7,11 @@ public typealias FuzzTarget = @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
 
 public enum Fuzzing {
     #if FUZZING
-    /// Hands control to libFuzzer's driver with the program's arguments.
-    public static func run(_ target: FuzzTarget, argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-        var count = argc, arguments = argv
-        return runFuzzerDriver(&count, &arguments, target)
-    }
+        /// Hands control to libFuzzer's driver with the program's arguments.
+        public static func run(_ target: FuzzTarget, argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+            var count = argc, arguments = argv
+            return runFuzzerDriver(&count, &arguments, target)
+        }
     #endif
 
     /// Runs each file through `target` and prints how many there were.
@@ -27,9 +27,9 @@ public enum Fuzzing {
 }
 
 #if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ body: FuzzTarget
-) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ body: FuzzTarget
+    ) -> CInt
 #endif

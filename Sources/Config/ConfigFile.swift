@@ -136,8 +136,9 @@ public struct ConfigFile: Sendable {
                 return (entry, [on ? "--\(entry.key)" : "--no-\(entry.key)"])
             }
             guard catalog.options.contains(entry.key) else {
-                throw ConfigError(path: path, line: entry.line, key: entry.key,
-                                  "unknown key; keys are the long flag names of `sentry --help`, e.g. offset = 40")
+                throw ConfigError(
+                    path: path, line: entry.line, key: entry.key,
+                    "unknown key; keys are the long flag names of `sentry --help`, e.g. offset = 40")
             }
             if case .bool = entry.value {
                 throw ConfigError(path: path, line: entry.line, key: entry.key, "expected a value, got \(entry.value)")
@@ -149,10 +150,11 @@ public struct ConfigFile: Sendable {
     /// The line where `key` is set: the first `key =` or `"key" =` at the
     /// start of a line, or its table's `[key]` header.
     static func line(of key: String, in lines: [Substring]) -> Int {
-        (assignment(of: key, in: lines) ?? lines.firstIndex { line in
-            let trimmed = line.drop { $0 == " " || $0 == "\t" }
-            return trimmed.hasPrefix("[\(key)]") || trimmed.hasPrefix("[[\(key)]]")
-        }).map { $0 + 1 } ?? 1
+        (assignment(of: key, in: lines)
+            ?? lines.firstIndex { line in
+                let trimmed = line.drop { $0 == " " || $0 == "\t" }
+                return trimmed.hasPrefix("[\(key)]") || trimmed.hasPrefix("[[\(key)]]")
+            }).map { $0 + 1 } ?? 1
     }
 
     /// The index of the first line that sets `key` (`key =`, `"key" =`).

@@ -167,10 +167,11 @@ public final class ConsoleHub: Sendable {
     /// The stream's figures so far.
     public var figures: StreamFigures {
         state.withLock { state in
-            StreamFigures(viewers: state.viewers, framesEncoded: state.framesEncoded,
-                          encodeMs: state.encodeTimes.percentile(0.5) * 1000,
-                          latencyMs: state.latencies.percentile(0.5) * 1000, latencyP99Ms: state.latencies.percentile(0.99) * 1000,
-                          jpegBytes: state.jpeg?.bytes.count ?? 0)
+            StreamFigures(
+                viewers: state.viewers, framesEncoded: state.framesEncoded,
+                encodeMs: state.encodeTimes.percentile(0.5) * 1000,
+                latencyMs: state.latencies.percentile(0.5) * 1000, latencyP99Ms: state.latencies.percentile(0.99) * 1000,
+                jpegBytes: state.jpeg?.bytes.count ?? 0)
         }
     }
 }
@@ -219,11 +220,12 @@ final class FrameEncoder: @unchecked Sendable {
     func offer(_ frame: Frame, capturedAt: Double) {
         condition.lock()
         defer { condition.unlock() }
-        let chroma: YUVPicture.Chroma = switch frame.chroma?.layout {
-        case .halfWidth: .halfWidth
-        case .halfBoth: .halfBoth
-        case nil: .none
-        }
+        let chroma: YUVPicture.Chroma =
+            switch frame.chroma?.layout {
+            case .halfWidth: .halfWidth
+            case .halfBoth: .halfBoth
+            case nil: .none
+            }
         // Reuse the waiting picture or the spare one, taken out first so that
         // writing into it copies nothing.
         var picture: YUVPicture
@@ -268,8 +270,9 @@ final class FrameEncoder: @unchecked Sendable {
             }
             let start = monotonicSeconds()
             if let bytes = try? jpeg.encode(picture) {
-                hub.encoded(JPEGFrame(bytes: bytes, frame: meta.frame, time: meta.time, capturedAt: meta.capturedAt),
-                            seconds: monotonicSeconds() - start)
+                hub.encoded(
+                    JPEGFrame(bytes: bytes, frame: meta.frame, time: meta.time, capturedAt: meta.capturedAt),
+                    seconds: monotonicSeconds() - start)
             }
             condition.lock()
             if spare == nil { spare = picture }

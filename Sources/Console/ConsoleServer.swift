@@ -39,8 +39,9 @@ public final class ConsoleServer: Sendable {
         let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token))
         do {
             // Streams stay open as long as a viewer watches: no request timeout.
-            server = HTTPServer(address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled,
-                                handler: routes)
+            server = HTTPServer(
+                address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled,
+                handler: routes)
         } catch {
             throw ServerError("\(address.host) is not an IPv4 address this machine can listen on (\(error))")
         }
@@ -85,8 +86,9 @@ public struct ConsoleRoutes: HTTPHandler {
             }
         }
         routes.appendRoute("*") { request in ConsoleAPI.text(.notFound, "no such page: \(request.path); the console is at /") }
-        gate = TokenGate(token, refusal: ConsoleAPI.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)"),
-                         next: routes)
+        gate = TokenGate(
+            token, refusal: ConsoleAPI.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)"),
+            next: routes)
     }
 
     public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -111,13 +113,15 @@ struct ConsoleAPI: Sendable {
     }
 
     func videoStream() -> HTTPResponse {
-        HTTPResponse(statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
-                     body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
+        HTTPResponse(
+            statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
+            body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
     }
 
     func eventStream() -> HTTPResponse {
-        HTTPResponse(statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                     body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
+        HTTPResponse(
+            statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
     }
 
     func status() -> HTTPResponse {
@@ -141,14 +145,22 @@ struct ConsoleAPI: Sendable {
 
     /// A JSON value a setting may take.
     enum Scalar: Decodable {
-        case bool(Bool), integer(Int), number(Double), text(String)
+        case bool(Bool)
+        case integer(Int)
+        case number(Double)
+        case text(String)
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Int.self) { self = .integer(value) }
-            else if let value = try? container.decode(Double.self) { self = .number(value) }
-            else { self = .text(try container.decode(String.self)) }
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Int.self) {
+                self = .integer(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
         }
 
         /// As it would be typed after the flag.
@@ -194,8 +206,11 @@ struct ConsoleAPI: Sendable {
         case "point":
             guard let frame = hub.status else { return Self.json(.serviceUnavailable, ["error": "no frame yet to aim in"]) }
             guard let x = body.x, let y = body.y, x.isFinite, y.isFinite,
-                  (0...Double(frame.width)).contains(x), (0...Double(frame.height)).contains(y) else {
-                return Self.json(.badRequest, ["error": "point needs x and y inside the \(frame.width)x\(frame.height) frame, e.g. {\"action\":\"point\",\"x\":320,\"y\":240}"])
+                (0...Double(frame.width)).contains(x), (0...Double(frame.height)).contains(y)
+            else {
+                return Self.json(
+                    .badRequest,
+                    ["error": "point needs x and y inside the \(frame.width)x\(frame.height) frame, e.g. {\"action\":\"point\",\"x\":320,\"y\":240}"])
             }
             steering = .point(x: x, y: y)
         case "nudge":

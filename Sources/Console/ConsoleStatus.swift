@@ -62,9 +62,11 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var settings: [String: String]?
     public var stream: StreamFigures?
 
-    public init(frame: Int, time: Double, width: Int, height: Int, faces: [FaceBox], target: Int?, aim: Angles?,
-                commanded: Angles, commands: [String], mode: String, steering: String, locked: Bool, fps: Double,
-                detectMs: Double, loopMs: Double, serial: String, detector: String) {
+    public init(
+        frame: Int, time: Double, width: Int, height: Int, faces: [FaceBox], target: Int?, aim: Angles?,
+        commanded: Angles, commands: [String], mode: String, steering: String, locked: Bool, fps: Double,
+        detectMs: Double, loopMs: Double, serial: String, detector: String
+    ) {
         self.frame = frame
         self.time = time
         self.width = width

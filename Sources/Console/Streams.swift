@@ -74,7 +74,8 @@ struct MJPEGBody: AsyncBufferedSequence {
         }
 
         static func part(for frame: JPEGFrame) -> [UInt8] {
-            let header = "--\(MJPEGBody.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.bytes.count)\r\n"
+            let header =
+                "--\(MJPEGBody.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.bytes.count)\r\n"
                 + "X-Frame-Index: \(frame.frame)\r\nX-Frame-Time: \(frame.time)\r\n\r\n"
             return Array(header.utf8) + frame.bytes + Array("\r\n".utf8)
         }

@@ -36,8 +36,9 @@ public enum DeviceList {
         return devices(subsystem: "tty").compactMap { device in
             let name = (device.path as NSString).lastPathComponent
             guard device.usbVendor != nil || name.hasPrefix("ttyACM") || name.hasPrefix("ttyUSB") else { return nil }
-            return SerialDevice(path: device.path, stableName: stableNames[device.path], vendorID: device.usbVendor,
-                                productID: device.usbProduct, product: device.usbName)
+            return SerialDevice(
+                path: device.path, stableName: stableNames[device.path], vendorID: device.usbVendor,
+                productID: device.usbProduct, product: device.usbName)
         }
     }
 
@@ -60,13 +61,16 @@ public enum DeviceList {
         while let current = entry {
             defer { entry = udev_list_entry_get_next(current) }
             guard let syspath = udev_list_entry_get_name(current),
-                  let device = udev_device_new_from_syspath(udev, syspath) else { continue }
+                let device = udev_device_new_from_syspath(udev, syspath)
+            else { continue }
             defer { udev_device_unref(device) }
             guard let node = udev_device_get_devnode(device) else { continue }
             let usb = udev_device_get_parent_with_subsystem_devtype(device, "usb", "usb_device")
             func attribute(_ name: String) -> String? { usb.flatMap { udev_device_get_sysattr_value($0, name) }.map { String(cString: $0) } }
-            nodes.append(Node(path: String(cString: node), usbVendor: attribute("idVendor"),
-                              usbProduct: attribute("idProduct"), usbName: attribute("product")))
+            nodes.append(
+                Node(
+                    path: String(cString: node), usbVendor: attribute("idVendor"),
+                    usbProduct: attribute("idProduct"), usbName: attribute("product")))
         }
         return nodes.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
     }
@@ -94,9 +98,10 @@ extension DeviceList {
     public static func onlyCamera() throws(DeviceChoiceError) -> String {
         let all = cameras()
         guard all.count == 1 else {
-            throw DeviceChoiceError(description: all.isEmpty
-                ? "--camera auto: no camera found; plug one in, or pass a video file"
-                : "--camera auto: \(all.count) cameras (\(all.map { "\($0.path) \($0.card)" }.joined(separator: ", "))); pass one with --camera")
+            throw DeviceChoiceError(
+                description: all.isEmpty
+                    ? "--camera auto: no camera found; plug one in, or pass a video file"
+                    : "--camera auto: \(all.count) cameras (\(all.map { "\($0.path) \($0.card)" }.joined(separator: ", "))); pass one with --camera")
         }
         return all[0].path
     }
@@ -107,9 +112,10 @@ extension DeviceList {
         let arduinos = ports.filter(\.likelyArduino)
         let candidates = arduinos.isEmpty ? ports : arduinos
         guard candidates.count == 1 else {
-            throw DeviceChoiceError(description: candidates.isEmpty
-                ? "--serial auto: no USB serial port found; plug in the Arduino, or use --serial sim"
-                : "--serial auto: \(candidates.count) candidates (\(candidates.map(\.path).joined(separator: ", "))); pass one with --serial")
+            throw DeviceChoiceError(
+                description: candidates.isEmpty
+                    ? "--serial auto: no USB serial port found; plug in the Arduino, or use --serial sim"
+                    : "--serial auto: \(candidates.count) candidates (\(candidates.map(\.path).joined(separator: ", "))); pass one with --serial")
         }
         return candidates[0].stableName ?? candidates[0].path
     }

@@ -55,9 +55,11 @@ public final class DeviceMonitor {
             guard poll(&pollfd, 1, wait) > 0 else { return events }
             guard let device = udev_monitor_receive_device(monitor) else { continue }
             defer { udev_device_unref(device) }
-            events.append(Event(action: udev_device_get_action(device).map { String(cString: $0) } ?? "",
-                                subsystem: udev_device_get_subsystem(device).map { String(cString: $0) } ?? "",
-                                path: udev_device_get_devnode(device).map { String(cString: $0) }))
+            events.append(
+                Event(
+                    action: udev_device_get_action(device).map { String(cString: $0) } ?? "",
+                    subsystem: udev_device_get_subsystem(device).map { String(cString: $0) } ?? "",
+                    path: udev_device_get_devnode(device).map { String(cString: $0) }))
         }
     }
 }

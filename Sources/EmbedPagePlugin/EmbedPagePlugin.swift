@@ -13,8 +13,9 @@ struct EmbedPagePlugin: BuildToolPlugin {
         let tool = try context.tool(named: "embed-page")
         return pages.map { page in
             let output = context.pluginWorkDirectoryURL.appending(path: page.deletingPathExtension().lastPathComponent + "-page.swift")
-            return .buildCommand(displayName: "Embedding \(page.lastPathComponent)", executable: tool.url,
-                                 arguments: [output.path, page.path], inputFiles: files, outputFiles: [output])
+            return .buildCommand(
+                displayName: "Embedding \(page.lastPathComponent)", executable: tool.url,
+                arguments: [output.path, page.path], inputFiles: files, outputFiles: [output])
         }
     }
 }

@@ -113,7 +113,8 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         interpreter = try Interpreter(model: model, path: modelPath, threads: threads, identicalInputChannels: true)
         let shape = interpreter.inputShape
         guard shape.count == 4, shape[1] == shape[2], shape[3] == 1 || shape[3] == 3,
-              let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] }) else {
+            let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] })
+        else {
             throw ModelError(path: modelPath, reason: "input \(shape) is not a BlazeFace input (1x128x128x3 or 1x192x192x3)")
         }
         self.variant = variant
@@ -122,9 +123,10 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         anchors = Self.anchors(for: variant)
         let shapes = interpreter.outputShapes
         guard shapes.count == 2, let regressors = shapes.firstIndex(where: { $0.last == 16 }),
-              let scores = shapes.firstIndex(where: { $0.last == 1 }),
-              shapes[regressors].dropLast().reduce(1, *) == anchors.count,
-              shapes[scores].dropLast().reduce(1, *) == anchors.count else {
+            let scores = shapes.firstIndex(where: { $0.last == 1 }),
+            shapes[regressors].dropLast().reduce(1, *) == anchors.count,
+            shapes[scores].dropLast().reduce(1, *) == anchors.count
+        else {
             throw ModelError(path: modelPath, reason: "outputs \(shapes) do not match BlazeFace's \(anchors.count) anchors")
         }
         (regressorOutput, scoreOutput) = (regressors, scores)
@@ -176,8 +178,9 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         guard image.width > 0, image.height > 0 else { return }
         let area = region ?? Box(x: 0, y: 0, width: image.width, height: image.height)
         let start = monotonicSeconds()
-        letterbox.fill(interpreter.input, from: image,
-                       region: Letterbox.Region(x: area.x, y: area.y, width: area.width, height: area.height))
+        letterbox.fill(
+            interpreter.input, from: image,
+            region: Letterbox.Region(x: area.x, y: area.y, width: area.width, height: area.height))
         let filled = monotonicSeconds()
         interpreter.invoke()
         let invoked = monotonicSeconds()
@@ -215,8 +218,10 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             let halfWidth = raw[2] / size / 2, halfHeight = raw[3] / size / 2
             guard halfWidth > 0, halfHeight > 0 else { continue }
             let score = 1 / (1 + exp(-logit))
-            candidates.append(Candidate(minX: centerX - halfWidth, minY: centerY - halfHeight,
-                                        maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score))
+            candidates.append(
+                Candidate(
+                    minX: centerX - halfWidth, minY: centerY - halfHeight,
+                    maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score))
         }
     }
 
@@ -282,12 +287,13 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).
     public static let cpuHasVectorUnit: Bool = {
         #if arch(x86_64)
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-              let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
-        let set = Set(flags.split(separator: " "))
-        return set.contains("avx2") && set.contains("fma")
+            guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+                let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+            else { return false }
+            let set = Set(flags.split(separator: " "))
+            return set.contains("avx2") && set.contains("fma")
         #else
-        return true
+            return true
         #endif
     }()
 }

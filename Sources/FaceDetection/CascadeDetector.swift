@@ -93,7 +93,8 @@ public final class CascadeDetector: RegionFaceDetector {
         stages = cascade.stages.map { ($0.threshold, $0.trees.count) }
         let trees = cascade.stages.flatMap(\.trees)
         isStumpCascade = trees.allSatisfy { $0.nodes.count == 1 && $0.leaves.count == 2 }
-        stumps = isStumpCascade
+        stumps =
+            isStumpCascade
             ? trees.map { Stump(feature: Int32($0.nodes[0].featureIndex), threshold: $0.nodes[0].threshold, below: $0.leaves[0], above: $0.leaves[1]) }
             : []
         categories = cascade.isLBP ? trees.flatMap { $0.nodes[0].categories } : []
@@ -130,12 +131,17 @@ public final class CascadeDetector: RegionFaceDetector {
                 continue
             }
             for (r, rect) in feature.rects.enumerated() {
-                let corners: [(x: Int, y: Int)] = feature.tilted
-                    ? [(rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
-                       (rect.x + rect.width, rect.y + rect.width),
-                       (rect.x + rect.width - rect.height, rect.y + rect.width + rect.height)]
-                    : [(rect.x, rect.y), (rect.x + rect.width, rect.y),
-                       (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height)]
+                let corners: [(x: Int, y: Int)] =
+                    feature.tilted
+                    ? [
+                        (rect.x, rect.y), (rect.x - rect.height, rect.y + rect.height),
+                        (rect.x + rect.width, rect.y + rect.width),
+                        (rect.x + rect.width - rect.height, rect.y + rect.width + rect.height),
+                    ]
+                    : [
+                        (rect.x, rect.y), (rect.x + rect.width, rect.y),
+                        (rect.x, rect.y + rect.height), (rect.x + rect.width, rect.y + rect.height),
+                    ]
                 for (c, corner) in corners.enumerated() {
                     xs[index * 12 + r * 4 + c] = Int32(corner.x)
                     ys[index * 12 + r * 4 + c] = Int32(corner.y)
@@ -179,7 +185,8 @@ public final class CascadeDetector: RegionFaceDetector {
         regionPixels.removeAll(keepingCapacity: true)
         image.pixels.withUnsafeBufferPointer { pixels in
             for row in region.y..<region.y + region.height {
-                regionPixels.append(contentsOf: UnsafeBufferPointer(rebasing: pixels[row * image.width + region.x ..< row * image.width + region.x + region.width]))
+                regionPixels.append(
+                    contentsOf: UnsafeBufferPointer(rebasing: pixels[row * image.width + region.x..<row * image.width + region.x + region.width]))
             }
         }
         let part = GrayImage(width: region.width, height: region.height, pixels: regionPixels)
@@ -257,7 +264,7 @@ public final class CascadeDetector: RegionFaceDetector {
                     let points = x.count / max(tilted.count, 1)
                     for feature in 0..<tilted.count {
                         let rowStride = tilted[feature] ? tiltedStride : stride
-                        for i in feature * points ..< feature * points + points { out[i] = y[i] &* rowStride &+ x[i] }
+                        for i in feature * points..<feature * points + points { out[i] = y[i] &* rowStride &+ x[i] }
                     }
                 }
             }
@@ -281,124 +288,151 @@ public final class CascadeDetector: RegionFaceDetector {
         let anyTilted = cascade.hasTiltedFeatures
         let isLBP = cascade.isLBP
         categories.withUnsafeBufferPointer { categories in
-        stumps.withUnsafeBufferPointer { stumps in
-        tables.sums.withUnsafeBufferPointer { sum in
-        tables.squares.withUnsafeBufferPointer { square in
-        tables.tilted.withUnsafeBufferPointer { tilted in
-        scratch.featureOffsets.withUnsafeBufferPointer { offsets in
-        featureWeights.withUnsafeBufferPointer { weights in
-        featureTilted.withUnsafeBufferPointer { isTilted in
-        nodeFeature.withUnsafeBufferPointer { nodeFeature in
-        nodeThreshold.withUnsafeBufferPointer { nodeThreshold in
-        nodeLeft.withUnsafeBufferPointer { nodeLeft in
-        nodeRight.withUnsafeBufferPointer { nodeRight in
-        treeNodeStart.withUnsafeBufferPointer { treeNodeStart in
-        treeLeafStart.withUnsafeBufferPointer { treeLeafStart in
-        leaves.withUnsafeBufferPointer { leaves in
-            /// A feature's response at the window whose tables start at `base`/`tiltedBase`.
-            @inline(__always) func feature(_ index: Int, _ base: Int, _ tiltedBase: Int) -> Float {
-                let o = index &* 12
-                let isTiltedFeature = anyTilted && isTilted[index]
-                let table = isTiltedFeature ? tilted : sum
-                let b = isTiltedFeature ? tiltedBase : base
-                @inline(__always) func rect(_ r: Int) -> Float {
-                    let p = o &+ r &* 4
-                    return Float(table[b &+ Int(offsets[p])] &- table[b &+ Int(offsets[p &+ 1])]
-                        &- table[b &+ Int(offsets[p &+ 2])] &+ table[b &+ Int(offsets[p &+ 3])])
-                }
-                let w = index &* 3
-                var value = weights[w] * rect(0) + weights[w &+ 1] * rect(1)
-                if weights[w &+ 2] != 0 { value += weights[w &+ 2] * rect(2) }
-                return value
-            }
-            /// OpenCV's LBP code of a feature: its 3x3 blocks' sums, each of the eight
-            /// around the centre compared with the centre, clockwise from the top left.
-            @inline(__always) func lbpCode(_ index: Int, _ base: Int) -> Int {
-                let o = index &* 16
-                @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
-                    sum[base &+ Int(offsets[o &+ a])] &- sum[base &+ Int(offsets[o &+ b])]
-                        &- sum[base &+ Int(offsets[o &+ c])] &+ sum[base &+ Int(offsets[o &+ d])]
-                }
-                let center = block(5, 6, 9, 10)
-                var code = block(0, 1, 4, 5) >= center ? 128 : 0
-                if block(1, 2, 5, 6) >= center { code |= 64 }
-                if block(2, 3, 6, 7) >= center { code |= 32 }
-                if block(6, 7, 10, 11) >= center { code |= 16 }
-                if block(10, 11, 14, 15) >= center { code |= 8 }
-                if block(9, 10, 13, 14) >= center { code |= 4 }
-                if block(8, 9, 12, 13) >= center { code |= 2 }
-                if block(4, 5, 8, 9) >= center { code |= 1 }
-                return code
-            }
-            var y = 0
-            while y < rows {
-                var x = 0
-                while x < columns {
-                    let base = y * stride + x
-                    let tiltedBase = y * tiltedStride + x + padding
-                    // OpenCV's setWindow: reject flat windows, else normalise by the deviation.
-                    let windowSum = sum[base + n0] &- sum[base + n1] &- sum[base + n2] &+ sum[base + n3]
-                    let windowSquares = square[base + n0] &- square[base + n1] &- square[base + n2] &+ square[base + n3]
-                    var result = -1
-                    let spread = normArea * Double(windowSquares) - Double(windowSum) * Double(windowSum)
-                    if isLBP {
-                        // OpenCV's predictCategoricalStump: no variance normalisation.
-                        result = 1
-                        var tree = 0
-                        for (stage, (threshold, treeCount)) in stages.enumerated() {
-                            var total: Float = 0
-                            for t in tree ..< tree + treeCount {
-                                let stump = stumps[t]
-                                let code = lbpCode(Int(stump.feature), base)
-                                let inSet = categories[t &* 8 &+ (code >> 5)] & (1 << Int32(code & 31)) != 0
-                                total += inSet ? stump.below : stump.above
-                            }
-                            tree += treeCount
-                            if total < threshold {
-                                result = -stage
-                                break
-                            }
-                        }
-                    } else if spread > 0 {
-                        let normalizer = Float(1 / spread.squareRoot())
-                        if normArea * Double(normalizer) < 0.1 {
-                            result = 1
-                            var tree = 0
-                            for (stage, (threshold, treeCount)) in stages.enumerated() {
-                                var total = 0.0
-                                for t in tree ..< tree + treeCount {
-                                    let nodeBase = Int(treeNodeStart[t])
-                                    if isStumps {
-                                        let stump = stumps[t]
-                                        let value = feature(Int(stump.feature), base, tiltedBase) * normalizer
-                                        total += Double(value < stump.threshold ? stump.below : stump.above)
-                                    } else {
-                                        var node: Int32 = 0
-                                        repeat {
-                                            let n = nodeBase + Int(node)
-                                            let value = feature(Int(nodeFeature[n]), base, tiltedBase) * normalizer
-                                            node = value < nodeThreshold[n] ? nodeLeft[n] : nodeRight[n]
-                                        } while node > 0
-                                        total += Double(leaves[Int(treeLeafStart[t]) - Int(node)])
+            stumps.withUnsafeBufferPointer { stumps in
+                tables.sums.withUnsafeBufferPointer { sum in
+                    tables.squares.withUnsafeBufferPointer { square in
+                        tables.tilted.withUnsafeBufferPointer { tilted in
+                            scratch.featureOffsets.withUnsafeBufferPointer { offsets in
+                                featureWeights.withUnsafeBufferPointer { weights in
+                                    featureTilted.withUnsafeBufferPointer { isTilted in
+                                        nodeFeature.withUnsafeBufferPointer { nodeFeature in
+                                            nodeThreshold.withUnsafeBufferPointer { nodeThreshold in
+                                                nodeLeft.withUnsafeBufferPointer { nodeLeft in
+                                                    nodeRight.withUnsafeBufferPointer { nodeRight in
+                                                        treeNodeStart.withUnsafeBufferPointer { treeNodeStart in
+                                                            treeLeafStart.withUnsafeBufferPointer { treeLeafStart in
+                                                                leaves.withUnsafeBufferPointer { leaves in
+                                                                    /// A feature's response at the window whose tables start at `base`/`tiltedBase`.
+                                                                    @inline(__always) func feature(_ index: Int, _ base: Int, _ tiltedBase: Int) -> Float {
+                                                                        let o = index &* 12
+                                                                        let isTiltedFeature = anyTilted && isTilted[index]
+                                                                        let table = isTiltedFeature ? tilted : sum
+                                                                        let b = isTiltedFeature ? tiltedBase : base
+                                                                        @inline(__always) func rect(_ r: Int) -> Float {
+                                                                            let p = o &+ r &* 4
+                                                                            return Float(
+                                                                                table[b &+ Int(offsets[p])] &- table[b &+ Int(offsets[p &+ 1])]
+                                                                                    &- table[b &+ Int(offsets[p &+ 2])] &+ table[b &+ Int(offsets[p &+ 3])])
+                                                                        }
+                                                                        let w = index &* 3
+                                                                        var value = weights[w] * rect(0) + weights[w &+ 1] * rect(1)
+                                                                        if weights[w &+ 2] != 0 { value += weights[w &+ 2] * rect(2) }
+                                                                        return value
+                                                                    }
+                                                                    /// OpenCV's LBP code of a feature: its 3x3 blocks' sums, each of the eight
+                                                                    /// around the centre compared with the centre, clockwise from the top left.
+                                                                    @inline(__always) func lbpCode(_ index: Int, _ base: Int) -> Int {
+                                                                        let o = index &* 16
+                                                                        @inline(__always) func block(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int32 {
+                                                                            sum[base &+ Int(offsets[o &+ a])] &- sum[base &+ Int(offsets[o &+ b])]
+                                                                                &- sum[base &+ Int(offsets[o &+ c])] &+ sum[base &+ Int(offsets[o &+ d])]
+                                                                        }
+                                                                        let center = block(5, 6, 9, 10)
+                                                                        var code = block(0, 1, 4, 5) >= center ? 128 : 0
+                                                                        if block(1, 2, 5, 6) >= center { code |= 64 }
+                                                                        if block(2, 3, 6, 7) >= center { code |= 32 }
+                                                                        if block(6, 7, 10, 11) >= center { code |= 16 }
+                                                                        if block(10, 11, 14, 15) >= center { code |= 8 }
+                                                                        if block(9, 10, 13, 14) >= center { code |= 4 }
+                                                                        if block(8, 9, 12, 13) >= center { code |= 2 }
+                                                                        if block(4, 5, 8, 9) >= center { code |= 1 }
+                                                                        return code
+                                                                    }
+                                                                    var y = 0
+                                                                    while y < rows {
+                                                                        var x = 0
+                                                                        while x < columns {
+                                                                            let base = y * stride + x
+                                                                            let tiltedBase = y * tiltedStride + x + padding
+                                                                            // OpenCV's setWindow: reject flat windows, else normalise by the deviation.
+                                                                            let windowSum = sum[base + n0] &- sum[base + n1] &- sum[base + n2] &+ sum[base + n3]
+                                                                            let windowSquares =
+                                                                                square[base + n0] &- square[base + n1] &- square[base + n2] &+ square[base + n3]
+                                                                            var result = -1
+                                                                            let spread =
+                                                                                normArea * Double(windowSquares) - Double(windowSum) * Double(windowSum)
+                                                                            if isLBP {
+                                                                                // OpenCV's predictCategoricalStump: no variance normalisation.
+                                                                                result = 1
+                                                                                var tree = 0
+                                                                                for (stage, (threshold, treeCount)) in stages.enumerated() {
+                                                                                    var total: Float = 0
+                                                                                    for t in tree..<tree + treeCount {
+                                                                                        let stump = stumps[t]
+                                                                                        let code = lbpCode(Int(stump.feature), base)
+                                                                                        let inSet =
+                                                                                            categories[t &* 8 &+ (code >> 5)] & (1 << Int32(code & 31)) != 0
+                                                                                        total += inSet ? stump.below : stump.above
+                                                                                    }
+                                                                                    tree += treeCount
+                                                                                    if total < threshold {
+                                                                                        result = -stage
+                                                                                        break
+                                                                                    }
+                                                                                }
+                                                                            } else if spread > 0 {
+                                                                                let normalizer = Float(1 / spread.squareRoot())
+                                                                                if normArea * Double(normalizer) < 0.1 {
+                                                                                    result = 1
+                                                                                    var tree = 0
+                                                                                    for (stage, (threshold, treeCount)) in stages.enumerated() {
+                                                                                        var total = 0.0
+                                                                                        for t in tree..<tree + treeCount {
+                                                                                            let nodeBase = Int(treeNodeStart[t])
+                                                                                            if isStumps {
+                                                                                                let stump = stumps[t]
+                                                                                                let value =
+                                                                                                    feature(Int(stump.feature), base, tiltedBase) * normalizer
+                                                                                                total += Double(
+                                                                                                    value < stump.threshold ? stump.below : stump.above)
+                                                                                            } else {
+                                                                                                var node: Int32 = 0
+                                                                                                repeat {
+                                                                                                    let n = nodeBase + Int(node)
+                                                                                                    let value =
+                                                                                                        feature(Int(nodeFeature[n]), base, tiltedBase)
+                                                                                                        * normalizer
+                                                                                                    node = value < nodeThreshold[n] ? nodeLeft[n] : nodeRight[n]
+                                                                                                } while node > 0
+                                                                                                total += Double(leaves[Int(treeLeafStart[t]) - Int(node)])
+                                                                                            }
+                                                                                        }
+                                                                                        tree += treeCount
+                                                                                        if total < Double(threshold) {
+                                                                                            result = -stage
+                                                                                            break
+                                                                                        }
+                                                                                    }
+                                                                                }
+                                                                            }
+                                                                            if result > 0 {
+                                                                                scratch.hits.append(
+                                                                                    (
+                                                                                        scaleIndex,
+                                                                                        Box(
+                                                                                            x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                                                                                            y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
+                                                                                            width: boxWidth, height: boxHeight)
+                                                                                    ))
+                                                                            }
+                                                                            x += result == 0 ? 2 * step : step
+                                                                        }
+                                                                        y += step
+                                                                    }
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
                                     }
                                 }
-                                tree += treeCount
-                                if total < Double(threshold) {
-                                    result = -stage
-                                    break
-                                }
                             }
                         }
                     }
-                    if result > 0 {
-                        scratch.hits.append((scaleIndex, Box(x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                                                             y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
-                                                             width: boxWidth, height: boxHeight)))
-                    }
-                    x += result == 0 ? 2 * step : step
                 }
-                y += step
             }
-        }}}}}}}}}}}}}}}
+        }
     }
 }

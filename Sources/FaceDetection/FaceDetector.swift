@@ -1,7 +1,6 @@
 import Geometry
 import Imaging
 
-
 /// Anything that finds faces in a grayscale frame.
 ///
 /// Detectors keep scratch buffers between calls, so one instance serves one

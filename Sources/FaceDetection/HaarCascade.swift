@@ -148,7 +148,9 @@ extension HaarCascade {
         guard (4...1024).contains(windowWidth), (4...1024).contains(windowHeight) else {
             throw CascadeFormatError("window size \(windowWidth)x\(windowHeight) is out of range")
         }
-        features = isLBP ? try Self.lbpFeatures(cascade.child("features"), width: windowWidth, height: windowHeight)
+        features =
+            isLBP
+            ? try Self.lbpFeatures(cascade.child("features"), width: windowWidth, height: windowHeight)
             : try Self.features(cascade.child("features"), width: windowWidth, height: windowHeight)
         stages = try Self.stages(cascade.child("stages"), featureCount: features.count, categorical: isLBP)
     }
@@ -169,7 +171,7 @@ extension HaarCascade {
         let failure: String? = element.withText { text -> String? in
             guard var cursor = text.baseAddress else { return nil }
             let end = cursor + text.count
-            values.reserveCapacity(text.count / 2 + 1) // a number takes at least two bytes with its space
+            values.reserveCapacity(text.count / 2 + 1)  // a number takes at least two bytes with its space
             while true {
                 while cursor < end, MiniXML.isWhitespace(cursor.pointee) { cursor += 1 }
                 if cursor == end { return nil }
@@ -213,7 +215,8 @@ extension HaarCascade {
                     throw CascadeFormatError("\(context): a rectangle needs 'x y width height weight'")
                 }
                 let rect = WeightedRect(x: Int(v[0]), y: Int(v[1]), width: Int(v[2]), height: Int(v[3]), weight: Float(v[4]))
-                let inside = tilted
+                let inside =
+                    tilted
                     ? rect.width >= 0 && rect.height >= 0 && rect.x - rect.height >= 0 && rect.x + rect.width <= width
                         && rect.y >= 0 && rect.y + rect.width + rect.height <= height
                     : rect.x >= 0 && rect.y >= 0 && rect.width >= 0 && rect.height >= 0
@@ -238,7 +241,8 @@ extension HaarCascade {
             }
             let rect = WeightedRect(x: Int(v[0]), y: Int(v[1]), width: Int(v[2]), height: Int(v[3]), weight: 0)
             guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
-                  rect.x + 3 * rect.width <= width, rect.y + 3 * rect.height <= height else {
+                rect.x + 3 * rect.width <= width, rect.y + 3 * rect.height <= height
+            else {
                 throw CascadeFormatError("\(context): the 3x3 blocks lie outside the \(width)x\(height) window")
             }
             features.append(Feature(rects: [rect], tilted: false))
@@ -266,7 +270,8 @@ extension HaarCascade {
                     continue
                 }
                 guard !splits.isEmpty, splits.count % 4 == 0 else {
-                    throw CascadeFormatError("\(treeContext): <internalNodes> needs groups of 'left right feature threshold' (categorical LBP splits are not supported)")
+                    throw CascadeFormatError(
+                        "\(treeContext): <internalNodes> needs groups of 'left right feature threshold' (categorical LBP splits are not supported)")
                 }
                 let nodeCount = splits.count / 4
                 guard leaves.count == nodeCount + 1 else {
@@ -274,7 +279,7 @@ extension HaarCascade {
                 }
                 var nodes: [Node] = []
                 for n in 0..<nodeCount {
-                    let v = splits[n * 4 ..< n * 4 + 4].map { $0 }
+                    let v = splits[n * 4..<n * 4 + 4].map { $0 }
                     guard v[0...2].allSatisfy({ $0 == $0.rounded() && abs($0) < 1e6 }) else {
                         throw CascadeFormatError("\(treeContext): node indices must be integers")
                     }
@@ -283,7 +288,7 @@ extension HaarCascade {
                         throw CascadeFormatError("\(treeContext): feature \(node.featureIndex) does not exist (\(featureCount) features)")
                     }
                     // Children: a later node of this tree (so no cycles), or a leaf.
-                    for child in [node.left, node.right] where child > 0 ? !(n + 1 ..< nodeCount).contains(child) : -child > nodeCount {
+                    for child in [node.left, node.right] where child > 0 ? !(n + 1..<nodeCount).contains(child) : -child > nodeCount {
                         throw CascadeFormatError("\(treeContext): node \(n) points to a missing child \(child)")
                     }
                     nodes.append(node)
@@ -298,8 +303,10 @@ extension HaarCascade {
 
 extension HaarCascade {
     /// An LBP weak classifier: `left right feature` and eight category words, two leaves.
-    private static func lbpStump(_ splits: [Double], _ leaves: [Double], featureCount: Int,
-                                 context: String) throws(CascadeFormatError) -> Tree {
+    private static func lbpStump(
+        _ splits: [Double], _ leaves: [Double], featureCount: Int,
+        context: String
+    ) throws(CascadeFormatError) -> Tree {
         guard splits.count == 11, leaves.count == 2 else {
             throw CascadeFormatError("\(context): an LBP tree needs one node 'left right feature' + 8 category words, and 2 <leafValues>")
         }
@@ -311,8 +318,9 @@ extension HaarCascade {
             throw CascadeFormatError("\(context): feature \(feature) does not exist (\(featureCount) features)")
         }
         let words = splits[3...].map { Int32(truncatingIfNeeded: Int64($0)) }
-        return Tree(nodes: [Node(featureIndex: feature, threshold: 0, left: 0, right: -1, categories: words)],
-                    leaves: leaves.map { Float($0) })
+        return Tree(
+            nodes: [Node(featureIndex: feature, threshold: 0, left: 0, right: -1, categories: words)],
+            leaves: leaves.map { Float($0) })
     }
 }
 

@@ -23,7 +23,8 @@ public enum Installation {
         for _ in 0..<6 {
             guard let current = folder else { return nil }
             if FileManager.default.fileExists(atPath: current.appendingPathComponent("Package.swift").path),
-               FileManager.default.fileExists(atPath: current.appendingPathComponent("firmware").path) {
+                FileManager.default.fileExists(atPath: current.appendingPathComponent("firmware").path)
+            {
                 return current.path
             }
             folder = current.deletingLastPathComponent()

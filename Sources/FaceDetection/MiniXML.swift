@@ -74,7 +74,7 @@ struct MiniXMLElement: Sendable {
     /// The value of the attribute `name` as written (no entity decoding); the last one if it repeats.
     func attribute(_ name: String) -> String? {
         let record = record
-        let range = record.attributeStart ..< record.attributeStart + record.attributeCount
+        let range = record.attributeStart..<record.attributeStart + record.attributeCount
         guard let found = document.attributes[range.offsets].last(where: { document.bytes($0.name, equal: name) })
         else { return nil }
         return document.string(found.value)
@@ -89,7 +89,7 @@ struct MiniXMLElement: Sendable {
     func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let first = record.firstText
         if first == MiniXMLDocument.none || document.textRuns[Int(first)].next == MiniXMLDocument.none {
-            let range = first == MiniXMLDocument.none ? 0 ..< 0 : document.textRuns[Int(first)].bytes
+            let range = first == MiniXMLDocument.none ? 0..<0 : document.textRuns[Int(first)].bytes
             return document.bytes.withUnsafeBufferPointer { file in
                 body(UnsafeBufferPointer(rebasing: file[range.offsets]))
             }
@@ -137,7 +137,7 @@ struct MiniXMLElement: Sendable {
 
 extension Range<Int32> {
     /// The range as array indices: the records keep 32-bit ranges to stay small.
-    fileprivate var offsets: Range<Int> { Int(lowerBound) ..< Int(upperBound) }
+    fileprivate var offsets: Range<Int> { Int(lowerBound)..<Int(upperBound) }
 }
 
 struct XMLSyntaxError: Error, CustomStringConvertible {
@@ -216,10 +216,15 @@ enum MiniXML {
         mutating func skipMisc() throws(XMLSyntaxError) {
             while true {
                 skipWhitespace()
-                if starts(with: "<!--") { try skip(past: "-->") }
-                else if starts(with: "<?") { try skip(past: "?>") }
-                else if starts(with: "<!") { try skip(past: ">") }
-                else { return }
+                if starts(with: "<!--") {
+                    try skip(past: "-->")
+                } else if starts(with: "<?") {
+                    try skip(past: "?>")
+                } else if starts(with: "<!") {
+                    try skip(past: ">")
+                } else {
+                    return
+                }
             }
         }
 
@@ -236,13 +241,14 @@ enum MiniXML {
             let start = index
             while !atEnd {
                 let b = bytes[index]
-                let isNameByte = b >= 0x80 || (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A)
+                let isNameByte =
+                    b >= 0x80 || (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A)
                     || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: ":")
                 guard isNameByte else { break }
                 advance()
             }
             guard index > start else { throw fail("expected an element name") }
-            return Int32(start) ..< Int32(index)
+            return Int32(start)..<Int32(index)
         }
 
         func string(_ range: Range<Int32>) -> String {
@@ -254,7 +260,7 @@ enum MiniXML {
         @discardableResult
         mutating func element(depth: Int = 0) throws(XMLSyntaxError) -> Int32 {
             guard depth < 64 else { throw fail("elements nested too deeply") }
-            advance() // "<"
+            advance()  // "<"
             let name = try name()
             let me = Int32(elements.count)
             elements.append(MiniXMLDocument.Record(name: name, attributeStart: Int32(attributes.count)))
@@ -285,7 +291,7 @@ enum MiniXML {
                 let valueStart = index
                 while !atEnd, bytes[index] != quote { advance() }
                 guard !atEnd else { throw fail("unterminated attribute in <\(string(name))>") }
-                attributes.append(MiniXMLDocument.Attribute(name: attribute, value: Int32(valueStart) ..< Int32(index)))
+                attributes.append(MiniXMLDocument.Attribute(name: attribute, value: Int32(valueStart)..<Int32(index)))
                 elements[Int(me)].attributeCount += 1
                 advance()
             }
@@ -301,7 +307,7 @@ enum MiniXML {
                         index = bytes.count
                     }
                     let run = Int32(textRuns.count)
-                    textRuns.append(MiniXMLDocument.TextRun(bytes: Int32(start) ..< Int32(index)))
+                    textRuns.append(MiniXMLDocument.TextRun(bytes: Int32(start)..<Int32(index)))
                     if lastText == MiniXMLDocument.none { elements[Int(me)].firstText = run } else { textRuns[Int(lastText)].next = run }
                     lastText = run
                 } else if starts(with: "</") {

@@ -1,6 +1,5 @@
 import Geometry
 
-
 /// OpenCV's `groupRectangles`: clusters similar boxes, averages each cluster,
 /// keeps clusters with more than `minNeighbors` members, and drops a small
 /// cluster lying inside a larger, better supported one.

@@ -1,7 +1,6 @@
 import Geometry
 import Imaging
 
-
 /// Full-frame detection at a chosen rate, and in between a look at the
 /// neighbourhood of the face being followed only (`--detect-fps`).
 ///
@@ -136,7 +135,8 @@ public final class ScheduledDetector: FaceDetector {
     private func calibrate(on face: Box, in image: GrayImage) {
         neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: face, in: image), into: &found)
         guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }),
-              let measured = BoxCorrection(from: nearest, to: face) else { return }
+            let measured = BoxCorrection(from: nearest, to: face)
+        else { return }
         correction = measured
     }
 
@@ -192,7 +192,8 @@ public struct BoxCorrection: Sendable, Equatable {
         scaleX = Double(target.width) / Double(box.width)
         scaleY = Double(target.height) / Double(box.height)
         guard abs(shiftX) <= Self.largestShift, abs(shiftY) <= Self.largestShift,
-              Self.scaleRange.contains(scaleX), Self.scaleRange.contains(scaleY) else { return nil }
+            Self.scaleRange.contains(scaleX), Self.scaleRange.contains(scaleY)
+        else { return nil }
     }
 
     /// `box` as the other detector would have drawn it.

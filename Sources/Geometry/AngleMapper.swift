@@ -51,7 +51,8 @@ public struct AngleMapper: Hashable, Sendable {
 
     /// Pan and tilt for a point (pixels) of a `width` x `height` frame.
     public func aim(at point: (x: Double, y: Double), frameWidth width: Int, frameHeight height: Int) -> Aim {
-        Aim(pan: angle(position: point.x, extent: width, inverted: invertX),
+        Aim(
+            pan: angle(position: point.x, extent: width, inverted: invertX),
             tilt: angle(position: point.y, extent: height, inverted: invertY))
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Dispatch
 import Foundation
@@ -94,7 +94,9 @@ public final class HookRunner: Sendable {
     /// Drops what waits and gives the running hook `grace` seconds before
     /// killing it: for sentry's exit.
     public func finish(grace: Double = 1) {
-        state.withLock { $0.stopping = true; $0.waiting = nil }
+        state.withLock {
+            $0.stopping = true; $0.waiting = nil
+        }
         if working.wait(timeout: .now() + grace) == .timedOut, let group = state.withLock({ $0.group }) {
             logger.warning("hook still running at exit: stopped")
             kill(-group, SIGKILL)
@@ -120,7 +122,9 @@ public final class HookRunner: Sendable {
             state.withLock { $0.counts.failed += 1 }
             return
         }
-        state.withLock { $0.counts.started += 1; $0.group = pid }
+        state.withLock {
+            $0.counts.started += 1; $0.group = pid
+        }
         defer { state.withLock { $0.group = nil } }
         let deadline = monotonicSeconds() + timeout
         var status: Int32 = 0

@@ -12,7 +12,8 @@ public struct FrameSize: Sendable, Equatable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
-              (16...8192).contains(w), (16...8192).contains(h) else { return nil }
+            (16...8192).contains(w), (16...8192).contains(h)
+        else { return nil }
         self.init(width: w, height: h)
     }
 

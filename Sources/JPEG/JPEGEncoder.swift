@@ -73,11 +73,12 @@ public final class JPEGEncoder {
         guard picture.width > 0, picture.height > 0, picture.y.count >= picture.width * picture.height else {
             throw JPEGError(description: "cannot encode a \(picture.width)x\(picture.height) picture")
         }
-        let subsampling: Int32 = switch picture.chroma {
-        case .none: Int32(TJSAMP_GRAY.rawValue)
-        case .halfWidth: Int32(TJSAMP_422.rawValue)
-        case .halfBoth: Int32(TJSAMP_420.rawValue)
-        }
+        let subsampling: Int32 =
+            switch picture.chroma {
+            case .none: Int32(TJSAMP_GRAY.rawValue)
+            case .halfWidth: Int32(TJSAMP_422.rawValue)
+            case .halfBoth: Int32(TJSAMP_420.rawValue)
+            }
         let needed = Int(tjBufSize(Int32(picture.width), Int32(picture.height), subsampling))
         if needed > capacity {
             if let buffer { tjFree(buffer) }
@@ -93,8 +94,9 @@ public final class JPEGEncoder {
                 picture.v.withUnsafeBufferPointer { v in
                     var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
                     var strides: [Int32] = [Int32(picture.width), chromaWidth, chromaWidth]
-                    return tjCompressFromYUVPlanes(handle, &planes, Int32(picture.width), &strides, Int32(picture.height),
-                                                   subsampling, &output, &size, Int32(quality), TJFLAG_NOREALLOC | TJFLAG_FASTDCT)
+                    return tjCompressFromYUVPlanes(
+                        handle, &planes, Int32(picture.width), &strides, Int32(picture.height),
+                        subsampling, &output, &size, Int32(quality), TJFLAG_NOREALLOC | TJFLAG_FASTDCT)
                 }
             }
         }

@@ -52,12 +52,15 @@ public struct Letterbox {
 
     /// Writes `region` of a gray image (`pixels`, `width` a row; the whole image if nil)
     /// into `tensor` ([size][size][channels] floats).
-    public mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from pixels: UnsafeBufferPointer<UInt8>,
-                              width: Int, height: Int, region: Region? = nil) {
+    public mutating func fill(
+        _ tensor: UnsafeMutableBufferPointer<Float>, from pixels: UnsafeBufferPointer<UInt8>,
+        width: Int, height: Int, region: Region? = nil
+    ) {
         precondition(tensor.count == size * size * channels && pixels.count >= width * height)
         let region = region ?? Region(x: 0, y: 0, width: width, height: height)
-        precondition(region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
-                     && region.x + region.width <= width && region.y + region.height <= height)
+        precondition(
+            region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
+                && region.x + region.width <= width && region.y + region.height <= height)
         if regionSize != (region.width, region.height) { prepare(width: region.width, height: region.height) }
         let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
@@ -89,8 +92,9 @@ public struct Letterbox {
                                         }
                                         return sum
                                     }
-                                    let sums = Self.sums(products(x), products(x &+ 1), products(x &+ 2), products(x &+ 3),
-                                                         products(x &+ 4), products(x &+ 5), products(x &+ 6), products(x &+ 7))
+                                    let sums = Self.sums(
+                                        products(x), products(x &+ 1), products(x &+ 2), products(x &+ 3),
+                                        products(x &+ 4), products(x &+ 5), products(x &+ 6), products(x &+ 7))
                                     UnsafeMutableRawPointer(target + x).storeBytes(of: Self.round(sums), as: SIMD8<Float>.self)
                                     x &+= 8
                                 }
@@ -155,8 +159,10 @@ public struct Letterbox {
     }
 
     /// The lane sums of eight vectors, as one vector (pairwise, in three steps; in C, see `sentry_sums8x8`).
-    @inline(__always) private static func sums(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>, _ d: SIMD8<Float>,
-                                               _ e: SIMD8<Float>, _ f: SIMD8<Float>, _ g: SIMD8<Float>, _ h: SIMD8<Float>) -> SIMD8<Float> {
+    @inline(__always) private static func sums(
+        _ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>, _ d: SIMD8<Float>,
+        _ e: SIMD8<Float>, _ f: SIMD8<Float>, _ g: SIMD8<Float>, _ h: SIMD8<Float>
+    ) -> SIMD8<Float> {
         sentry_sums8x8(a, b, c, d, e, f, g, h)
     }
 

@@ -1,6 +1,5 @@
 import TurretProtocol
 
-
 /// What the relay makes of one WebSocket message (SPEC §8): the protocol
 /// commands it holds, or why it is refused. Only messages that are nothing
 /// but valid commands (`X90.`, `Y45.`, `L`, `F90.`, several in a row,

@@ -147,11 +147,12 @@ struct RelayFrames: WSHandler {
                         out.yield(.close(code: WSCloseCode(1000)))
                         return
                     default:
-                        let verdict: RelayVerdict = switch frame.opcode {
-                        case .text where frame.fin: .text(Array(frame.payload))
-                        case .binary: .binary
-                        default: .refused(code: 1009, reason: "fragmented messages are not taken; send each message whole")
-                        }
+                        let verdict: RelayVerdict =
+                            switch frame.opcode {
+                            case .text where frame.fin: .text(Array(frame.payload))
+                            case .binary: .binary
+                            default: .refused(code: 1009, reason: "fragmented messages are not taken; send each message whole")
+                            }
                         relay.received(verdict)
                         if case .refused(let code, let reason) = verdict {
                             out.yield(.close(code: WSCloseCode(code, reason: reason)))

@@ -49,7 +49,11 @@ public final class TurretLink: @unchecked Sendable {
 
     /// Sends the parting command, flushes, restores the port and stops.
     public func stop() {
-        guard running.withLock({ running in defer { running = false }; return running }) else { return }
+        guard
+            running.withLock({ running in
+                defer { running = false }; return running
+            })
+        else { return }
         wake.signal()
         finished.wait()
     }
@@ -59,7 +63,9 @@ public final class TurretLink: @unchecked Sendable {
             // Wake for new commands, or every 20 ms to keep the port serviced
             // (reconnects, the boot wait, a hang-up while idle).
             _ = wake.wait(timeout: .now() + .milliseconds(20))
-            var commands = inbox.withLock { inbox in defer { inbox = [] }; return inbox }
+            var commands = inbox.withLock { inbox in
+                defer { inbox = [] }; return inbox
+            }
             if output.takeReconnected() {
                 filter.reset()
                 commands = Array(state.values) + commands

@@ -57,8 +57,10 @@ public enum Bench {
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     /// With `profile`, also where BlazeFace's network spends its time, by operator.
-    public static func run(camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
-                           tools: String?, profile: Bool = false) throws {
+    public static func run(
+        camera: String, size: FrameSize?, maxFrames: Int, detector options: DetectorOptions,
+        tools: String?, profile: Bool = false
+    ) throws {
         let loadStart = monotonicSeconds()
         let (detector, name) = try Runner.makeDetector(options)
         let loadSeconds = monotonicSeconds() - loadStart
@@ -117,8 +119,10 @@ public enum Bench {
         print("  write         \(Stats(seconds: results.map(\.writeSeconds)))")
         print("  latency       \(Stats(seconds: zip(captureTimes, processTimes).map(+))) (capture to the command written to the pty)")
         if let scheduled {
-            print(String(format: "  passes        %d full, %d neighbourhood, %d none (--detect-fps %g; network times: full passes)",
-                         passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / scheduled.interval))
+            print(
+                String(
+                    format: "  passes        %d full, %d neighbourhood, %d none (--detect-fps %g; network times: full passes)",
+                    passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / scheduled.interval))
         }
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
         if let blazeFace {
@@ -127,8 +131,11 @@ public enum Bench {
             if threads > 1, let one = try? BlazeFaceDetector(modelPath: blazeFace.modelPath, minScore: blazeFace.minScore) {
                 let cost = threadCost(one: one, more: blazeFace, image: first.image)
                 let ratios = cost.roundRatios
-                print(String(format: "  CPU per detection at 30 fps: %.3f ms on \(threadLabel), %.3f ms on one: %.2fx (\(costRounds) rounds: median %.2fx, %.2f-%.2fx; the two detectors in turns frame by frame)",
-                             cost.moreThreads * 1000, cost.oneThread * 1000, cost.ratio, Stats.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
+                print(
+                    String(
+                        format:
+                            "  CPU per detection at 30 fps: %.3f ms on \(threadLabel), %.3f ms on one: %.2fx (\(costRounds) rounds: median %.2fx, %.2f-%.2fx; the two detectors in turns frame by frame)",
+                        cost.moreThreads * 1000, cost.oneThread * 1000, cost.ratio, Stats.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
             }
         }
 
@@ -139,20 +146,31 @@ public enum Bench {
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-bench-\(getpid()).gray")
         defer { try? FileManager.default.removeItem(at: raw) }
         try Data(frames.flatMap(\.image.pixels)).write(to: raw)
-        let frameArguments = ["bench", "--frames", raw.path, "--width", "\(first.image.width)", "--height", "\(first.image.height)",
-                              "--threads", "\(threads)"]
+        let frameArguments = [
+            "bench", "--frames", raw.path, "--width", "\(first.image.width)", "--height", "\(first.image.height)",
+            "--threads", "\(threads)",
+        ]
         let reference: (label: String, arguments: [String], overlap: Double)
         if let blazeFace {
-            reference = ("LiteRT", ["\(tools)/blazeface_reference.py"] + frameArguments
-                            + ["--model", blazeFace.variant == .fullRange ? "full" : "short"], 0.9)
+            reference = (
+                "LiteRT",
+                ["\(tools)/blazeface_reference.py"] + frameArguments
+                    + ["--model", blazeFace.variant == .fullRange ? "full" : "short"], 0.9
+            )
         } else {
             let p = options.cascadeParameters
-            reference = ("OpenCV", ["\(tools)/opencv_reference.py"] + frameArguments
-                            + ["--cascade", options.cascadeFile, "--scale-factor", "\(p.scaleFactor)",
-                               "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)"], 0.8)
+            reference = (
+                "OpenCV",
+                ["\(tools)/opencv_reference.py"] + frameArguments
+                    + [
+                        "--cascade", options.cascadeFile, "--scale-factor", "\(p.scaleFactor)",
+                        "--min-neighbors", "\(p.minNeighbors)", "--min-size", "\(p.minSize)",
+                    ], 0.8
+            )
         }
         guard let referenceRun = ReferenceProcess(reference.arguments + (blazeFace == nil ? [] : ["--turns"])),
-              let line = referenceRun.readLine(), let result = try? JSONDecoder().decode(ReferenceResult.self, from: line) else {
+            let line = referenceRun.readLine(), let result = try? JSONDecoder().decode(ReferenceResult.self, from: line)
+        else {
             print("  \(reference.label) reference: failed (run `make setup` to install the pip references)")
             return
         }
@@ -165,7 +183,8 @@ public enum Bench {
             for _ in 0..<Self.turns {
                 let mine = blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
                 guard let answer = referenceRun.request("run \(Self.runsPerTurn)"),
-                      let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer) else { break }
+                    let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer)
+                else { break }
                 let other = turn.network_ms.map { $0 / 1000 }
                 ours += mine
                 theirs += other
@@ -193,9 +212,12 @@ public enum Bench {
             // Each turn's ratio is taken a few milliseconds apart: drift between turns stays out of it.
             print(String(format: "  ratio turn by turn: median %.2fx (of \(turnRatios.count) turns' median ratios)", Stats.median(turnRatios)))
         }
-        print(String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
+        print(
+            String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
         if scheduled == nil {
-            print("  \(reference.label) boxes matched by sentry (IoU >= \(reference.overlap)): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))")
+            print(
+                "  \(reference.label) boxes matched by sentry (IoU >= \(reference.overlap)): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))"
+            )
         } else {
             // Between passes the boxes are the short-range model's, shaped differently: the aims are what agree (tests).
             print("  \(reference.label) boxes matched (IoU >= \(reference.overlap)): \(matched)/\(total), full passes' boxes only agree at that overlap")
@@ -212,9 +234,10 @@ public enum Bench {
             let work = steps.map(\.work).reduce(0, +)
             // Multiply-adds, two floating-point operations each: the convolutions' rate against the CPU's peak.
             let rate = name.contains("CONV") ? String(format: "%6.1f GFLOP/s", 2 * Double(work) / seconds / 1e9) : ""
-            print("    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                  + String(format: " %8.3f ms %5.1f%%  %3d ", seconds * 1000, 100 * seconds / total, steps.count)
-                  + (steps.count == 1 ? "step   " : "steps  ") + rate)
+            print(
+                "    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + String(format: " %8.3f ms %5.1f%%  %3d ", seconds * 1000, 100 * seconds / total, steps.count)
+                    + (steps.count == 1 ? "step   " : "steps  ") + rate)
         }
     }
 

@@ -75,12 +75,16 @@ extension Runner {
         case .blazeface, .blazefaceShort:
             let variant: BlazeFaceDetector.Variant = options.kind == .blazeface ? .fullRange : .shortRange
             guard let path = options.modelPath ?? ModelLocator.model(variant) else {
-                throw DetectorError(description: "--detector \(variant.rawValue): \(variant.fileName) not found; make install (or tools/setup in a checkout), set SENTRY_DATA_DIR, or pass --model PATH")
+                throw DetectorError(
+                    description:
+                        "--detector \(variant.rawValue): \(variant.fileName) not found; make install (or tools/setup in a checkout), set SENTRY_DATA_DIR, or pass --model PATH"
+                )
             }
             return try blazeFace(path, options)
         case nil:
             guard let path = options.modelPath ?? ModelLocator.model(.fullRange) else {
-                logger?.notice("BlazeFace model not found (make install, or tools/setup in a checkout; SENTRY_DATA_DIR; or --model PATH); using the Haar cascade")
+                logger?.notice(
+                    "BlazeFace model not found (make install, or tools/setup in a checkout; SENTRY_DATA_DIR; or --model PATH); using the Haar cascade")
                 return try cascade(options)
             }
             guard BlazeFaceDetector.cpuHasVectorUnit else {
@@ -100,7 +104,9 @@ extension Runner {
     /// A cascade detector on `options.cascadeFile`, named `lbp` or `haar` by what the file holds.
     private static func cascade(_ options: DetectorOptions) throws(CascadeError) -> (detector: any FaceDetector, name: String) {
         let cascade = try HaarCascade(contentsOfFile: options.cascadeFile)
-        return (CascadeDetector(cascade: cascade, parameters: options.cascadeParameters, threads: options.threads),
-                cascade.isLBP ? "lbp" : "haar")
+        return (
+            CascadeDetector(cascade: cascade, parameters: options.cascadeParameters, threads: options.threads),
+            cascade.isLBP ? "lbp" : "haar"
+        )
     }
 }

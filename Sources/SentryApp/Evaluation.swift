@@ -16,9 +16,11 @@ public enum Evaluation {
         public var description: String {
             var lines = ["sentry eval: \(images) images, \(faces) labelled faces, detector \(detector)"]
             for score in scores {
-                lines.append(String(format: "  IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
-                                    score.threshold, score.recall, score.precision, score.f1,
-                                    score.found, score.missed, score.falseAlarms))
+                lines.append(
+                    String(
+                        format: "  IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
+                        score.threshold, score.recall, score.precision, score.f1,
+                        score.found, score.missed, score.falseAlarms))
             }
             return lines.joined(separator: "\n")
         }
@@ -44,7 +46,8 @@ public enum Evaluation {
             detector.detectFaces(in: frame.image, into: &detections)
             for index in scores.indices { scores[index].add(faces: image.faces, ignored: image.ignored, detections: detections) }
         }
-        return Report(detector: name, images: labels.images.count, faces: labels.images.map(\.faces.count).reduce(0, +),
-                      scores: scores)
+        return Report(
+            detector: name, images: labels.images.count, faces: labels.images.map(\.faces.count).reduce(0, +),
+            scores: scores)
     }
 }

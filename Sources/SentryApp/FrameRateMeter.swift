@@ -1,6 +1,5 @@
 import MonotonicTime
 
-
 /// Frames a second, as the frames pass: how many came in the last second.
 /// The status line and the web console both show it.
 struct FrameRateMeter {

@@ -38,19 +38,23 @@ final class LockHooks {
 
     /// Runs the event's hook, if one is set; `turret`: the angles it holds.
     func handle(_ event: LockOn.Event, turret: Aim, frameTime: Double) {
-        let (name, command, box): (String, String?, Box) = switch event {
-        case .locked(let box): ("lock", settings.onLock, box)
-        case .lost(let box): ("lost", settings.onLost, box)
-        }
+        let (name, command, box): (String, String?, Box) =
+            switch event {
+            case .locked(let box): ("lock", settings.onLock, box)
+            case .lost(let box): ("lost", settings.onLost, box)
+            }
         guard let command else { return }
-        runner.submit(HookRunner.Job(name: "on-\(name)", command: command, environment: [
-            "SENTRY_EVENT": name,
-            "SENTRY_PAN": String(turret.pan),
-            "SENTRY_TILT": String(turret.tilt),
-            "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
-            "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
-            "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
-        ]))
+        runner.submit(
+            HookRunner.Job(
+                name: "on-\(name)", command: command,
+                environment: [
+                    "SENTRY_EVENT": name,
+                    "SENTRY_PAN": String(turret.pan),
+                    "SENTRY_TILT": String(turret.tilt),
+                    "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
+                    "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
+                    "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
+                ]))
     }
 
     func finish() { runner.finish() }

@@ -118,8 +118,10 @@ public final class Pipeline {
         if fire != nil, steering == .tracking {
             let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
-            if let shot = fire?.shot(locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
-                                     at: frame.timestamp, wireTime: wireTime) {
+            if let shot = fire?.shot(
+                locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
+                at: frame.timestamp, wireTime: wireTime)
+            {
                 commands.append(shot)
                 tracker.sent([shot], at: frame.timestamp)
             }
@@ -128,9 +130,10 @@ public final class Pipeline {
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
-        return FrameResult(index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
-                           commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, commanded: commanded,
-                           detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+        return FrameResult(
+            index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, commanded: commanded,
+            detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
     /// Takes new settings between frames (the web console): the faces, the

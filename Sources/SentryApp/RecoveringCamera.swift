@@ -26,8 +26,10 @@ final class RecoveringCamera {
     private let logger: Logger
 
     /// `reopen` opens the camera again (the same device, as the options say).
-    init(_ source: any FrameSource, path: String, keepsColour: Bool, logger: Logger,
-         reopen: @escaping () throws(VideoError) -> any FrameSource) {
+    init(
+        _ source: any FrameSource, path: String, keepsColour: Bool, logger: Logger,
+        reopen: @escaping () throws(VideoError) -> any FrameSource
+    ) {
         self.source = source
         self.path = path
         self.keepsColour = keepsColour

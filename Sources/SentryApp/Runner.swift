@@ -85,7 +85,8 @@ public enum Runner {
         StopSignal.install()
         let (detector, detectorName) = try makeDetector(options.detector, logger: logger)
         let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
-        let simulator = options.serial == simulatedSerialName
+        let simulator =
+            options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
         defer { simulator?.stop() }
         let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
@@ -96,7 +97,9 @@ public enum Runner {
         } else {
             source = try openCamera(options, logger: logger)
         }
-        logger.info("camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud")
+        logger.info(
+            "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
+        )
         let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, output: link.output, logger: logger) }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
@@ -121,21 +124,26 @@ public enum Runner {
             .run(maxFrames: options.maxFrames, onExit: options.onExit)
         simulator?.waitForBytes(link.output.bytesWritten, timeout: 0.5)
         if StopSignal.isRequested { logger.info("stopped by signal") }
-        return Summary(frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],
-                       servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
-                       hooks: lockEvents.hooks?.runner.counts)
+        return Summary(
+            frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],
+            servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
+            hooks: lockEvents.hooks?.runner.counts)
     }
 
     /// `--camera sim:IMAGE`: frames rendered where the simulated servo
     /// points, on the frame clock. Before each frame the simulator takes in
     /// every byte written so far, so the loop's lag is the servo's, never
     /// the machine's.
-    static func openVirtualCamera(scene: String, _ options: RunOptions, simulator: SimulatedServo,
-                                  output: any CommandOutput) throws(VideoError) -> any FrameSource {
-        try VirtualCamera(scenePath: scene, size: options.size ?? FrameSize(width: 640, height: 480),
-                          fieldOfView: options.virtualFieldOfView ?? options.settings.tracking.fieldOfView,
-                          framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime,
-                          sensorNoise: options.virtualCameraNoise) { time in
+    static func openVirtualCamera(
+        scene: String, _ options: RunOptions, simulator: SimulatedServo,
+        output: any CommandOutput
+    ) throws(VideoError) -> any FrameSource {
+        try VirtualCamera(
+            scenePath: scene, size: options.size ?? FrameSize(width: 640, height: 480),
+            fieldOfView: options.virtualFieldOfView ?? options.settings.tracking.fieldOfView,
+            framesPerSecond: options.framesPerSecond ?? 30, realtime: options.realtime,
+            sensorNoise: options.virtualCameraNoise
+        ) { time in
             simulator.waitForBytes(output.bytesWritten, timeout: 0.5)
             let state = simulator.advance(to: time)
             return (state.panPosition, state.tiltPosition)
@@ -143,13 +151,16 @@ public enum Runner {
     }
 
     /// A frame source for `--camera`: a V4L2 device node, or a file.
-    public static func openCamera(_ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
-                                  framesPerSecond: Double? = nil, pixelFormat: String? = nil,
-                                  controls: CameraControls = CameraControls(), logger: Logger? = nil) throws(VideoError) -> any FrameSource {
+    public static func openCamera(
+        _ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
+        framesPerSecond: Double? = nil, pixelFormat: String? = nil,
+        controls: CameraControls = CameraControls(), logger: Logger? = nil
+    ) throws(VideoError) -> any FrameSource {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
-            let camera = try V4L2Camera(path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat,
-                                        controls: controls, isCancelled: { StopSignal.isRequested })
+            let camera = try V4L2Camera(
+                path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat,
+                controls: controls, isCancelled: { StopSignal.isRequested })
             for note in camera.notes { logger?.notice("\(note)") }
             return camera
         }
@@ -158,8 +169,9 @@ public enum Runner {
 
     /// The camera `options` describe.
     static func openCamera(_ options: RunOptions, logger: Logger) throws(VideoError) -> any FrameSource {
-        try openCamera(options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
-                       framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
-                       controls: options.controls, logger: logger)
+        try openCamera(
+            options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
+            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
+            controls: options.controls, logger: logger)
     }
 }

@@ -15,8 +15,9 @@ struct TurretConnection {
         if let relay = try? RelayURL(parsing: options.serial) {
             return TurretConnection(output: try WebSocketCommandOutput(url: relay, logger: logger), serialPort: nil)
         }
-        let port = try SerialCommandOutput(path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
-                                           bootWait: options.bootWait, logger: logger)
+        let port = try SerialCommandOutput(
+            path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
+            bootWait: options.bootWait, logger: logger)
         return TurretConnection(output: port, serialPort: port)
     }
 

@@ -41,8 +41,10 @@ public struct WebOptions: Sendable {
     /// Keys also given as flags: the flag wins over the file at the next start.
     public var keysGivenAsFlags: Set<String> = []
 
-    public init(address: ListenAddress, token: String?, values: [String: String], switches: Set<String>, configPath: String,
-                parse: @escaping @Sendable ([String: String]) -> Result<LiveSettings, ConsoleRefusal>) {
+    public init(
+        address: ListenAddress, token: String?, values: [String: String], switches: Set<String>, configPath: String,
+        parse: @escaping @Sendable ([String: String]) -> Result<LiveSettings, ConsoleRefusal>
+    ) {
         self.address = address
         self.token = token
         self.values = values
@@ -191,11 +193,12 @@ final class WebConsole: FrameObserver {
         let faces = result.faces.enumerated().map { index, box in
             FaceBox(box, score: index < scores.count ? scores[index] : nil)
         }
-        let steering = switch pipeline.steering {
-        case .tracking: "auto"
-        case .manual: "manual"
-        case .manualScan: "manual-scan"
-        }
+        let steering =
+            switch pipeline.steering {
+            case .tracking: "auto"
+            case .manual: "manual"
+            case .manualScan: "manual-scan"
+            }
         let status = FrameStatus(
             frame: result.index, time: result.timestamp, width: frame.image.width, height: frame.image.height,
             faces: faces, target: result.target.flatMap { result.faces.firstIndex(of: $0) },

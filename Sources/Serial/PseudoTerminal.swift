@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A pseudo-terminal pair: a program opens `devicePath` as if it were a
@@ -16,8 +16,9 @@ public final class PseudoTerminal {
     public init() throws(SerialError) {
         var master: Int32 = -1, slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else {
-            throw SerialError(.other, path: "/dev/ptmx", reason: "cannot create a pseudo-terminal (\(String(cString: strerror(errno))))",
-                              hint: "check that /dev/pts is mounted")
+            throw SerialError(
+                .other, path: "/dev/ptmx", reason: "cannot create a pseudo-terminal (\(String(cString: strerror(errno))))",
+                hint: "check that /dev/pts is mounted")
         }
         var settings = termios()
         tcgetattr(slave, &settings)

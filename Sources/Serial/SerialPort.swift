@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import MonotonicTime
 
@@ -27,8 +27,9 @@ public final class SerialPort {
         self.path = path
         self.baudRate = baudRate
         guard let speed = Self.baudRates[baudRate] else {
-            throw SerialError(.unsupportedBaudRate, path: path, reason: "baud rate \(baudRate) is not supported",
-                              hint: "use one of \(Self.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
+            throw SerialError(
+                .unsupportedBaudRate, path: path, reason: "baud rate \(baudRate) is not supported",
+                hint: "use one of \(Self.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
         }
         let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
@@ -36,36 +37,41 @@ public final class SerialPort {
         defer { if !keepOpen { Glibc.close(fd) } }
 
         guard isatty(fd) == 1 else {
-            throw SerialError(.notATerminal, path: path, reason: "not a serial port (not a tty)",
-                              hint: "pass the Arduino's port, e.g. /dev/ttyACM0 or /dev/ttyUSB0, or 'sim'")
+            throw SerialError(
+                .notATerminal, path: path, reason: "not a serial port (not a tty)",
+                hint: "pass the Arduino's port, e.g. /dev/ttyACM0 or /dev/ttyUSB0, or 'sim'")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            throw SerialError(.busy, path: path, reason: "port \(path) is in use by another program",
-                              hint: "close the other program (another sentry, a serial monitor) and try again")
+            throw SerialError(
+                .busy, path: path, reason: "port \(path) is in use by another program",
+                hint: "close the other program (another sentry, a serial monitor) and try again")
         }
         guard ioctl(fd, UInt(TIOCEXCL)) == 0 else {
-            throw SerialError(.busy, path: path, reason: "port \(path) is in use by another program (TIOCEXCL: \(String(cString: strerror(errno))))",
-                              hint: "close the other program and try again")
+            throw SerialError(
+                .busy, path: path, reason: "port \(path) is in use by another program (TIOCEXCL: \(String(cString: strerror(errno))))",
+                hint: "close the other program and try again")
         }
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else {
-            throw SerialError(.notATerminal, path: path, reason: "cannot read line settings (\(String(cString: strerror(errno))))",
-                              hint: "pass a serial port such as /dev/ttyACM0")
+            throw SerialError(
+                .notATerminal, path: path, reason: "cannot read line settings (\(String(cString: strerror(errno))))",
+                hint: "pass a serial port such as /dev/ttyACM0")
         }
         var raw = saved
         cfmakeraw(&raw)
         raw.c_cflag &= ~(tcflag_t(CSIZE | PARENB | CSTOPB | HUPCL) | tcflag_t(CRTSCTS))
         raw.c_cflag |= tcflag_t(CS8 | CLOCAL | CREAD)
         raw.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY)
-        raw.c_cc.6 = 0 // VMIN
-        raw.c_cc.5 = 0 // VTIME
+        raw.c_cc.6 = 0  // VMIN
+        raw.c_cc.5 = 0  // VTIME
         cfsetispeed(&raw, speed)
         cfsetospeed(&raw, speed)
         var confirmed = termios()
         guard tcsetattr(fd, TCSANOW, &raw) == 0, tcgetattr(fd, &confirmed) == 0, Self.sameSettings(raw, confirmed) else {
             tcsetattr(fd, TCSANOW, &saved)
-            throw SerialError(.settingsRejected, path: path, reason: "the driver did not accept raw 8N1 at \(baudRate) baud",
-                              hint: "try another --baud or another USB serial adapter")
+            throw SerialError(
+                .settingsRejected, path: path, reason: "the driver did not accept raw 8N1 at \(baudRate) baud",
+                hint: "try another --baud or another USB serial adapter")
         }
         fileDescriptor = fd
         original = saved
@@ -155,11 +161,13 @@ public final class SerialPort {
     static func openError(path: String, errno code: Int32) -> SerialError {
         switch code {
         case ENOENT, ENODEV, ENXIO:
-            SerialError(.notFound, path: path, reason: "no such device",
-                        hint: "plug in the Arduino and check the path (ls /dev/ttyACM* /dev/ttyUSB*), or use --serial sim")
+            SerialError(
+                .notFound, path: path, reason: "no such device",
+                hint: "plug in the Arduino and check the path (ls /dev/ttyACM* /dev/ttyUSB*), or use --serial sim")
         case EACCES, EPERM:
-            SerialError(.permissionDenied, path: path, reason: "permission denied",
-                        hint: "add yourself to the dialout group (sudo usermod -aG dialout $USER) and log in again")
+            SerialError(
+                .permissionDenied, path: path, reason: "permission denied",
+                hint: "add yourself to the dialout group (sudo usermod -aG dialout $USER) and log in again")
         case EISDIR:
             SerialError(.notATerminal, path: path, reason: "is a directory", hint: "pass a serial port such as /dev/ttyACM0")
         case EBUSY:
@@ -175,4 +183,3 @@ public final class SerialPort {
             && withUnsafePointer(to: a, cfgetospeed) == withUnsafePointer(to: b, cfgetospeed)
     }
 }
-

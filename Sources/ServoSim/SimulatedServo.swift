@@ -41,8 +41,9 @@ public final class SimulatedServo: Sendable {
 
         func sample(at time: Double) -> Sample {
             let c = turret.controller
-            return Sample(time: time, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
-                          panPosition: turret.pan, tiltPosition: turret.tilt, shots: c.shots, isFiring: c.isFiring(at: time))
+            return Sample(
+                time: time, pan: c.pan, tilt: c.tilt, isScanning: c.isScanning,
+                panPosition: turret.pan, tiltPosition: turret.tilt, shots: c.shots, isFiring: c.isFiring(at: time))
         }
 
         /// Appends a sample when the servo state changed.
@@ -66,8 +67,10 @@ public final class SimulatedServo: Sendable {
 
     /// Creates the pty and starts listening on it. `secondsPer60Degrees` is
     /// the servos' speed (0: they jump); `frameClock` see above.
-    public init(limits: ClosedRange<Int> = 0...180, secondsPer60Degrees: Double = ServoMotion.typicalSecondsPer60Degrees,
-                frameClock: Bool = false) throws(SerialError) {
+    public init(
+        limits: ClosedRange<Int> = 0...180, secondsPer60Degrees: Double = ServoMotion.typicalSecondsPer60Degrees,
+        frameClock: Bool = false
+    ) throws(SerialError) {
         let pty = try PseudoTerminal()
         devicePath = pty.devicePath
         terminal = Mutex(pty)
@@ -125,7 +128,9 @@ public final class SimulatedServo: Sendable {
         state.withLock { $0.running = false }
         // Wait for the reader to notice before closing its descriptors.
         while !stopped.withLock({ $0 }) { usleep(1000) }
-        terminal.withLock { $0?.close(); $0 = nil }
+        terminal.withLock {
+            $0?.close(); $0 = nil
+        }
     }
 
     private func run() {

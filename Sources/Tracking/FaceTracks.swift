@@ -1,6 +1,5 @@
 import Geometry
 
-
 /// A face followed across frames: the same person keeps the same `id`.
 public struct TrackedFace: Sendable, Equatable {
     public let id: Int
@@ -103,10 +102,12 @@ public struct StickyTarget: Sendable {
     public mutating func choose(among faces: [TrackedFace], at time: Double) -> TrackedFace? {
         let visible = faces.filter(\.isVisible)
         if let id = targetID, let target = faces.first(where: { $0.id == id }),
-           target.isVisible || time - target.lastSeen < lostAfter {
+            target.isVisible || time - target.lastSeen < lostAfter
+        {
             guard target.isVisible else { return target }
             if let rival = Self.largestOther(in: visible, than: id, anchor: target.box),
-               Double(rival.box.area) > Double(target.box.area) * (1 + switchMargin) {
+                Double(rival.box.area) > Double(target.box.area) * (1 + switchMargin)
+            {
                 let frames = challenger?.id == rival.id ? challenger!.frames + 1 : 1
                 challenger = (rival.id, frames)
                 if frames >= switchFrames { return take(rival) }

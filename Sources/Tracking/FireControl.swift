@@ -1,6 +1,5 @@
 import TurretProtocol
 
-
 /// When `--fire` sends `F<pan>.`: only while the target is locked, the
 /// turret points at it within `tolerance` degrees and stands still, and at
 /// most once per `cooldown` seconds. The fire command carries the pan angle
@@ -46,8 +45,10 @@ public struct FireControl: Sendable {
 
     /// The fire command to send for the frame of `time`, going on the wire
     /// at `wireTime`, if every rule allows it.
-    public mutating func shot(locked: Bool, aimError: (pan: Double, tilt: Double)?, turret: TurretModel,
-                              at time: Double, wireTime: Double) -> Command? {
+    public mutating func shot(
+        locked: Bool, aimError: (pan: Double, tilt: Double)?, turret: TurretModel,
+        at time: Double, wireTime: Double
+    ) -> Command? {
         guard locked, let aimError, abs(aimError.pan) <= settings.tolerance, abs(aimError.tilt) <= settings.tolerance else { return nil }
         if let lastShot, wireTime - lastShot < max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) { return nil }
         if let lastAim, wireTime - lastAim < ServoController.fireSettle + Self.wireMargin { return nil }
@@ -55,7 +56,8 @@ public struct FireControl: Sendable {
         turret.advance(to: time)
         let held = turret.controller
         guard abs(turret.pan - Double(held.pan)) < Self.stillWithin, abs(turret.tilt - Double(held.tilt)) < Self.stillWithin,
-              held.fireRefusal(held.pan, at: time - Self.wireMargin) == nil else { return nil }
+            held.fireRefusal(held.pan, at: time - Self.wireMargin) == nil
+        else { return nil }
         lastShot = wireTime
         return .fire(held.pan)
     }

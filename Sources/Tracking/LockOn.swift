@@ -1,6 +1,5 @@
 import Geometry
 
-
 /// A target held for `lockAfter` seconds is *locked* (the smile doorbell's
 /// "held for two seconds"): the moment to take a photo, notify someone, or
 /// allow a shot. The lock is lost when the tracker lets go of that target

@@ -40,8 +40,9 @@ public struct OneEuroFilter: Sendable {
             return value
         }
         let dt = time - previous.time
-        let speed = Self.smooth(from: previous.speed, to: (value - previous.value) / dt,
-                                factor: Self.factor(cutoff: parameters.derivativeCutoff, dt: dt))
+        let speed = Self.smooth(
+            from: previous.speed, to: (value - previous.value) / dt,
+            factor: Self.factor(cutoff: parameters.derivativeCutoff, dt: dt))
         let cutoff = parameters.minCutoff + parameters.beta * abs(speed)
         let filtered = Self.smooth(from: previous.value, to: value, factor: Self.factor(cutoff: cutoff, dt: dt))
         last = (time, filtered, speed)

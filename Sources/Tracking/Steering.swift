@@ -1,6 +1,5 @@
 import Geometry
 
-
 /// Who points the turret.
 public enum Steering: Sendable, Equatable {
     /// Face tracking (the normal case).

@@ -1,7 +1,6 @@
 import Geometry
 import TurretProtocol
 
-
 /// Where the camera is (`--mount`).
 public enum Mount: String, CaseIterable, Sendable {
     /// Beside the turret, still: SPEC §2's offset-range mapping.
@@ -150,8 +149,9 @@ public struct Tracker: Sendable {
     }
 
     private static func turretLoop(_ settings: TrackingSettings) -> TurretLoop {
-        TurretLoop(fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
-                   invertX: settings.mapper.invertX, invertY: settings.mapper.invertY)
+        TurretLoop(
+            fieldOfView: settings.fieldOfView, gains: settings.gains, limits: settings.mapper.range,
+            invertX: settings.mapper.invertX, invertY: settings.mapper.invertY)
     }
 
     /// The aim that points at `point` of the frame: SPEC §2's mapping on a
@@ -235,8 +235,9 @@ public struct Tracker: Sendable {
             error.tilt = smoothY.filter((pose.tilt + error.tilt) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.tilt
         }
         let unrounded = loop.aim(correcting: error, from: pose(at: time), at: time)
-        return Aim(pan: steadyPan.degree(for: unrounded.pan, rounding: .toNearestOrAwayFromZero),
-                   tilt: steadyTilt.degree(for: unrounded.tilt, rounding: .toNearestOrAwayFromZero))
+        return Aim(
+            pan: steadyPan.degree(for: unrounded.pan, rounding: .toNearestOrAwayFromZero),
+            tilt: steadyTilt.degree(for: unrounded.tilt, rounding: .toNearestOrAwayFromZero))
     }
 
     /// The aim at the frame edge nearest to where `box` was last seen.

@@ -1,5 +1,3 @@
-
-
 /// The closed loop for a camera riding on the pan/tilt head (`--mount
 /// turret`, SPEC §8): the face's offset from the frame centre, in degrees,
 /// corrects the current aim.
@@ -43,8 +41,10 @@ public struct TurretLoop: Sendable {
     private var panAxis = PID()
     private var tiltAxis = PID()
 
-    public init(fieldOfView: Double, gains: Gains = .standard, limits: ClosedRange<Int> = 40...140,
-                invertX: Bool = false, invertY: Bool = false) {
+    public init(
+        fieldOfView: Double, gains: Gains = .standard, limits: ClosedRange<Int> = 40...140,
+        invertX: Bool = false, invertY: Bool = false
+    ) {
         self.fieldOfView = fieldOfView
         self.gains = gains
         self.limits = limits
@@ -64,11 +64,15 @@ public struct TurretLoop: Sendable {
 
     /// The unrounded aim that corrects `error` (degrees, as from `offset`)
     /// seen at `time` with the turret at `pose`, clamped to `limits`.
-    public mutating func aim(correcting error: (pan: Double, tilt: Double), from pose: (pan: Double, tilt: Double),
-                             at time: Double) -> (pan: Double, tilt: Double) {
+    public mutating func aim(
+        correcting error: (pan: Double, tilt: Double), from pose: (pan: Double, tilt: Double),
+        at time: Double
+    ) -> (pan: Double, tilt: Double) {
         let range = Double(limits.lowerBound)...Double(limits.upperBound)
-        return (panAxis.output(pose: pose.pan, error: error.pan, at: time, gains: gains, range: range),
-                tiltAxis.output(pose: pose.tilt, error: error.tilt, at: time, gains: gains, range: range))
+        return (
+            panAxis.output(pose: pose.pan, error: error.pan, at: time, gains: gains, range: range),
+            tiltAxis.output(pose: pose.tilt, error: error.tilt, at: time, gains: gains, range: range)
+        )
     }
 
     /// The target changed or was lost: start the integral and derivative afresh.

@@ -5,7 +5,7 @@ import Serial
 import TurretProtocol
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Commands to a serial port (SPEC §5), kept alive across unplugging:
@@ -130,7 +130,9 @@ public final class SerialCommandOutput: CommandOutput {
     private func waitForBoot() throws(SerialError) {
         guard let port, monotonicSeconds() < writableAt else { return }
         received += try port.read()
-        if received.split(separator: UInt8(ascii: "\n")).contains(where: { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "READY" }) {
+        if received.split(separator: UInt8(ascii: "\n")).contains(where: {
+            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "READY"
+        }) {
             writableAt = 0
         }
     }

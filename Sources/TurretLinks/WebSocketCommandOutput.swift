@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Logging
@@ -16,7 +16,11 @@ import TurretProtocol
 public final class WebSocketCommandOutput: CommandOutput {
     public let url: RelayURL
     private let logger: Logger
-    private enum Phase { case closed, connecting, handshaking(key: String, reply: [UInt8]), open }
+    private enum Phase {
+        case closed, connecting
+        case handshaking(key: String, reply: [UInt8])
+        case open
+    }
     private var phase = Phase.closed
     private var socket: Int32 = -1
     private var queue = OutgoingQueue()
@@ -43,8 +47,9 @@ public final class WebSocketCommandOutput: CommandOutput {
             usleep(1000)
         }
         close()
-        throw LinkError(.relayUnreachable, link: "relay \(url)", reason: failure ?? "no answer within \(Int(timeout)) s",
-                          hint: "start sentry relay there (sentry relay --listen HOST:PORT --serial …) or check the address and token")
+        throw LinkError(
+            .relayUnreachable, link: "relay \(url)", reason: failure ?? "no answer within \(Int(timeout)) s",
+            hint: "start sentry relay there (sentry relay --listen HOST:PORT --serial …) or check the address and token")
     }
 
     public var state: LinkState {
@@ -149,7 +154,8 @@ public final class WebSocketCommandOutput: CommandOutput {
         getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
         guard error == 0 else { throw Failure(reason: String(cString: strerror(error)).lowercased()) }
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let request = "GET \(url.target) HTTP/1.1\r\nHost: \(url.host):\(url.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET \(url.target) HTTP/1.1\r\nHost: \(url.host):\(url.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try writeAll(Array(request.utf8))
         phase = .handshaking(key: key, reply: [])
@@ -198,7 +204,8 @@ public final class WebSocketCommandOutput: CommandOutput {
             switch frame.opcode {
             case 0x8:
                 let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
-                throw Failure(reason: "the relay closed the connection (\(code)\(payload.count > 2 ? ": " + String(decoding: payload[2...], as: UTF8.self) : ""))")
+                throw Failure(
+                    reason: "the relay closed the connection (\(code)\(payload.count > 2 ? ": " + String(decoding: payload[2...], as: UTF8.self) : ""))")
             case 0x9:
                 unsent += Self.frame(opcode: 0xA, payload: payload)
             default:

@@ -83,7 +83,8 @@ public struct CommandParser: Hashable, Sendable {
             return .lost
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
             if case .number(let axis, let value, let digits) = state {
-                state = digits < 3
+                state =
+                    digits < 3
                     ? .number(axis: axis, value: value * 10 + Int(byte - UInt8(ascii: "0")), digits: digits + 1)
                     : .discarding
             }

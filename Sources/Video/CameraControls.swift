@@ -40,7 +40,8 @@ public struct CameraControls: Sendable, Equatable {
             var query = v4l2_queryctrl()
             query.id = id
             guard sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_QUERYCTRL, &query) == 0,
-                  query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 else { return nil }
+                query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0
+            else { return nil }
             var control = v4l2_control()
             control.id = id
             _ = sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_G_CTRL, &control)
@@ -68,8 +69,9 @@ public struct CameraControls: Sendable, Equatable {
             setting.id = control.id
             setting.value = Int32(value)
             guard sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_S_CTRL, &setting) == 0 else {
-                throw VideoError(source: path, reason: "cannot set \(name) (\(String(cString: strerror(errno))))",
-                                 hint: "an automatic mode may be on; turn it off with --auto-\(name.replacingOccurrences(of: "auto-", with: "")) off")
+                throw VideoError(
+                    source: path, reason: "cannot set \(name) (\(String(cString: strerror(errno))))",
+                    hint: "an automatic mode may be on; turn it off with --auto-\(name.replacingOccurrences(of: "auto-", with: "")) off")
             }
         }
     }

@@ -28,8 +28,10 @@ public final class FileFrameSource: FrameSource {
 
     /// Frames from the file at `path` (see `init`): a JPEG or PNG photo taken as it is
     /// (no `size`, no `loop`) decoded in process (`StillImage`), anything else by ffmpeg.
-    public static func open(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
-                            isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) -> any FrameSource {
+    public static func open(
+        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+        isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(VideoError) -> any FrameSource {
         if size == nil, !loop, let still = StillImage.open(path: path) { return still }
         return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: isCancelled)
     }
@@ -38,8 +40,10 @@ public final class FileFrameSource: FrameSource {
     /// file's frame rate, `loop` plays the file again at its end.
     /// `isCancelled` is asked when a signal interrupts a wait for a frame:
     /// true ends the stream there.
-    public init(path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
-                isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
+    public init(
+        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+        isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
         var isDirectory: ObjCBool = false
@@ -76,7 +80,8 @@ public final class FileFrameSource: FrameSource {
             }
             // ffmpeg's own words, not a demuxer's "[mov @ 0x…]" detail before them.
             let detail = (lines.first { !$0.hasPrefix("[") } ?? lines.last).map { String($0.suffix(120)) } ?? error.reason
-            throw VideoError(source: path, reason: "not a video or image ffmpeg can decode (\(detail))", hint: "pass a video or image file that ffmpeg can play")
+            throw VideoError(
+                source: path, reason: "not a video or image ffmpeg can decode (\(detail))", hint: "pass a video or image file that ffmpeg can play")
         }
         (width, height, framesPerSecond) = (header.width, header.height, header.framesPerSecond)
         buffer = [UInt8](repeating: 0, count: width * height)
@@ -114,7 +119,8 @@ public final class FileFrameSource: FrameSource {
         }
         func field(_ tag: Character) -> Substring? { fields.first { $0.first == tag }?.dropFirst() }
         guard let width = field("W").flatMap({ Int($0) }), let height = field("H").flatMap({ Int($0) }), width > 0, height > 0,
-              (field("C") ?? "mono").hasPrefix("mono") else {
+            (field("C") ?? "mono").hasPrefix("mono")
+        else {
             throw VideoError(source: source, reason: "ffmpeg's stream header is \(fields.joined(separator: " ").prefix(80))", hint: "install Debian's ffmpeg")
         }
         let rate = field("F").map { $0.split(separator: ":") }.flatMap { parts -> Double? in
@@ -164,7 +170,8 @@ public final class FileFrameSource: FrameSource {
             process.waitUntilExit()
             let status = process.terminationStatus
             if frameIndex == 0 || (status != 0 && process.terminationReason == .exit) {
-                let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let message =
+                    String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                     .split(separator: "\n").first.map(String.init) ?? "no frames"
                 throw VideoError(source: path, reason: "ffmpeg cannot decode it (\(message))", hint: "pass a video or image file that ffmpeg can play")
             }
@@ -172,8 +179,9 @@ public final class FileFrameSource: FrameSource {
         }
         defer { frameIndex += 1 }
         let rate = framesPerSecond > 0 ? framesPerSecond : 25
-        return Frame(image: GrayImage(width: width, height: height, pixels: buffer),
-                     timestamp: Double(frameIndex) / rate, index: frameIndex)
+        return Frame(
+            image: GrayImage(width: width, height: height, pixels: buffer),
+            timestamp: Double(frameIndex) / rate, index: frameIndex)
     }
 
     private enum ReadOutcome { case read, ended, cancelled }

@@ -70,8 +70,9 @@ public enum FormatNegotiation {
                 let clamped = min(max(value, low), high)
                 return step > 1 ? low + (clamped - low) / step * step : clamped
             }
-            return FrameSize(width: fit(target.width, low.width, high.width, step.width),
-                             height: fit(target.height, low.height, high.height, step.height))
+            return FrameSize(
+                width: fit(target.width, low.width, high.width, step.width),
+                height: fit(target.height, low.height, high.height, step.height))
         }
     }
 }

@@ -43,7 +43,8 @@ public final class StillImage: FrameSource {
         guard jpegExtensions.contains(suffix) || suffix == "png" else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= maximumBytes,
-              let bytes = FileManager.default.contents(atPath: path) else { return nil }
+            let bytes = FileManager.default.contents(atPath: path)
+        else { return nil }
         let image = suffix == "png" ? decodePNG(Array(bytes)) : decodeJPEG(Array(bytes))
         return image.map { StillImage(image: $0, name: (path as NSString).lastPathComponent) }
     }
@@ -59,7 +60,8 @@ public final class StillImage: FrameSource {
     /// truncated file, included: ffmpeg's to judge).
     static func decodeJPEG(_ file: [UInt8]) -> GrayImage? {
         guard file.starts(with: [0xFF, 0xD8, 0xFF]), !hasTurningOrientation(file),
-              let gray = JPEGDecoder.gray(file, maximumPixels: maximumPixels) else { return nil }
+            let gray = JPEGDecoder.gray(file, maximumPixels: maximumPixels)
+        else { return nil }
         return GrayImage(width: gray.width, height: gray.height, pixels: gray.pixels)
     }
 
@@ -101,11 +103,11 @@ public final class StillImage: FrameSource {
     static func hasSRGBGamma(_ png: [UInt8]) -> Bool {
         var offset = 8
         while offset + 12 <= png.count {
-            let length = number(png[offset ..< offset + 4])
-            let type = String(decoding: png[offset + 4 ..< offset + 8], as: UTF8.self)
+            let length = number(png[offset..<offset + 4])
+            let type = String(decoding: png[offset + 4..<offset + 8], as: UTF8.self)
             if type == "IDAT" { return true }
             // The loop's bound leaves the four bytes after the type in the file.
-            if type == "gAMA" { return length == 4 && (45454...45456).contains(number(png[offset + 8 ..< offset + 12])) }
+            if type == "gAMA" { return length == 4 && (45454...45456).contains(number(png[offset + 8..<offset + 12])) }
             guard length <= png.count else { return false }
             offset += 12 + length
         }
@@ -119,9 +121,9 @@ public final class StillImage: FrameSource {
         // Markers and their lengths up to the start of the scan.
         while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
             let marker = bytes[offset + 1]
-            let length = number(bytes[offset + 2 ..< offset + 4])
+            let length = number(bytes[offset + 2..<offset + 4])
             guard marker != 0xDA, length >= 2, offset + 2 + length <= bytes.count else { return false }
-            if marker == 0xE1, let orientation = exifOrientation(bytes[offset + 4 ..< offset + 2 + length]), orientation != 1 {
+            if marker == 0xE1, let orientation = exifOrientation(bytes[offset + 4..<offset + 2 + length]), orientation != 1 {
                 return true
             }
             offset += 2 + length
@@ -147,7 +149,7 @@ public final class StillImage: FrameSource {
         }
         func number(_ at: Int, _ size: Int) -> Int? {
             guard at >= 0, at + size <= block.count else { return nil }
-            let bytes = block[at ..< at + size]
+            let bytes = block[at..<at + size]
             return bigEndian ? Self.number(bytes) : Self.number(bytes.reversed())
         }
         guard let directory = number(tiff + 4, 4), let entries = number(tiff + directory, 2) else { return nil }

@@ -37,8 +37,10 @@ public final class V4L2Camera: FrameSource {
     /// How long to wait for a frame before calling the camera stalled.
     static let frameTimeout: Int32 = 5000
 
-    public init(path: String, size: FrameSize? = nil, framesPerSecond requestedRate: Double? = nil,
-                fourcc forcedFourcc: String? = nil, controls: CameraControls = CameraControls(), isCancelled: @escaping @Sendable () -> Bool = { false }) throws(VideoError) {
+    public init(
+        path: String, size: FrameSize? = nil, framesPerSecond requestedRate: Double? = nil,
+        fourcc forcedFourcc: String? = nil, controls: CameraControls = CameraControls(), isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
         let (fd, capabilities) = try Self.open(path)
@@ -50,8 +52,9 @@ public final class V4L2Camera: FrameSource {
         let formats = forcedFourcc.map { forced in offered.filter { $0.fourcc == forced } } ?? offered
         guard let choice = FormatNegotiation.choose(from: formats, requested: size) else {
             let offered = offered.map(\.fourcc).joined(separator: ", ")
-            throw VideoError(source: path, reason: "offers no format sentry can read (\(forcedFourcc.map { "\($0) asked; " } ?? "")has: \(offered))",
-                             hint: "use a UVC webcam, or pick one of its formats with --pixel-format")
+            throw VideoError(
+                source: path, reason: "offers no format sentry can read (\(forcedFourcc.map { "\($0) asked; " } ?? "")has: \(offered))",
+                hint: "use a UVC webcam, or pick one of its formats with --pixel-format")
         }
         var format = v4l2_format()
         format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -82,7 +85,7 @@ public final class V4L2Camera: FrameSource {
         let (lumaWidth, lumaHeight) = (width, height)
         chroma = ChromaPlanes.layout(of: fourcc).map { ChromaPlanes(layout: $0, lumaWidth: lumaWidth, lumaHeight: lumaHeight) }
         self.fd = fd
-        owned = true // from here on, close() in deinit releases it
+        owned = true  // from here on, close() in deinit releases it
         try startStreaming()
     }
 
@@ -159,7 +162,9 @@ public final class V4L2Camera: FrameSource {
         request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         request.memory = V4L2_MEMORY_MMAP.rawValue
         try Self.ioctl(fd, SENTRY_VIDIOC_REQBUFS, &request, path: path, what: "request buffers")
-        guard request.count >= 2 else { throw VideoError(source: path, reason: "the driver gave \(request.count) buffers", hint: "close other programs using the camera") }
+        guard request.count >= 2 else {
+            throw VideoError(source: path, reason: "the driver gave \(request.count) buffers", hint: "close other programs using the camera")
+        }
         for index in 0..<request.count {
             var buffer = v4l2_buffer()
             buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -167,7 +172,8 @@ public final class V4L2Camera: FrameSource {
             buffer.index = index
             try Self.ioctl(fd, SENTRY_VIDIOC_QUERYBUF, &buffer, path: path, what: "query buffer")
             guard let start = v4l2_mmap(nil, Int(buffer.length), PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(buffer.m.offset)),
-                  start != MAP_FAILED else {
+                start != MAP_FAILED
+            else {
                 throw VideoError(source: path, reason: "cannot map buffer \(index)", hint: "try a smaller --size")
             }
             buffers.append((start, Int(buffer.length)))
@@ -192,7 +198,8 @@ public final class V4L2Camera: FrameSource {
     static func capabilities(_ caps: v4l2_capability, path: String) throws(VideoError) -> Capabilities {
         let flags = caps.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? caps.device_caps : caps.capabilities
         guard flags & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
-            throw VideoError(source: path, reason: "not a capture device (an output or metadata node?)", hint: "pass the camera's capture node; `sentry devices` lists them")
+            throw VideoError(
+                source: path, reason: "not a capture device (an output or metadata node?)", hint: "pass the camera's capture node; `sentry devices` lists them")
         }
         guard flags & UInt32(V4L2_CAP_STREAMING) != 0 else {
             throw VideoError(source: path, reason: "cannot stream (no V4L2 streaming I/O)", hint: "use a UVC webcam")
@@ -207,8 +214,10 @@ public final class V4L2Camera: FrameSource {
         description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         while sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_ENUM_FMT, &description) == 0 {
             let emulated = description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0
-            formats.append(CameraFormat(fourcc: String(fourcc: description.pixelformat), emulated: emulated,
-                                        sizes: sizes(fd: fd, pixelFormat: description.pixelformat)))
+            formats.append(
+                CameraFormat(
+                    fourcc: String(fourcc: description.pixelformat), emulated: emulated,
+                    sizes: sizes(fd: fd, pixelFormat: description.pixelformat)))
             description.index += 1
         }
         return formats
@@ -223,9 +232,10 @@ public final class V4L2Camera: FrameSource {
                 list.append(FrameSize(width: Int(query.discrete.width), height: Int(query.discrete.height)))
             } else {
                 let s = query.stepwise
-                return .stepwise(min: FrameSize(width: Int(s.min_width), height: Int(s.min_height)),
-                                 max: FrameSize(width: Int(s.max_width), height: Int(s.max_height)),
-                                 step: FrameSize(width: Int(max(1, s.step_width)), height: Int(max(1, s.step_height))))
+                return .stepwise(
+                    min: FrameSize(width: Int(s.min_width), height: Int(s.min_height)),
+                    max: FrameSize(width: Int(s.max_width), height: Int(s.max_height)),
+                    step: FrameSize(width: Int(max(1, s.step_width)), height: Int(max(1, s.step_height))))
             }
             query.index += 1
         }
@@ -262,7 +272,8 @@ public final class V4L2Camera: FrameSource {
         let capabilities: Capabilities
         do throws(VideoError) {
             guard sentry_ioctl(fd, SENTRY_VIDIOC_QUERYCAP, &caps) == 0 else {
-                throw VideoError(source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
+                throw VideoError(
+                    source: path, reason: "not a V4L2 video device", hint: "pass a camera such as /dev/video0 (see `sentry devices`) or a video file")
             }
             capabilities = try Self.capabilities(caps, path: path)
             // Another program streaming from the device refuses any format change:
@@ -288,7 +299,9 @@ public final class V4L2Camera: FrameSource {
         case EACCES, EPERM:
             VideoError(source: path, reason: "permission denied", hint: "add yourself to the video group (sudo usermod -aG video $USER) and log in again")
         case EBUSY:
-            VideoError(source: path, reason: "device is busy: another program holds it", hint: "close the other program (a browser, a video call, another sentry) and try again")
+            VideoError(
+                source: path, reason: "device is busy: another program holds it",
+                hint: "close the other program (a browser, a video call, another sentry) and try again")
         default:
             VideoError(source: path, reason: "cannot open (\(String(cString: strerror(code))))", hint: "pass a camera such as /dev/video0 or a video file")
         }
@@ -316,7 +329,8 @@ extension V4L2Camera {
     public static func describe(_ path: String) -> Description? {
         guard let (fd, caps) = try? open(path) else { return nil }
         defer { v4l2_close(fd) }
-        return Description(path: path, card: caps.card, driver: caps.driver, formats: formats(fd: fd),
-                           controls: CameraControls.available(fd: fd))
+        return Description(
+            path: path, card: caps.card, driver: caps.driver, formats: formats(fd: fd),
+            controls: CameraControls.available(fd: fd))
     }
 }

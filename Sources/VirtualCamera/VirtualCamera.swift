@@ -38,20 +38,25 @@ public final class VirtualCamera: FrameSource {
     private var index = 0
 
     /// Opens `scenePath` (any image ffmpeg reads) as the scene.
-    public convenience init(scenePath: String, size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
-                realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose) throws(VideoError) {
+    public convenience init(
+        scenePath: String, size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
+        realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose
+    ) throws(VideoError) {
         let source = try FileFrameSource.open(path: scenePath)
         defer { source.close() }
         guard let first = try source.nextFrame() else {
             throw VideoError(source: scenePath, reason: "holds no picture", hint: "pass an image for --camera sim:IMAGE")
         }
-        self.init(scene: first.image, name: "sim:" + (scenePath as NSString).lastPathComponent, size: size,
-                  fieldOfView: fieldOfView, framesPerSecond: framesPerSecond, realtime: realtime, sensorNoise: sensorNoise, pose: pose)
+        self.init(
+            scene: first.image, name: "sim:" + (scenePath as NSString).lastPathComponent, size: size,
+            fieldOfView: fieldOfView, framesPerSecond: framesPerSecond, realtime: realtime, sensorNoise: sensorNoise, pose: pose)
     }
 
     /// A camera over an image already in memory.
-    public init(scene: GrayImage, name: String = "sim", size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
-                realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose) {
+    public init(
+        scene: GrayImage, name: String = "sim", size: FrameSize, fieldOfView: Double, framesPerSecond: Double = 30,
+        realtime: Bool = false, sensorNoise: Double = 0, pose: @escaping Pose
+    ) {
         precondition(fieldOfView > 0 && framesPerSecond > 0 && sensorNoise >= 0)
         self.sensorNoise = sensorNoise
         self.scene = scene

@@ -52,7 +52,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             throw ServerError("\(flags.token) needs a value, e.g. \(flags.token) \"$(openssl rand -hex 16)\"")
         }
         if !address.isLoopback, token == nil, !insecure {
-            throw ServerError("\(flags.address) \(text) is reachable from the network: give \(flags.token) TOKEN (or \(flags.insecure) to let anyone aim the turret)")
+            throw ServerError(
+                "\(flags.address) \(text) is reachable from the network: give \(flags.token) TOKEN (or \(flags.insecure) to let anyone aim the turret)")
         }
         return address
     }

@@ -27,11 +27,14 @@ guard var html = try? String(contentsOf: page, encoding: .utf8) else {
     FileHandle.standardError.write(Data("embed-page: cannot read \(page.path)\n".utf8))
     exit(1)
 }
-for (pattern, open, close) in [(#"<link rel="stylesheet" href="/([\w.-]+)">"#, "<style>\n", "</style>"),
-                               (#"<script src="/([\w.-]+)"></script>"#, "<script>\n", "</script>")] {
+for (pattern, open, close) in [
+    (#"<link rel="stylesheet" href="/([\w.-]+)">"#, "<style>\n", "</style>"),
+    (#"<script src="/([\w.-]+)"></script>"#, "<script>\n", "</script>"),
+] {
     let expression = try! NSRegularExpression(pattern: pattern)
     while let match = expression.firstMatch(in: html, range: NSRange(html.startIndex..., in: html)),
-          let whole = Range(match.range, in: html), let name = Range(match.range(at: 1), in: html) {
+        let whole = Range(match.range, in: html), let name = Range(match.range(at: 1), in: html)
+    {
         html.replaceSubrange(whole, with: open + contents(of: String(html[name])) + close)
     }
 }

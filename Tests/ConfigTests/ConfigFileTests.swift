@@ -8,31 +8,35 @@ struct ConfigFileTests {
 
     @Test("entries keep their lines, and become the arguments they stand for")
     func arguments() throws {
-        let file = try ConfigFile(path: "sentry.toml", text: """
-            # the turret in the hall
-            camera = "/dev/video0"
+        let file = try ConfigFile(
+            path: "sentry.toml",
+            text: """
+                # the turret in the hall
+                camera = "/dev/video0"
 
-            offset = 30
-              tilt = true
-            fire = false
-            "lost-after" = 0.5
-            """)
+                offset = 30
+                  tilt = true
+                fire = false
+                "lost-after" = 0.5
+                """)
         #expect(file.entries.map(\.key) == ["camera", "offset", "tilt", "fire", "lost-after"])
         #expect(file.entries.map(\.line) == [2, 4, 5, 6, 7])
         let arguments = try file.arguments(for: Self.catalog).flatMap(\.arguments)
         #expect(arguments == ["--camera", "/dev/video0", "--offset", "30", "--tilt", "--no-fire", "--lost-after", "0.5"])
     }
 
-    @Test("bad files: one line naming the file, the line and the key", arguments: [
-        ("offset = 30\nofset = 31\n", "config s.toml:2: ofset: unknown key"),
-        ("tilt = 1\n", "config s.toml:1: tilt: expected true or false, got 1"),
-        ("offset = true\n", "config s.toml:1: offset: expected a value, got true"),
-        ("[turret]\nfov = 60\n", "config s.toml:1: turret: expected one value"),
-        ("offset = [30, 40]\n", "config s.toml:1: offset: expected one value"),
-        ("offset = 30\noffset =\n", "config s.toml:2: not valid TOML"),
-        ("offset = 30\noffset = 31\n", "config s.toml:2: not valid TOML"),
-        ("\u{7F}ELF", "config s.toml:1: not valid TOML"),
-    ])
+    @Test(
+        "bad files: one line naming the file, the line and the key",
+        arguments: [
+            ("offset = 30\nofset = 31\n", "config s.toml:2: ofset: unknown key"),
+            ("tilt = 1\n", "config s.toml:1: tilt: expected true or false, got 1"),
+            ("offset = true\n", "config s.toml:1: offset: expected a value, got true"),
+            ("[turret]\nfov = 60\n", "config s.toml:1: turret: expected one value"),
+            ("offset = [30, 40]\n", "config s.toml:1: offset: expected one value"),
+            ("offset = 30\noffset =\n", "config s.toml:2: not valid TOML"),
+            ("offset = 30\noffset = 31\n", "config s.toml:2: not valid TOML"),
+            ("\u{7F}ELF", "config s.toml:1: not valid TOML"),
+        ])
     func badFiles(text: String, message: String) {
         #expect {
             _ = try ConfigFile(path: "s.toml", text: text).arguments(for: Self.catalog)
@@ -60,7 +64,8 @@ struct ConfigFileTests {
         let xdg = home.appendingPathComponent("xdg/sentry")
         try FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true)
         try "offset = 30\n".write(to: xdg.appendingPathComponent("sentry.toml"), atomically: true, encoding: .utf8)
-        #expect(ConfigFile.locate(explicit: nil, environment: ["XDG_CONFIG_HOME": home.path + "/xdg", "HOME": "/nonexistent"])
+        #expect(
+            ConfigFile.locate(explicit: nil, environment: ["XDG_CONFIG_HOME": home.path + "/xdg", "HOME": "/nonexistent"])
                 == xdg.appendingPathComponent("sentry.toml").path)
         let dotConfig = home.appendingPathComponent(".config/sentry")
         try FileManager.default.createDirectory(at: dotConfig, withIntermediateDirectories: true)

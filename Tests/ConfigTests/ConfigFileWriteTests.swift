@@ -7,8 +7,12 @@ struct ConfigFileWriteTests {
     @Test("a key's line is replaced where it is set, others appended; comments and other lines stay; it reads back")
     func updating() throws {
         let text = "# turret in the hall\noffset = 40   # was 40\n\"tilt\" = false\ncamera = \"/dev/video0\"\n"
-        let updated = ConfigFile.updating(text, with: [("offset", .integer(25)), ("tilt", .bool(true)), ("lost-after", .number(0.5)),
-                                                       ("detector", .string("haar \"q\"\\"))])
+        let updated = ConfigFile.updating(
+            text,
+            with: [
+                ("offset", .integer(25)), ("tilt", .bool(true)), ("lost-after", .number(0.5)),
+                ("detector", .string("haar \"q\"\\")),
+            ])
         #expect(updated == "# turret in the hall\noffset = 25\ntilt = true\ncamera = \"/dev/video0\"\nlost-after = 0.5\ndetector = \"haar \\\"q\\\"\\\\\"\n")
         let file = try ConfigFile(path: "x.toml", text: updated)
         #expect(file.entries.map(\.key) == ["offset", "tilt", "camera", "lost-after", "detector"])

@@ -29,28 +29,35 @@ final class RecordingController: ConsoleController {
     func steer(_ request: SteeringRequest) { requests.withLock { $0.append(request) } }
 }
 
-func request(_ method: HTTPMethod, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: [HTTPHeader: String] = [:],
-             body: String = "") -> HTTPRequest {
-    HTTPRequest(method: method, version: .http11, path: path, query: query, headers: HTTPHeaders(headers),
-                body: HTTPBodySequence(data: Data(body.utf8)))
+func request(
+    _ method: HTTPMethod, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: [HTTPHeader: String] = [:],
+    body: String = ""
+) -> HTTPRequest {
+    HTTPRequest(
+        method: method, version: .http11, path: path, query: query, headers: HTTPHeaders(headers),
+        body: HTTPBodySequence(data: Data(body.utf8)))
 }
 
 func bodyText(_ response: HTTPResponse) async throws -> String {
     String(decoding: try await response.bodyData, as: UTF8.self)
 }
 
-func sampleStatus(frame: Int = 7, faces: [FaceBox] = [FaceBox(Box(x: 100, y: 80, width: 60, height: 60), score: 0.9)],
-                  target: Int? = 0) -> FrameStatus {
-    FrameStatus(frame: frame, time: Double(frame) / 10, width: 640, height: 480, faces: faces, target: target,
-                aim: Angles(Aim(pan: 70, tilt: 60)), commanded: Angles(Aim(pan: 70, tilt: 90)), commands: ["X70."],
-                mode: "Shooting — X: 70", steering: "auto", locked: false, fps: 10, detectMs: 5, loopMs: 6, serial: "ok", detector: "blazeface")
+func sampleStatus(
+    frame: Int = 7, faces: [FaceBox] = [FaceBox(Box(x: 100, y: 80, width: 60, height: 60), score: 0.9)],
+    target: Int? = 0
+) -> FrameStatus {
+    FrameStatus(
+        frame: frame, time: Double(frame) / 10, width: 640, height: 480, faces: faces, target: target,
+        aim: Angles(Aim(pan: 70, tilt: 60)), commanded: Angles(Aim(pan: 70, tilt: 90)), commands: ["X70."],
+        mode: "Shooting — X: 70", steering: "auto", locked: false, fps: 10, detectMs: 5, loopMs: 6, serial: "ok", detector: "blazeface")
 }
 
 func sampleFrame(index: Int = 7, chroma: Bool = false) -> Frame {
     var image = GrayImage(width: 64, height: 48)
     for y in 0..<48 { for x in 0..<64 { image[x, y] = UInt8((x * 4 + y) & 0xFF) } }
-    return Frame(image: image, timestamp: Double(index) / 10, index: index,
-                 chroma: chroma ? ChromaPlanes(layout: .halfWidth, lumaWidth: 64, lumaHeight: 48) : nil)
+    return Frame(
+        image: image, timestamp: Double(index) / 10, index: index,
+        chroma: chroma ? ChromaPlanes(layout: .halfWidth, lumaWidth: 64, lumaHeight: 48) : nil)
 }
 
 @Suite("the console's routes, in process")
@@ -151,13 +158,17 @@ struct ConsoleRoutesTests {
     func aim() async throws {
         #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: #"{"action":"point","x":1,"y":1}"#)).statusCode == .serviceUnavailable)
         hub.publish(sampleStatus(), frame: sampleFrame(), capturedAt: monotonicSeconds())
-        for body in [#"{"action":"point","x":320.5,"y":100}"#, #"{"action":"nudge","pan":-2}"#, #"{"action":"scan"}"#,
-                     #"{"action":"center"}"#, #"{"action":"auto"}"#] {
+        for body in [
+            #"{"action":"point","x":320.5,"y":100}"#, #"{"action":"nudge","pan":-2}"#, #"{"action":"scan"}"#,
+            #"{"action":"center"}"#, #"{"action":"auto"}"#,
+        ] {
             #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: body)).statusCode == .accepted, "\(body)")
         }
         #expect(controller.requests.withLock { $0 } == [.point(x: 320.5, y: 100), .nudge(pan: -2, tilt: 0), .scan, .center, .auto])
-        for body in [#"{"action":"point","x":641,"y":100}"#, #"{"action":"point","x":-1,"y":0}"#, #"{"action":"point","x":5}"#,
-                     #"{"action":"nudge","pan":500}"#, #"{"action":"fire"}"#, #"{"x":1}"#, #"{"action":"point","x":"left","y":1}"#] {
+        for body in [
+            #"{"action":"point","x":641,"y":100}"#, #"{"action":"point","x":-1,"y":0}"#, #"{"action":"point","x":5}"#,
+            #"{"action":"nudge","pan":500}"#, #"{"action":"fire"}"#, #"{"x":1}"#, #"{"action":"point","x":"left","y":1}"#,
+        ] {
             let response = try await routes().handleRequest(request(.POST, "/api/aim", body: body))
             #expect(response.statusCode == .badRequest, "\(body)")
         }
@@ -211,7 +222,8 @@ enum MJPEGParts {
         while let end = find(separator, in: bytes, from: position) {
             let header = String(decoding: bytes[position..<end], as: UTF8.self)
             guard let length = value("Content-Length", in: header), let index = value("X-Frame-Index", in: header),
-                  end + 4 + length <= bytes.count else { break }
+                end + 4 + length <= bytes.count
+            else { break }
             parts.append((index, Array(bytes[(end + 4)..<(end + 4 + length)])))
             position = end + 4 + length + 2
         }

@@ -50,7 +50,9 @@ struct EncodingTests {
     @Test("events: face found and lost, lock, fire, serial and steering changes, each once")
     func events() {
         var found = sampleStatus(frame: 1)
-        let none = { () -> FrameStatus in var s = sampleStatus(frame: 0, faces: [], target: nil); s.commands = []; return s }()
+        let none = { () -> FrameStatus in
+            var s = sampleStatus(frame: 0, faces: [], target: nil); s.commands = []; return s
+        }()
         #expect(EventDerivation.events(from: none, to: found).map(\.kind) == ["face"])
         #expect(EventDerivation.events(from: found, to: found).isEmpty)
         found.commands = []

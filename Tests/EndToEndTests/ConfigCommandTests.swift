@@ -27,12 +27,12 @@ struct ConfigCommandTests {
         #expect(run.status == 0, "\(run.standardError)")
         let rows = Self.rows(run.standardOutput)
         #expect(run.standardOutput.hasPrefix("config file: \(path)\n"))
-        #expect(rows["offset"]! == ("35", "flag"))                 // flag over file
-        #expect(rows["tilt"]! == ("false", "flag"))                // --no-tilt over tilt = true
-        #expect(rows["serial"]! == ("auto", "\(path):4"))          // file over default
+        #expect(rows["offset"]! == ("35", "flag"))  // flag over file
+        #expect(rows["tilt"]! == ("false", "flag"))  // --no-tilt over tilt = true
+        #expect(rows["serial"]! == ("auto", "\(path):4"))  // file over default
         #expect(rows["lost-after"]! == ("0.5", "\(path):5"))
         #expect(rows["search"]! == ("last-seen", "\(path):6"))
-        #expect(rows["fov"]! == ("70", "flag"))                    // flag over default
+        #expect(rows["fov"]! == ("70", "flag"))  // flag over default
         #expect(rows["kp"]! == ("0.7", "default"))
         #expect(rows["fire"]! == ("false", "default"))
         #expect(rows["camera"]! == ("-", "default"))
@@ -56,18 +56,20 @@ struct ConfigCommandTests {
         #expect(found.standardOutput.contains("final pan 80"), "\(found.standardError)")
     }
 
-    @Test("every bad file: one line naming the file (and line and key), exit 1, nothing run", arguments: [
-        ("offset = 95\n", ":1: offset: --offset 95 must be between 0 and 89"),
-        ("offset = 40\nofset = 30\n", ":2: ofset: unknown key"),
-        ("tilt = \"yes\"\n", ":1: tilt: expected true or false, got yes"),
-        ("offset = \"abc\"\n", ":1: offset: The value 'abc' is invalid"),
-        ("fire-cooldown = nan\n", ":1: fire-cooldown: --fire-cooldown nan"),
-        ("on-lock = \"\"\n", ":1: on-lock: --on-lock needs a shell command"),
-        ("search = \"last-seen\"\n", ":1: search: --search last-seen needs --lost-after"),
-        ("offset = 30\n[turret]\nfov = 60\n", ":2: turret: expected one value"),
-        ("this is not toml\n", ":1: not valid TOML"),
-        ("config = \"/etc/other.toml\"\n", ":1: config: unknown key"),
-    ])
+    @Test(
+        "every bad file: one line naming the file (and line and key), exit 1, nothing run",
+        arguments: [
+            ("offset = 95\n", ":1: offset: --offset 95 must be between 0 and 89"),
+            ("offset = 40\nofset = 30\n", ":2: ofset: unknown key"),
+            ("tilt = \"yes\"\n", ":1: tilt: expected true or false, got yes"),
+            ("offset = \"abc\"\n", ":1: offset: The value 'abc' is invalid"),
+            ("fire-cooldown = nan\n", ":1: fire-cooldown: --fire-cooldown nan"),
+            ("on-lock = \"\"\n", ":1: on-lock: --on-lock needs a shell command"),
+            ("search = \"last-seen\"\n", ":1: search: --search last-seen needs --lost-after"),
+            ("offset = 30\n[turret]\nfov = 60\n", ":2: turret: expected one value"),
+            ("this is not toml\n", ":1: not valid TOML"),
+            ("config = \"/etc/other.toml\"\n", ":1: config: unknown key"),
+        ])
     func badFile(text: String, words: String) throws {
         let path = try Self.file(text)
         let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--config", path])
@@ -83,9 +85,14 @@ struct ConfigCommandTests {
         #expect(missing.status == 1 && missing.standardError.hasPrefix("sentry: config /nonexistent/sentry.toml: no such file"))
         let locked = try Self.file("offset = 30\n")
         chmod(locked, 0)
-        let unreadable = getuid() == 0
-            ? try SentryProcess(program: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", SentryProcess.executable,
-                                                            "--camera", DemoClip.path, "--serial", "sim", "--config", locked])
+        let unreadable =
+            getuid() == 0
+            ? try SentryProcess(
+                program: "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", SentryProcess.executable,
+                    "--camera", DemoClip.path, "--serial", "sim", "--config", locked,
+                ])
             : try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--config", locked])
         #expect(unreadable.status == 1 && unreadable.standardError.contains("cannot be read (permission denied)"), "\(unreadable.standardError)")
         let empty = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--config", ""])

@@ -4,8 +4,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 @Suite("The detector's helper threads sleep while sentry waits for frames and keep out of the caller's way")
@@ -13,8 +13,11 @@ struct IdleThreadsTests {
     @Test("two detector threads confined to one core: the helper yields it to the caller instead of parking at every step")
     func helperYieldsASharedCore() throws {
         let pty = try PseudoTerminal()
-        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--loop",
-                                        "--threads", "2", "--detect-fps", "every", "--quiet"], confinedTo: 0)
+        let sentry = try RunningSentry(
+            [
+                "--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--loop",
+                "--threads", "2", "--detect-fps", "every", "--quiet",
+            ], confinedTo: 0)
         defer { _ = sentry.stop() }
         let pid = sentry.process.processIdentifier
         #expect(!collect(pty, timeout: 20) { !$0.isEmpty }.isEmpty, "sentry never wrote to the port")
@@ -29,8 +32,10 @@ struct IdleThreadsTests {
     @Test("two detector threads: with the video source paused, the helpers use no CPU (their time in /proc stands still)")
     func helperSleepsWhileSourcePaused() throws {
         let pty = try PseudoTerminal()
-        let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--loop",
-                                        "--threads", "2", "--quiet"])
+        let sentry = try RunningSentry([
+            "--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--loop",
+            "--threads", "2", "--quiet",
+        ])
         defer { _ = sentry.stop() }
         let pid = sentry.process.processIdentifier
         #expect(!collect(pty, timeout: 20) { !$0.isEmpty }.isEmpty, "sentry never wrote to the port")

@@ -31,7 +31,9 @@ struct HookLine {
     init?(_ line: Substring) {
         let f = line.split(separator: " ")
         guard f.count == 6, let pan = Int(f[1]), let tilt = Int(f[2]), let time = Double(f[4]), let frameTime = Double(f[5]) else { return nil }
-        (event, self.pan, self.tilt, box, self.time, self.frameTime) = (String(f[0]), pan, tilt, f[3].split(separator: ",").compactMap { Int($0) }, time, frameTime)
+        (event, self.pan, self.tilt, box, self.time, self.frameTime) = (
+            String(f[0]), pan, tilt, f[3].split(separator: ",").compactMap { Int($0) }, time, frameTime
+        )
     }
 }
 
@@ -123,9 +125,9 @@ struct SimulateFireTests {
         let port = try SerialPort(path: path)
         _ = try port.write(Array("F90.X100.".utf8))  // never aimed: refused
         usleep(300_000)
-        _ = try port.write(Array("F100.".utf8))      // aimed, settled: fires
+        _ = try port.write(Array("F100.".utf8))  // aimed, settled: fires
         usleep(100_000)
-        _ = try port.write(Array("F100.".utf8))      // too soon: refused
+        _ = try port.write(Array("F100.".utf8))  // too soon: refused
         process.waitUntilExit()
         port.close()
         text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)

@@ -20,8 +20,9 @@ struct ModelLocationTests {
         let fake = bin.appendingPathComponent("python3").path
         try "#!/bin/sh\ntouch '\(mark)'\nexec /usr/bin/env -u PATH python3 \"$@\"\n".write(toFile: fake, atomically: true, encoding: .utf8)
         chmod(fake, 0o755)
-        let run = try SentryProcess(["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],
-                                    environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")])
+        let run = try SentryProcess(
+            ["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],
+            environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("detector blazeface;"), "\(run.standardError)")
         #expect(!FileManager.default.fileExists(atPath: mark), "sentry started python3")
@@ -32,8 +33,9 @@ struct ModelLocationTests {
         let data = try Self.scratch()
         let short = try #require(ModelLocator.model(.shortRange))
         try FileManager.default.copyItem(atPath: short, toPath: data.appendingPathComponent("face_detection_full_range.tflite").path)
-        let run = try SentryProcess(["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],
-                                    environment: ["SENTRY_DATA_DIR": data.path])
+        let run = try SentryProcess(
+            ["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],
+            environment: ["SENTRY_DATA_DIR": data.path])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("detector blazeface-short;"), "\(run.standardError)")
     }

@@ -3,8 +3,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 @Suite("Bad input as an unprivileged user: permissions")
@@ -12,8 +12,9 @@ struct PermissionTests {
     /// Runs sentry as `nobody` when the tests run as root (as in CI), else as is.
     func runUnprivileged(_ arguments: [String]) throws -> SentryProcess {
         getuid() == 0
-            ? try SentryProcess(program: "/usr/bin/setpriv",
-                                ["--reuid=65534", "--regid=65534", "--clear-groups", SentryProcess.executable] + arguments)
+            ? try SentryProcess(
+                program: "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", SentryProcess.executable] + arguments)
             : try SentryProcess(arguments)
     }
 

@@ -5,8 +5,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 @Suite("Serial faults: unplug, replug, boot wait", .serialized)

@@ -5,8 +5,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 /// A port nobody listens on now (the kernel's pick for a socket bound to 0).
@@ -47,8 +47,9 @@ final class RunningRelay {
 
     /// Runs tools/ws-client with `arguments`; its output lines.
     func client(_ arguments: [String], url: String? = nil) throws -> [String] {
-        let run = try SentryProcess(program: "/usr/bin/env",
-                                    ["python3", DemoClip.repository.appendingPathComponent("tools/ws-client").path, url ?? self.url] + arguments)
+        let run = try SentryProcess(
+            program: "/usr/bin/env",
+            ["python3", DemoClip.repository.appendingPathComponent("tools/ws-client").path, url ?? self.url] + arguments)
         return run.standardOutput.split(separator: "\n").map(String.init)
     }
 
@@ -162,7 +163,9 @@ struct RelayProcessTests {
         try cycle(1000)
         usleep(300_000)
         let after = usage()
-        print("relay after 100 cycles: \(before.descriptors) descriptors, \(before.residentKB) KiB resident; after 1,100: \(after.descriptors) descriptors, \(after.residentKB) KiB")
+        print(
+            "relay after 100 cycles: \(before.descriptors) descriptors, \(before.residentKB) KiB resident; after 1,100: \(after.descriptors) descriptors, \(after.residentKB) KiB"
+        )
         #expect(after.descriptors == before.descriptors)
         #expect(after.residentKB - before.residentKB < 4096)
         #expect(relay.process.isRunning)

@@ -3,8 +3,8 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 @Suite("Signals stop sentry cleanly")

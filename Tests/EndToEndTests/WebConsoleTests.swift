@@ -6,8 +6,8 @@ import ServoSim
 import Testing
 
 #if canImport(Glibc)
-import Glibc
-import TestClips
+    import Glibc
+    import TestClips
 #endif
 
 /// `sentry --web` running on the demo clip, in real time, on a free port.
@@ -21,8 +21,11 @@ final class RunningConsole {
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-web-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
-        process.arguments = ["--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
-                             "--web", web ?? "127.0.0.1:\(port)"] + extra
+        process.arguments =
+            [
+                "--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
+                "--web", web ?? "127.0.0.1:\(port)",
+            ] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
@@ -67,7 +70,9 @@ enum HTTP {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard result == 0 else {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
@@ -78,7 +83,8 @@ enum HTTP {
     }
 
     static func send(_ fd: Int32, _ method: String, _ path: String, body: String = "", headers: [String] = []) {
-        let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+        let request =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
             + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
         _ = request.withCString { write(fd, $0, strlen($0)) }
     }
@@ -106,7 +112,8 @@ enum HTTP {
     static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [], position = 0
         while let end = MJPEGStream.find([13, 10], in: bytes, from: position),
-              let size = Int(String(decoding: bytes[position..<end], as: UTF8.self), radix: 16), size > 0, end + 2 + size <= bytes.count {
+            let size = Int(String(decoding: bytes[position..<end], as: UTF8.self), radix: 16), size > 0, end + 2 + size <= bytes.count
+        {
             out += bytes[(end + 2)..<(end + 2 + size)]
             position = end + 2 + size + 2
         }
@@ -133,7 +140,9 @@ final class MJPEGStream: @unchecked Sendable {
                 if n <= 0 { break }
                 lock.lock()
                 raw += buffer[0..<n]
-                let body = raw.firstIndex(of: 13).flatMap { _ in Self.find(Array("\r\n\r\n".utf8), in: raw, from: 0) }.map { HTTP.dechunk(Array(raw[($0 + 4)...])) } ?? []
+                let body =
+                    raw.firstIndex(of: 13).flatMap { _ in Self.find(Array("\r\n\r\n".utf8), in: raw, from: 0) }.map { HTTP.dechunk(Array(raw[($0 + 4)...])) }
+                    ?? []
                 let found = Self.split(body)
                 for part in found.dropFirst(parts.count) { parts.append((part.index, part.jpeg, monotonicSeconds())) }
                 let done = stopped
@@ -160,7 +169,9 @@ final class MJPEGStream: @unchecked Sendable {
         while let end = find(Array("\r\n\r\n".utf8), in: bytes, from: position) {
             let header = String(decoding: bytes[position..<end], as: UTF8.self)
             func value(_ name: String) -> Int? {
-                header.split(separator: "\r\n").first { $0.hasPrefix(name + ":") }.flatMap { Int($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)) }
+                header.split(separator: "\r\n").first { $0.hasPrefix(name + ":") }.flatMap {
+                    Int($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces))
+                }
             }
             guard let length = value("Content-Length"), let index = value("X-Frame-Index"), end + 4 + length <= bytes.count else { break }
             parts.append((index, Array(bytes[(end + 4)..<(end + 4 + length)])))
@@ -225,7 +236,9 @@ struct WebConsoleProcessTests {
         #expect(text.hasPrefix("# my turret\ndeadband = 1\n"))
         #expect(text.contains("offset = 25\n") && text.contains("tilt = true\n"))
         let config = try SentryProcess(["config", "--config", file])
-        #expect(config.standardOutput.contains { _ in true } && config.standardOutput.split(separator: "\n").contains { $0.hasPrefix("offset ") && $0.contains("25") && $0.contains("\(file):") })
+        #expect(
+            config.standardOutput.contains { _ in true }
+                && config.standardOutput.split(separator: "\n").contains { $0.hasPrefix("offset ") && $0.contains("25") && $0.contains("\(file):") })
         // A file sentry may not write: refused with the reason, the run goes on.
         let unwritable = try RunningConsole([], environment: ["XDG_CONFIG_HOME": "/proc/sentry-cannot-write"])
         let refused = try unwritable.post("/api/settings/save", "{}")
@@ -244,7 +257,9 @@ struct WebConsoleProcessTests {
         #expect(try HTTP.request(port: port, "POST", "/api/aim", body: #"{"action":"scan"}"#).status == 401)
         #expect(try HTTP.request(port: port, "GET", "/", headers: ["Authorization: Bearer t0k3n"]).status == 200)
         _ = console
-        for bad in [["--web", "99999"], ["--web", "localhost:80"], ["--web-token", "x"], ["--web", "8080", "--web-fps", "0"], ["--web", "8080", "--web-token", ""]] {
+        for bad in [
+            ["--web", "99999"], ["--web", "localhost:80"], ["--web-token", "x"], ["--web", "8080", "--web-fps", "0"], ["--web", "8080", "--web-token", ""],
+        ] {
             let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim"] + bad)
             #expect(run.status != 0 && run.standardError.contains("--web"), "\(bad): \(run.standardError)")
         }
@@ -352,9 +367,10 @@ struct WebConsoleBrowserTests {
         Thread.sleep(forTimeInterval: 0.3)
         let shown = try #require(try browser.eval("window.sentry.shown") as? [String: Any])
         let canvas = try #require(shown["canvas"] as? [String: Double])
-        return Shown(frame: shown["frame"] as? Int ?? -1, left: canvas["left"]!, top: canvas["top"]!,
-                     scale: canvas["width"]! / Double(DemoClip.frameWidth), faces: shown["faces"] as? [[String: Any]] ?? [],
-                     target: shown["target"] as? Int)
+        return Shown(
+            frame: shown["frame"] as? Int ?? -1, left: canvas["left"]!, top: canvas["top"]!,
+            scale: canvas["width"]! / Double(DemoClip.frameWidth), faces: shown["faces"] as? [[String: Any]] ?? [],
+            target: shown["target"] as? Int)
     }
 
     @Test("the page shows the video with the target box around the face's known position (screenshot in docs/)")
@@ -364,7 +380,11 @@ struct WebConsoleBrowserTests {
         try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
         try browser.run(["wait": "window.sentry.framesShown > 10", "timeout": 20])
         // A frame with the face well inside, then hold it still.
-        try browser.run(["wait": "window.sentry.shown && window.sentry.shown.target !== null && window.sentry.shown.target !== undefined && (window.sentry.shown.frame % 100) > 12 && (window.sentry.shown.frame % 100) < 22", "timeout": 30])
+        try browser.run([
+            "wait":
+                "window.sentry.shown && window.sentry.shown.target !== null && window.sentry.shown.target !== undefined && (window.sentry.shown.frame % 100) > 12 && (window.sentry.shown.frame % 100) < 22",
+            "timeout": 30,
+        ])
         let shown = try Self.freeze(browser)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-console-\(UUID().uuidString).png").path
         try browser.run(["screenshot": path])
@@ -376,19 +396,29 @@ struct WebConsoleBrowserTests {
         let face = DemoClip.face(at: time)
         func screen(_ x: Double, _ y: Double) -> (Double, Double) { (shown.left + x * shown.scale, shown.top + y * shown.scale) }
         // The video is there: the canvas is a picture, not a flat fill.
-        let whole = try #require(try browser.run(["pixels": path, "rect": [shown.left, shown.top, 640 * shown.scale, 480 * shown.scale]]) as? [String: Double])
+        let whole = try #require(
+            try browser.run(["pixels": path, "rect": [shown.left, shown.top, 640 * shown.scale, 480 * shown.scale]]) as? [String: Double])
         #expect(whole["deviation"]! > 20, "\(whole)")
         // The target box: red lines around the known face, none across its middle.
         let (x0, y0) = screen(face.x - 25, face.y - 25)
-        let around = try #require(try browser.run(["pixels": path, "rect": [x0, y0, (face.width + 50) * shown.scale, (face.height + 50) * shown.scale],
-                                                   "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let around = try #require(
+            try browser.run([
+                "pixels": path, "rect": [x0, y0, (face.width + 50) * shown.scale, (face.height + 50) * shown.scale],
+                "rgb": [255, 60, 60], "tolerance": 50,
+            ]) as? [String: Double])
         let (cx, cy) = screen(face.x + face.width * 0.3, face.y + face.height * 0.3)
-        let middle = try #require(try browser.run(["pixels": path, "rect": [cx, cy, face.width * 0.4 * shown.scale, face.height * 0.4 * shown.scale],
-                                                   "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let middle = try #require(
+            try browser.run([
+                "pixels": path, "rect": [cx, cy, face.width * 0.4 * shown.scale, face.height * 0.4 * shown.scale],
+                "rgb": [255, 60, 60], "tolerance": 50,
+            ]) as? [String: Double])
         let side = face.x > 320 ? 20.0 : 460.0
         let (ox, oy) = screen(side, 300)
-        let elsewhere = try #require(try browser.run(["pixels": path, "rect": [ox, oy, 150 * shown.scale, 150 * shown.scale],
-                                                      "rgb": [255, 60, 60], "tolerance": 50]) as? [String: Double])
+        let elsewhere = try #require(
+            try browser.run([
+                "pixels": path, "rect": [ox, oy, 150 * shown.scale, 150 * shown.scale],
+                "rgb": [255, 60, 60], "tolerance": 50,
+            ]) as? [String: Double])
         let perimeter = 2 * (face.width + face.height) * shown.scale
         #expect(around["near"]! > perimeter * 2, "red pixels around the face: \(around), frame \(shown.frame)")
         #expect(middle["near"]! == 0, "\(middle)")
@@ -407,7 +437,10 @@ struct WebConsoleBrowserTests {
         try browser.run(["click": [click.0, click.1]])
         let point = (x: (click.0 - shown.left) / shown.scale, y: (click.1 - shown.top) / shown.scale)
         let expected = AngleMapper(offset: 40).aim(at: point, frameWidth: 640, frameHeight: 480).pan
-        #expect(Self.waitFor(servo, pan: expected), "servo at \(servo.current.pan), expected \(expected); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(80)); \((try? console.status())?["mode"] ?? "")")
+        #expect(
+            Self.waitFor(servo, pan: expected),
+            "servo at \(servo.current.pan), expected \(expected); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(80)); \((try? console.status())?["mode"] ?? "")"
+        )
         try browser.run(["key": "ArrowRight"])
         #expect(Self.waitFor(servo, pan: expected + 2), "servo at \(servo.current.pan), expected \(expected + 2)")
         #expect(try console.status()["steering"] as? String == "manual")
@@ -442,7 +475,9 @@ struct WebConsoleBrowserTests {
         let (servo, console, browser) = try Self.consoleOnSimulatedServo()
         defer { servo.stop() }
         try browser.run(["wait": "document.getElementById('setting-offset') !== null", "timeout": 20])
-        let box = try #require(try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-offset').getBoundingClientRect())") as? [Double])
+        let box = try #require(
+            try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-offset').getBoundingClientRect())")
+                as? [Double])
         try browser.run(["click": box])
         _ = try browser.eval("document.getElementById('setting-offset').select()")
         try browser.run(["type": "20"])
@@ -456,7 +491,8 @@ struct WebConsoleBrowserTests {
             let frame = status["frame"] as? Int ?? 0
             if changedAt == nil, (status["settings"] as? [String: String])?["offset"] == "20" { changedAt = frame }
             if let changedAt, frame > changedAt + 1, let target = status["target"] as? Int,
-               let faces = status["faces"] as? [[String: Any]], let sent = (status["commands"] as? [String])?.first(where: { $0.hasPrefix("X") }) {
+                let faces = status["faces"] as? [[String: Any]], let sent = (status["commands"] as? [String])?.first(where: { $0.hasPrefix("X") })
+            {
                 let face = faces[target]
                 let x = Double(face["x"] as! Int) + Double(face["w"] as! Int) / 2
                 let y = Double(face["y"] as! Int) + Double(face["h"] as! Int) / 2

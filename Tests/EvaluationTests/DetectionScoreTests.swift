@@ -18,8 +18,8 @@ struct DetectionScoreTests {
 
     @Test("the overlap threshold decides: IoU 0.36 is found at 0.3, false at 0.5")
     func threshold() {
-        let shifted = Box(x: 0, y: 0, width: 10, height: 6) // IoU 0.6
-        let half = Box(x: 4, y: 0, width: 10, height: 10)   // IoU 60 / 140 = 0.43
+        let shifted = Box(x: 0, y: 0, width: 10, height: 6)  // IoU 0.6
+        let half = Box(x: 4, y: 0, width: 10, height: 10)  // IoU 60 / 140 = 0.43
         var strict = DetectionScore(threshold: 0.5), loose = DetectionScore(threshold: 0.3)
         for index in 0..<2 {
             strict.add(faces: [face], detections: [index == 0 ? shifted : half])

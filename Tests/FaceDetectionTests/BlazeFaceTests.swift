@@ -34,8 +34,9 @@ struct BlazeFaceTests {
         }
     }
 
-    @Test("the network's raw outputs equal LiteRT's on the same input, with the first layer folded for gray input or not",
-          arguments: ["full", "short"], [false, true])
+    @Test(
+        "the network's raw outputs equal LiteRT's on the same input, with the first layer folded for gray input or not",
+        arguments: ["full", "short"], [false, true])
     func rawOutputs(model: String, folded: Bool) throws {
         let path = try Fixtures.blazeFaceModel(Self.variant(model))
         let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path, identicalInputChannels: folded)

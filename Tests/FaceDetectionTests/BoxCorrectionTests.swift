@@ -18,11 +18,13 @@ struct BoxCorrectionTests {
         #expect(near == Box(x: 108, y: 96, width: 220, height: 208))
     }
 
-    @Test("boxes too unlike to be one face give no correction", arguments: [
-        Box(x: 130, y: 100, width: 100, height: 100),  // a third of a width away
-        Box(x: 100, y: 100, width: 150, height: 100),  // half as wide again
-        Box(x: 100, y: 100, width: 60, height: 100),   // much narrower
-    ])
+    @Test(
+        "boxes too unlike to be one face give no correction",
+        arguments: [
+            Box(x: 130, y: 100, width: 100, height: 100),  // a third of a width away
+            Box(x: 100, y: 100, width: 150, height: 100),  // half as wide again
+            Box(x: 100, y: 100, width: 60, height: 100),  // much narrower
+        ])
     func refusesOtherFaces(_ other: Box) {
         #expect(BoxCorrection(from: Box(x: 100, y: 100, width: 100, height: 100), to: other) == nil)
     }

@@ -5,7 +5,8 @@ import Testing
 struct CascadeFileTests {
     /// A one-stage, one-tree, one-feature cascade with `threshold` as the tree node's threshold.
     static func cascade(threshold: String, leaves: String = "-1. 1.") -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0"?>
             <opencv_storage><cascade><featureType>HAAR</featureType><width>24</width><height>24</height>
             <stages><_><stageThreshold>-1.5e+00</stageThreshold><weakClassifiers>
@@ -26,8 +27,9 @@ struct CascadeFileTests {
         #expect(cascade.features[0].rects.map(\.weight) == [-1, 2])
     }
 
-    @Test("a token that is not wholly a number, or not finite, is an error naming it",
-          arguments: ["0.5x", "x", "1e999", "inf", "nan", "0.5.5", "--1"])
+    @Test(
+        "a token that is not wholly a number, or not finite, is an error naming it",
+        arguments: ["0.5x", "x", "1e999", "inf", "nan", "0.5.5", "--1"])
     func notNumbers(token: String) {
         #expect(throws: CascadeFormatError("stage 0, tree 0: '\(token)' in <internalNodes> is not a number")) {
             try HaarCascade(xml: Self.cascade(threshold: token))

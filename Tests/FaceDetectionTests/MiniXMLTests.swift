@@ -41,15 +41,16 @@ struct MiniXMLTests {
         #expect(cascade.stages.first?.trees.first?.nodes.first?.threshold == 0.5)
     }
 
-    @Test("malformed documents are refused with the line of the fault",
-          arguments: [
-              ("<r>\n<a>\n</b></r>", "line 3: </b> closes <a>"),
-              ("<r>\n<a>", "line 2: element <a> is not closed"),
-              ("", "line 1: no root element (empty or not XML)"),
-              ("<r/>\n<s/>", "line 2: content after the root element"),
-              ("<r a=1/>", "line 1: expected a quoted attribute value in <r>"),
-              ("text", "line 1: expected '<' at the start of the document"),
-          ])
+    @Test(
+        "malformed documents are refused with the line of the fault",
+        arguments: [
+            ("<r>\n<a>\n</b></r>", "line 3: </b> closes <a>"),
+            ("<r>\n<a>", "line 2: element <a> is not closed"),
+            ("", "line 1: no root element (empty or not XML)"),
+            ("<r/>\n<s/>", "line 2: content after the root element"),
+            ("<r a=1/>", "line 1: expected a quoted attribute value in <r>"),
+            ("text", "line 1: expected '<' at the start of the document"),
+        ])
     func malformed(text: String, message: String) {
         let error = #expect(throws: XMLSyntaxError.self) { try Self.parse(text) }
         #expect(error?.description == message)

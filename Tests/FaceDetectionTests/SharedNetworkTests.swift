@@ -28,13 +28,15 @@ struct SharedNetworkTests {
         units.indices.dropFirst().filter { unit in
             units[unit].members.contains { writer in
                 units[unit - 1].members.contains { reader in
-                    zip(steps[reader].inputs, steps[reader].inputCounts).contains { steps[writer].written.overlaps($0 ..< $0 + $1) }
+                    zip(steps[reader].inputs, steps[reader].inputCounts).contains { steps[writer].written.overlaps($0..<$0 + $1) }
                 }
             }
         }
     }
 
-    @Test("planned for threads, no unit writes where the unit before it reads, so a thread may run one unit ahead; planned for one, some do", arguments: [BlazeFaceDetector.Variant.fullRange, .shortRange])
+    @Test(
+        "planned for threads, no unit writes where the unit before it reads, so a thread may run one unit ahead; planned for one, some do",
+        arguments: [BlazeFaceDetector.Variant.fullRange, .shortRange])
     func unitsKeepTheirInputs(variant: BlazeFaceDetector.Variant) throws {
         let lagging = try Self.units(of: variant, lagging: true)
         #expect(Self.overwrites(lagging.steps, lagging.units).isEmpty)
@@ -42,7 +44,9 @@ struct SharedNetworkTests {
         #expect(!Self.overwrites(tight.steps, tight.units).isEmpty)
     }
 
-    @Test("a part of a unit is named to wait for every part of the unit before that wrote a row its windows read", arguments: [BlazeFaceDetector.Variant.fullRange, .shortRange])
+    @Test(
+        "a part of a unit is named to wait for every part of the unit before that wrote a row its windows read",
+        arguments: [BlazeFaceDetector.Variant.fullRange, .shortRange])
     func needsCoverTheWindows(variant: BlazeFaceDetector.Variant) throws {
         let (steps, units) = try Self.units(of: variant, lagging: true)
         var windowed = 0
@@ -56,15 +60,16 @@ struct SharedNetworkTests {
             windowed += 1
             // A 3x3 window over rows the unit before wrote: each part needs the parts holding its rows and the rows around them.
             for part in 0..<parts {
-                let rows = Step.share(of: units[unit].parallelRows, parts: part ..< part + 1, count: parts)
+                let rows = Step.share(of: units[unit].parallelRows, parts: part..<part + 1, count: parts)
                 for member in units[unit].members {
                     guard case let .depthwise(geometry, _) = steps[member].kind,
-                          units[unit - 1].members.contains(where: { steps[$0].output == steps[member].inputs[0] }) else { continue }
+                        units[unit - 1].members.contains(where: { steps[$0].output == steps[member].inputs[0] })
+                    else { continue }
                     let first = max(rows.lowerBound * geometry.window.strideY - geometry.padTop, 0)
                     let last = min((rows.upperBound - 1) * geometry.window.strideY - geometry.padTop + geometry.window.height - 1, geometry.inputHeight - 1)
                     for row in [first, last] {
                         let writer = (0..<previousParts).first {
-                            Step.share(of: units[unit - 1].parallelRows, parts: $0 ..< $0 + 1, count: previousParts).contains(row)
+                            Step.share(of: units[unit - 1].parallelRows, parts: $0..<$0 + 1, count: previousParts).contains(row)
                         }!
                         #expect(needs[part] >> UInt64(writer) & 1 == 1, "unit \(unit) part \(part) reads row \(row) of part \(writer)")
                     }
@@ -95,7 +100,9 @@ struct SharedNetworkTests {
                 for output in one.outputShapes.indices {
                     // The first value that differs, if any (comparing whole arrays, a failure would print thousands).
                     let differs = zip(interpreter.output(output), one.output(output)).enumerated().first { $0.element.0 != $0.element.1 }
-                    #expect(differs == nil, "\(interpreter.threads) threads, run \(run), output \(output): value \(differs.map { "\($0.offset): \($0.element)" } ?? "")")
+                    #expect(
+                        differs == nil,
+                        "\(interpreter.threads) threads, run \(run), output \(output): value \(differs.map { "\($0.offset): \($0.element)" } ?? "")")
                 }
             }
             // Now and then a frame's gap, in which the helpers park.

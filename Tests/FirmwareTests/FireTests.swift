@@ -54,21 +54,29 @@ struct FireTests {
         FireScenario(name: "no aim since boot (the servo stands at 90 by itself): refused", steps: [.wait(1), .send("F90.")], shots: 0),
         FireScenario(name: "another angle than the one held: refused", steps: [.send("X90."), settled, .send("F91."), .send("F89."), .send("F0.")], shots: 0),
         FireScenario(name: "right after the aim changed: refused", steps: [.send("X90."), settled, .send("X100.F100.")], shots: 0),
-        FireScenario(name: "while sweeping, at every angle of the sweep: refused",
-                     steps: [.send("X90."), settled, .send("L"), .wait(0.2)] + (20...160).map { .send("F\($0).") }, shots: 0),
+        FireScenario(
+            name: "while sweeping, at every angle of the sweep: refused",
+            steps: [.send("X90."), settled, .send("L"), .wait(0.2)] + (20...160).map { .send("F\($0).") }, shots: 0),
         FireScenario(name: "after L, at the aim held before it: refused", steps: [.send("X90."), settled, .send("LF90.")], shots: 0),
-        FireScenario(name: "a sweep stopped by Y alone is no aim: refused",
-                     steps: [.send("X90."), settled, .send("L"), .wait(0.5), .send("Y45."), settled] + (20...160).map { .send("F\($0).") }, shots: 0),
-        FireScenario(name: "a fire command cut short, finished after a pause: refused",
-                     steps: [.send("X90."), settled, .send("F9"), .wait(1), .send("0."), .send("F"), .wait(0.08), .send("90.")], shots: 0),
-        FireScenario(name: "fire bytes inside numbers and other garbage: refused",
-                     steps: [.send("X90."), settled, .send("X9F0.X90F.F9X90."), settled,
-                             .send("F1800.F-90.F 90.f90.FF.F.F\\x8090.F9L"), .send("X90."), settled, .send("F90X.F90Y.F9\\xff0.")], shots: 0),
-        FireScenario(name: "F does not stop a sweep, and once aimed, fires",
-                     steps: [.send("L"), .wait(0.2), .send("F50."), .wait(0.2), .send("X60."), settled, .send("F60.")], shots: 1),
+        FireScenario(
+            name: "a sweep stopped by Y alone is no aim: refused",
+            steps: [.send("X90."), settled, .send("L"), .wait(0.5), .send("Y45."), settled] + (20...160).map { .send("F\($0).") }, shots: 0),
+        FireScenario(
+            name: "a fire command cut short, finished after a pause: refused",
+            steps: [.send("X90."), settled, .send("F9"), .wait(1), .send("0."), .send("F"), .wait(0.08), .send("90.")], shots: 0),
+        FireScenario(
+            name: "fire bytes inside numbers and other garbage: refused",
+            steps: [
+                .send("X90."), settled, .send("X9F0.X90F.F9X90."), settled,
+                .send("F1800.F-90.F 90.f90.FF.F.F\\x8090.F9L"), .send("X90."), settled, .send("F90X.F90Y.F9\\xff0."),
+            ], shots: 0),
+        FireScenario(
+            name: "F does not stop a sweep, and once aimed, fires",
+            steps: [.send("L"), .wait(0.2), .send("F50."), .wait(0.2), .send("X60."), settled, .send("F60.")], shots: 1),
         FireScenario(name: "a tilt aim that changes is settling too", steps: [.send("X90.Y90."), settled, .send("Y100.F90.")], shots: 0),
-        FireScenario(name: "twice within the minimum interval: the second is refused; after it: fires",
-                     steps: [.send("X90."), settled, .send("F90."), .wait(0.5), .send("F90."), .wait(0.6), .send("F90.")], shots: 2),
+        FireScenario(
+            name: "twice within the minimum interval: the second is refused; after it: fires",
+            steps: [.send("X90."), settled, .send("F90."), .wait(0.5), .send("F90."), .wait(0.6), .send("F90.")], shots: 2),
     ]
 
     @Test("fire rules", arguments: scenarios)

@@ -64,7 +64,7 @@ final class FirmwareSimulator {
 
     func send(_ bytes: [UInt8]) {
         for start in stride(from: 0, to: bytes.count, by: 1000) {
-            let chunk = bytes[start ..< min(start + 1000, bytes.count)]
+            let chunk = bytes[start..<min(start + 1000, bytes.count)]
             write("send " + chunk.map { String(format: "%02x", $0) }.joined(separator: " "))
         }
     }
@@ -103,8 +103,8 @@ final class FirmwareSimulator {
     private func reply(_ word: String) throws -> String {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffered[buffered.startIndex ..< newline], as: UTF8.self)
-                buffered.removeSubrange(buffered.startIndex ... newline)
+                let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
+                buffered.removeSubrange(buffered.startIndex...newline)
                 if line.hasPrefix(word + " ") { return line }
                 continue
             }

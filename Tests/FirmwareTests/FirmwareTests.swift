@@ -27,10 +27,12 @@ struct FirmwareTests {
             swift.advance(to: time)
             let measured = try firmware.angles()
             let tolerance = vector.sweeping ? 1 : 0
-            #expect(abs(swift.pan - vector.pan) <= tolerance && swift.tilt == vector.tilt,
-                    "Swift after \(vector): pan \(swift.pan) tilt \(swift.tilt), expected \(vector.pan)/\(vector.tilt)")
-            #expect(abs(measured.pan - vector.pan) <= 1 && abs(measured.tilt - vector.tilt) <= 1,
-                    "firmware after \(vector): pan \(measured.pan) tilt \(measured.tilt), expected \(vector.pan)/\(vector.tilt)")
+            #expect(
+                abs(swift.pan - vector.pan) <= tolerance && swift.tilt == vector.tilt,
+                "Swift after \(vector): pan \(swift.pan) tilt \(swift.tilt), expected \(vector.pan)/\(vector.tilt)")
+            #expect(
+                abs(measured.pan - vector.pan) <= 1 && abs(measured.tilt - vector.tilt) <= 1,
+                "firmware after \(vector): pan \(measured.pan) tilt \(measured.tilt), expected \(vector.pan)/\(vector.tilt)")
             #expect(abs(measured.pan - swift.pan) <= 1, "after \(vector): firmware \(measured.pan), Swift \(swift.pan)")
             #expect(swift.isScanning == vector.sweeping, "Swift sweeping after \(vector)")
             // The pan servo sweeps if it keeps moving.
@@ -73,9 +75,11 @@ struct FirmwareTests {
     func fuzz() throws {
         let firmware = try FirmwareSimulator()
         var generator = SeededGenerator(seed: 0x5E47_12)
-        let targeted = ["X", "X999999.", "X-5.", "XX90.", "\u{80}\u{FF}\u{FE}", ".", "X12", "L", "Y", "Y1234567890.", "X90",
-                        // Fire bytes inside numbers, fire commands cut short or malformed.
-                        "X9F0.", "X90F.", "F", "F9", "F90X", "F1800.", "F-90.", "F 90.", "f90.", "FF.", "F.", "F\u{80}90.", "F9L", "F9\u{FF}0."]
+        let targeted = [
+            "X", "X999999.", "X-5.", "XX90.", "\u{80}\u{FF}\u{FE}", ".", "X12", "L", "Y", "Y1234567890.", "X90",
+            // Fire bytes inside numbers, fire commands cut short or malformed.
+            "X9F0.", "X90F.", "F", "F9", "F90X", "F1800.", "F-90.", "F 90.", "f90.", "FF.", "F.", "F\u{80}90.", "F9L", "F9\u{FF}0.",
+        ]
         var sent = 0
         while sent < 100_000 {
             var chunk = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -20,8 +20,10 @@ final class LogRecorder: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             recorder.messages.withLock { $0.append("\(level): \(message)") }
         }
     }
@@ -54,8 +56,10 @@ struct HookRunnerTests {
         let dir = try scratch()
         let out = dir.appendingPathComponent("env")
         let runner = HookRunner(timeout: 5, logger: LogRecorder().logger)
-        runner.submit(.init(name: "on-lock", command: "echo \"$SENTRY_PAN $SENTRY_BOX\" > '\(out.path)'; [ -n \"$PATH\" ] && echo path >> '\(out.path)'",
-                            environment: ["SENTRY_PAN": "93", "SENTRY_BOX": "1,2,3,4"]))
+        runner.submit(
+            .init(
+                name: "on-lock", command: "echo \"$SENTRY_PAN $SENTRY_BOX\" > '\(out.path)'; [ -n \"$PATH\" ] && echo path >> '\(out.path)'",
+                environment: ["SENTRY_PAN": "93", "SENTRY_BOX": "1,2,3,4"]))
         #expect(waitUntil { runner.counts.succeeded == 1 })
         #expect(lines(out) == ["93 1,2,3,4", "path"])
         #expect(runner.counts == .init(started: 1, succeeded: 1))

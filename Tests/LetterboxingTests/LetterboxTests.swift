@@ -12,7 +12,7 @@ struct LetterboxTests {
         for half in stride(from: Float(-1.5), through: 256.5, by: 1) { values += [half.nextDown, half, half.nextUp] }
         while values.count % 8 != 0 { values.append(0) }
         for start in stride(from: 0, to: values.count, by: 8) {
-            let lanes = SIMD8<Float>(values[start ..< start + 8])
+            let lanes = SIMD8<Float>(values[start..<start + 8])
             let rounded = sentry_round8(lanes)
             for lane in 0..<8 {
                 let expected = min(max((lanes[lane] + 0.5).rounded(.down), 0), 255)
@@ -32,7 +32,7 @@ struct LetterboxTests {
         let inside = Float(200) * (2.0 / 255.0) - 1
         // 80 of the padded square's 640 rows above the frame and 80 below: 24 of 192 each side,
         // the filter (3.3 source rows wide) blending two rows each side, the same both ways.
-        func row(_ y: Int) -> [Float] { Array(tensor[y * 192 ..< y * 192 + 192]) }
+        func row(_ y: Int) -> [Float] { Array(tensor[y * 192..<y * 192 + 192]) }
         for y in [0, 22, 169, 191] { #expect(row(y).allSatisfy { $0 == -1 }, "row \(y)") }
         for y in [25, 96, 166] { #expect(row(y).allSatisfy { $0 == inside }, "row \(y)") }
         #expect(-1 < row(23).first! && row(23).first! < row(24).first! && row(24).first! < inside)

@@ -4,25 +4,29 @@ import TurretProtocol
 
 @Suite("What the relay lets through: whole messages of valid commands, nothing else")
 struct RelayVerdictTests {
-    @Test("messages of commands, one or several, separated or not", arguments: [
-        ("X90.", [Command.pan(90)]),
-        ("X90.Y45.L", [.pan(90), .tilt(45), .lost]),
-        ("X90. L\n", [.pan(90), .lost]),
-        ("F90.", [.fire(90)]),
-        ("", []),
-    ])
+    @Test(
+        "messages of commands, one or several, separated or not",
+        arguments: [
+            ("X90.", [Command.pan(90)]),
+            ("X90.Y45.L", [.pan(90), .tilt(45), .lost]),
+            ("X90. L\n", [.pan(90), .lost]),
+            ("F90.", [.fire(90)]),
+            ("", []),
+        ])
     func accepted(message: String, commands: [Command]) {
         #expect(RelayVerdict.text(Array(message.utf8)) == .commands(commands))
     }
 
-    @Test("anything else is refused whole, with the close code to answer", arguments: [
-        ("X9 0.", UInt16(1007)),
-        ("hello", 1007),
-        ("X181.", 1007),
-        ("X90.junk", 1007),
-        ("X90", 1007),
-        ("x90.", 1007),
-    ])
+    @Test(
+        "anything else is refused whole, with the close code to answer",
+        arguments: [
+            ("X9 0.", UInt16(1007)),
+            ("hello", 1007),
+            ("X181.", 1007),
+            ("X90.junk", 1007),
+            ("X90", 1007),
+            ("x90.", 1007),
+        ])
     func refused(message: String, code: UInt16) {
         guard case .refused(let got, _) = RelayVerdict.text(Array(message.utf8)) else {
             Issue.record("\(message) was accepted")

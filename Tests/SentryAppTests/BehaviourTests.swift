@@ -61,8 +61,9 @@ final class SimulatedTurret {
 struct BehaviourTests {
     /// Commands per second of a still face with ±3 px wobble, after the first second.
     static func commandsForStillFace(smooth: Bool) throws -> (settled: Int, total: Int) {
-        let photo = try FileFrameSource(path: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-                                        size: FrameSize(width: 256, height: 256))
+        let photo = try FileFrameSource(
+            path: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
+            size: FrameSize(width: 256, height: 256))
         let image = try #require(try photo.nextFrame()).image
         photo.close()
         let detector = WobblingDetector(CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultPath)), amplitude: 3)
@@ -83,7 +84,9 @@ struct BehaviourTests {
     func smoothingSilencesStillFace() throws {
         let raw = try Self.commandsForStillFace(smooth: false)
         let smoothed = try Self.commandsForStillFace(smooth: true)
-        print("still face, 150 frames at 30 fps, ±3 px wobble, pan+tilt: \(raw.total) commands without --smooth (\(raw.settled) after 1 s), \(smoothed.total) with (\(smoothed.settled) after 1 s)")
+        print(
+            "still face, 150 frames at 30 fps, ±3 px wobble, pan+tilt: \(raw.total) commands without --smooth (\(raw.settled) after 1 s), \(smoothed.total) with (\(smoothed.settled) after 1 s)"
+        )
         #expect(raw.settled > 10, "the wobble should move the aim without smoothing")
         #expect(smoothed.settled == 0)
     }
@@ -137,8 +140,9 @@ struct BehaviourTests {
         #expect(summary.results.contains { DemoClip.faceFullyOutside(at: $0.timestamp) })
     }
 
-    @Test("search last-seen: the face leaves left (right), the turret aims at the left (right) edge, then sweeps after lost-after",
-          arguments: [(false, 40), (true, 140)])
+    @Test(
+        "search last-seen: the face leaves left (right), the turret aims at the left (right) edge, then sweeps after lost-after",
+        arguments: [(false, 40), (true, 140)])
     func lastSeen(mirrored: Bool, edge: Int) throws {
         let summary = try Clips.run(mirrored ? Clips.mirrored : DemoClip.path) {
             $0.search = .lastSeen

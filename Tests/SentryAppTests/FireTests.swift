@@ -16,8 +16,10 @@ import Video
 
 @Suite("The fire command from the host: only locked and aimed, paced, never refused by the turret", .serialized)
 struct FireHostTests {
-    static func run(_ clip: String, virtual: Bool, frames: Int? = nil, fire: FireControl.Settings?,
-                    hooks: LockHookSettings = LockHookSettings(), lockAfter: Double = 1, realtime: Bool = false) throws -> Runner.Summary {
+    static func run(
+        _ clip: String, virtual: Bool, frames: Int? = nil, fire: FireControl.Settings?,
+        hooks: LockHookSettings = LockHookSettings(), lockAfter: Double = 1, realtime: Bool = false
+    ) throws -> Runner.Summary {
         var options = RunOptions(camera: (virtual ? virtualCameraPrefix : "") + clip, serial: simulatedSerialName)
         options.showStatus = false
         options.keepResults = true
@@ -40,18 +42,22 @@ struct FireHostTests {
 
     @Test("on a still face: fires once locked, the turret accepts every shot, at most once per cooldown")
     func firesWhenLockedAndAimed() throws {
-        let summary = try Self.run(Scene.path(left: Scene.left(forPan: 100)), virtual: true, frames: 300,
-                                   fire: FireControl.Settings(cooldown: 2))
+        let summary = try Self.run(
+            Scene.path(left: Scene.left(forPan: 100)), virtual: true, frames: 300,
+            fire: FireControl.Settings(cooldown: 2))
         let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }
         let lockFrame = try #require(summary.results.first { $0.isLocked })
         let firstShot = try #require(shots.first)
-        print("lock → fire: \(firstShot.index - lockFrame.index) frames (\(Int(((firstShot.timestamp - lockFrame.timestamp) * 1000).rounded())) ms of frame time); shots at \(shots.map { String(format: "%.2f", $0.timestamp) }) s")
+        print(
+            "lock → fire: \(firstShot.index - lockFrame.index) frames (\(Int(((firstShot.timestamp - lockFrame.timestamp) * 1000).rounded())) ms of frame time); shots at \(shots.map { String(format: "%.2f", $0.timestamp) }) s"
+        )
         #expect(shots.allSatisfy { $0.isLocked })
         // The simulated firmware fired at every one: each confirmed the aim it held, settled, not sweeping.
         #expect(summary.servoTrack.last?.shots == shots.count)
         for (later, earlier) in zip(shots.dropFirst(), shots) {
-            #expect(later.timestamp - earlier.timestamp >= 2 && later.timestamp - earlier.timestamp < 2 + 1.5 / 30,
-                    "shots \(earlier.timestamp) → \(later.timestamp)")
+            #expect(
+                later.timestamp - earlier.timestamp >= 2 && later.timestamp - earlier.timestamp < 2 + 1.5 / 30,
+                "shots \(earlier.timestamp) → \(later.timestamp)")
         }
         // 10 s, locked after 1 s (plus settling), a shot every 2 s.
         #expect((4...5).contains(shots.count), "\(shots.count) shots")
@@ -79,8 +85,9 @@ struct FireHostTests {
     @Test("without --fire nothing new goes on the wire: locks and hooks change no byte")
     func nothingNewWithoutFire() throws {
         let plain = try Self.run(Clips.comesAndGoes, virtual: false, fire: nil, lockAfter: 2)
-        let locked = try Self.run(Clips.comesAndGoes, virtual: false, fire: nil,
-                                  hooks: LockHookSettings(onLock: "true", onLost: "true"), lockAfter: 0.5)
+        let locked = try Self.run(
+            Clips.comesAndGoes, virtual: false, fire: nil,
+            hooks: LockHookSettings(onLock: "true", onLost: "true"), lockAfter: 0.5)
         #expect(locked.results.contains { $0.isLocked })
         #expect(locked.receivedBytes == plain.receivedBytes)
         #expect(!locked.receivedBytes.contains(UInt8(ascii: "F")))
@@ -125,8 +132,9 @@ struct FireLatencyTests {
             }
         }
         delays.sort()
-        print("lock → F on the pty (frame start to the simulator holding the shot): median \(String(format: "%.2f", delays[2] * 1000)) ms, max \(String(format: "%.2f", delays[4] * 1000)) ms")
+        print(
+            "lock → F on the pty (frame start to the simulator holding the shot): median \(String(format: "%.2f", delays[2] * 1000)) ms, max \(String(format: "%.2f", delays[4] * 1000)) ms"
+        )
         #expect(delays.count == 5 && delays.allSatisfy { !$0.isNaN })
     }
 }
-

@@ -20,8 +20,9 @@ struct ScheduledDetectionTests {
 
     /// The pipeline's aims, frame by frame.
     static func aims(_ frames: [Frame], rate: Double?) throws -> [Aim?] {
-        let pipeline = Pipeline(detector: try detector(rate: rate), output: RecordingOutput(),
-                                settings: PipelineSettings(tracking: TrackingSettings(tiltEnabled: true)))
+        let pipeline = Pipeline(
+            detector: try detector(rate: rate), output: RecordingOutput(),
+            settings: PipelineSettings(tracking: TrackingSettings(tiltEnabled: true)))
         return try frames.map { try pipeline.process($0).aim }
     }
 
@@ -123,7 +124,9 @@ struct ScheduledBoxAgreementTests {
             }
         }
         let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
-        print("still face: full passes' centre x \(String(format: "%.2f", mean(full))) (\(full.count)), in between \(String(format: "%.2f", mean(between))) (\(between.count)); correction \(String(describing: detector.correction))")
+        print(
+            "still face: full passes' centre x \(String(format: "%.2f", mean(full))) (\(full.count)), in between \(String(format: "%.2f", mean(between))) (\(between.count)); correction \(String(describing: detector.correction))"
+        )
         #expect(full.count >= 40 && between.count >= 120)
         #expect(abs(mean(full) - mean(between)) < 1)
         #expect(between.allSatisfy { abs($0 - mean(full)) <= 2 }, "\(between)")

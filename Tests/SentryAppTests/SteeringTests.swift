@@ -11,7 +11,7 @@ import Video
 
 @Suite("steering by hand and settings while running (the console's requests, in the pipeline)")
 struct SteeringTests {
-    let face = Box(x: 288, y: 200, width: 64, height: 64) // centre (320, 232): X90.
+    let face = Box(x: 288, y: 200, width: 64, height: 64)  // centre (320, 232): X90.
     func frame(_ index: Int) -> Frame { Frame(image: GrayImage(width: 640, height: 480), timestamp: Double(index) / 10, index: index) }
 
     @Test("a point, a nudge, centre and scan override tracking and go through the same de-duplication; auto hands back")
@@ -37,7 +37,7 @@ struct SteeringTests {
         pipeline.steer(.auto, frameWidth: 640, frameHeight: 480)
         let back = try pipeline.process(frame(8))
         #expect(output.sent == [.pan(90), .pan(50), .pan(52), .pan(40), .lost, .pan(90)])
-        #expect(back.commands.isEmpty && pipeline.steering == .tracking) // tracking wants 90, already held
+        #expect(back.commands.isEmpty && pipeline.steering == .tracking)  // tracking wants 90, already held
     }
 
     @Test("new settings take effect from the next frame; the target and the lock are kept")
@@ -53,9 +53,9 @@ struct SteeringTests {
         changed.deadband = 3
         pipeline.change(settings: changed)
         let next = try pipeline.process(frame(5))
-        #expect(next.commands == [.pan(90)] || next.commands.isEmpty) // the centre maps to 90 under any offset
+        #expect(next.commands == [.pan(90)] || next.commands.isEmpty)  // the centre maps to 90 under any offset
         #expect(next.isLocked && next.lockEvent == nil)
-        let moved = FixedFaces([Box(x: 0, y: 200, width: 64, height: 64)]) // centre x 32: 20 + 32/640*140 = 27, mirrored 153
+        let moved = FixedFaces([Box(x: 0, y: 200, width: 64, height: 64)])  // centre x 32: 20 + 32/640*140 = 27, mirrored 153
         pipeline.change(detector: moved)
         #expect(try pipeline.process(frame(6)).commands == [.pan(153)])
     }

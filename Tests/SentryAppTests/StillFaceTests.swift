@@ -18,7 +18,9 @@ struct StillFaceTests {
         for shift in Self.shifts {
             let summary = try runDefaults(CameraClips.still(shift: shift), detection: detection)
             let aims = panAims(summary)
-            print("still face, \(detection.rawValue), shift \(shift) px: \(aims.count) aims in 6 s: \(aims.prefix(6).map { "X\($0.pan)@\(String(format: "%.2f", $0.time))" })")
+            print(
+                "still face, \(detection.rawValue), shift \(shift) px: \(aims.count) aims in 6 s: \(aims.prefix(6).map { "X\($0.pan)@\(String(format: "%.2f", $0.time))" })"
+            )
             #expect(summary.frames == 180)
             #expect((1...2).contains(aims.count), "shift \(shift): \(aims.map(\.pan))")
             // The chart and --track: one flat line once settled.
@@ -108,8 +110,9 @@ struct MovingFaceLagTests {
         detector.detectRate = rate
         var tracking = TrackingSettings(tiltEnabled: true)
         tracking.hysteresis = hysteresis
-        let pipeline = Pipeline(detector: try Runner.makeDetector(detector).detector, output: RecordingOutput(),
-                                settings: PipelineSettings(tracking: tracking))
+        let pipeline = Pipeline(
+            detector: try Runner.makeDetector(detector).detector, output: RecordingOutput(),
+            settings: PipelineSettings(tracking: tracking))
         return try frames.map { try pipeline.process($0).aim }
     }
 
@@ -120,7 +123,9 @@ struct MovingFaceLagTests {
         let defaults = try Self.aims(frames, rate: 8, hysteresis: SteadyDegree.standardSlack)
         let before = try Self.aims(frames, rate: 8, hysteresis: 0)
         let lag = Self.lag(defaults, behind: exact), lagBefore = Self.lag(before, behind: exact)
-        print("demo path lag behind per-frame detection: \(lag) frames with the hysteresis, \(lagBefore) without; mean error \(String(format: "%.2f", Self.cost(defaults, exact, 0)))° vs \(String(format: "%.2f", Self.cost(before, exact, 0)))°")
+        print(
+            "demo path lag behind per-frame detection: \(lag) frames with the hysteresis, \(lagBefore) without; mean error \(String(format: "%.2f", Self.cost(defaults, exact, 0)))° vs \(String(format: "%.2f", Self.cost(before, exact, 0)))°"
+        )
         #expect(lag <= max(lagBefore, 1))
         for (index, (aim, reference)) in zip(defaults, exact).enumerated() {
             guard let aim, let reference else { continue }

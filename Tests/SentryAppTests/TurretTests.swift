@@ -32,7 +32,8 @@ struct Convergence: CustomStringConvertible {
         }
         let sightTime = results[first].timestamp
         let direction: Double = truth >= position(at: sightTime) ? 1 : -1
-        overshoot = track.filter { $0.time >= sightTime }
+        overshoot =
+            track.filter { $0.time >= sightTime }
             .map { direction * ($0[keyPath: axis] - truth) }.max().map { max(0, $0) } ?? 0
         let lastOff = results.lastIndex { abs(position(at: $0.timestamp) - truth) > 1 }
         let settled = (lastOff ?? first - 1) + 1
@@ -66,8 +67,9 @@ struct TurretTests {
         return try Runner.run(options, logger: Logger(label: "test"))
     }
 
-    @Test("from several start angles the turret settles on the face: error ≤ 1°, overshoot ≤ 3°, within 20 frames, then silent",
-          arguments: [70.0, 80.0, 100.0, 112.0, 130.0, 45.0])
+    @Test(
+        "from several start angles the turret settles on the face: error ≤ 1°, overshoot ≤ 3°, within 20 frames, then silent",
+        arguments: [70.0, 80.0, 100.0, 112.0, 130.0, 45.0])
     func settles(facePan: Double) throws {
         let left = Scene.left(forPan: facePan)
         // Faces outside the 60° view at the start (130°, 45°) are found by the sweep first.

@@ -21,17 +21,19 @@ struct OptionGroupTests {
         }
     }
 
-    @Test("each group refuses its bad values with the flag and its range", arguments: [
-        (["--hysteresis", "9"], "--hysteresis 9.0 must be between 0.0 and 5.0"),
-        (["--offset", "95"], "--offset 95 must be between 0 and 89"),
-        (["--baud", "7"], "--baud 7 is not a standard rate"),
-        (["--fire-cooldown", "0.5"], "--fire-cooldown 0.5 must be between 1.0"),
-        (["--web-token", "t"], "--web-token and --web-insecure go with --web"),
-        (["--size", "10x10"], "--size 10x10 must be WIDTHxHEIGHT"),
-        (["--detect-fps", "0"], "--detect-fps 0 must be between 0.5 and 240"),
-        (["--search", "last-seen"], "--search last-seen needs --lost-after above 0"),
-        (["--sim-noise", "100"], "--sim-noise 100.0 must be between 0.0 and 64.0"),
-    ])
+    @Test(
+        "each group refuses its bad values with the flag and its range",
+        arguments: [
+            (["--hysteresis", "9"], "--hysteresis 9.0 must be between 0.0 and 5.0"),
+            (["--offset", "95"], "--offset 95 must be between 0 and 89"),
+            (["--baud", "7"], "--baud 7 is not a standard rate"),
+            (["--fire-cooldown", "0.5"], "--fire-cooldown 0.5 must be between 1.0"),
+            (["--web-token", "t"], "--web-token and --web-insecure go with --web"),
+            (["--size", "10x10"], "--size 10x10 must be WIDTHxHEIGHT"),
+            (["--detect-fps", "0"], "--detect-fps 0 must be between 0.5 and 240"),
+            (["--search", "last-seen"], "--search last-seen needs --lost-after above 0"),
+            (["--sim-noise", "100"], "--sim-noise 100.0 must be between 0.0 and 64.0"),
+        ])
     func refusesBadValues(_ arguments: [String], _ message: String) {
         let refusal = Self.refusal(arguments)
         #expect(refusal?.contains(message) == true, "\(arguments): \(refusal ?? "accepted")")
@@ -39,8 +41,11 @@ struct OptionGroupTests {
 
     @Test("the groups fill the pipeline's settings")
     func fillsSettings() throws {
-        let run = try Run.parse(Self.base + ["--hysteresis", "0.5", "--offset", "30", "--mount", "turret", "--fire", "--lock-after", "1",
-                                             "--detector", "haar", "--detect-fps", "every", "--size", "320x240", "--baud", "115200"])
+        let run = try Run.parse(
+            Self.base + [
+                "--hysteresis", "0.5", "--offset", "30", "--mount", "turret", "--fire", "--lock-after", "1",
+                "--detector", "haar", "--detect-fps", "every", "--size", "320x240", "--baud", "115200",
+            ])
         let settings = run.pipelineSettings
         #expect(settings.tracking.hysteresis == 0.5)
         #expect(settings.tracking.mapper.offset == 30)
@@ -85,7 +90,9 @@ struct OptionGroupTests {
         let catalog = SettingsFile.catalog
         let all = Set(catalog.options + catalog.switches)
         for key in Run.liveKeys { #expect(all.contains(key), "\(key)") }
-        for key in ["camera", "serial", "baud", "hysteresis", "detect-fps", "size", "web-fps", "lock-after"] { #expect(catalog.options.contains(key), "\(key)") }
+        for key in ["camera", "serial", "baud", "hysteresis", "detect-fps", "size", "web-fps", "lock-after"] {
+            #expect(catalog.options.contains(key), "\(key)")
+        }
         for key in ["tilt", "fire", "smooth", "realtime"] { #expect(catalog.switches.contains(key), "\(key)") }
         #expect(catalog.defaults["hysteresis"] == String(SteadyDegree.standardSlack))
     }

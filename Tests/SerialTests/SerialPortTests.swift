@@ -4,7 +4,7 @@ import Serial
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("termios serial port over real pseudo-terminals")
@@ -100,11 +100,13 @@ struct SerialPortTests {
         #expect(total > 0)
     }
 
-    @Test("bad paths give one-line errors that name the path and the fix", arguments: [
-        ("/dev/does-not-exist-ttyACM9", SerialError.Kind.notFound, "plug in the Arduino"),
-        ("/etc/hostname", .notATerminal, "not a serial port"),
-        ("/tmp", .notATerminal, "is a directory"),
-    ])
+    @Test(
+        "bad paths give one-line errors that name the path and the fix",
+        arguments: [
+            ("/dev/does-not-exist-ttyACM9", SerialError.Kind.notFound, "plug in the Arduino"),
+            ("/etc/hostname", .notATerminal, "not a serial port"),
+            ("/tmp", .notATerminal, "is a directory"),
+        ])
     func badPaths(path: String, kind: SerialError.Kind, words: String) {
         let error = #expect(throws: SerialError.self) { try SerialPort(path: path) }
         #expect(error?.kind == kind)

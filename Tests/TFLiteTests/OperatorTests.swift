@@ -17,8 +17,10 @@ struct OperatorTests {
     }
 
     /// Runs the one-operator graph of `model(...)` on `values`.
-    static func run(_ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
-                    output: [Int], threads: Int = 1) throws -> [Float] {
+    static func run(
+        _ operation: Operation, input: [Int], _ values: [Float], constants: [TensorDescription] = [],
+        output: [Int], threads: Int = 1
+    ) throws -> [Float] {
         let model = Self.model(operation, input: input, constants: constants, output: output)
         let interpreter = try Interpreter(model: model, path: "test", threads: threads)
         for (index, value) in values.enumerated() { interpreter.input[index] = value }
@@ -27,13 +29,15 @@ struct OperatorTests {
     }
 
     static func floats(_ name: String, _ shape: [Int], _ values: [Float]) -> TensorDescription {
-        TensorDescription(name: name, shape: shape, type: .float32,
-                          data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }))
+        TensorDescription(
+            name: name, shape: shape, type: .float32,
+            data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }))
     }
 
     static func integers(_ name: String, _ shape: [Int], _ values: [Int32]) -> TensorDescription {
-        TensorDescription(name: name, shape: shape, type: .int32,
-                          data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }))
+        TensorDescription(
+            name: name, shape: shape, type: .int32,
+            data: ArraySlice(values.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }))
     }
 
     @Test("fp16 to fp32: normal, subnormal, zero, negative, infinity")
@@ -54,8 +58,9 @@ struct OperatorTests {
         let input = (1...16).map(Float.init)
         let filter = Self.floats("filter", [1, 3, 3, 1], Array(repeating: 1, count: 9))
         let bias = Self.floats("bias", [1], [0.5])
-        let out = try Self.run(.conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none), input: [1, 4, 4, 1], input,
-                               constants: [filter, bias], output: [1, 2, 2, 1])
+        let out = try Self.run(
+            .conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none), input: [1, 4, 4, 1], input,
+            constants: [filter, bias], output: [1, 2, 2, 1])
         // (0,0): 1+2+3+5+6+7+9+10+11 = 54; (0,1): cols 2-3: 3+4+7+8+11+12 = 45;
         // (1,0): rows 2-3: 9+10+11+13+14+15 = 72; (1,1): 11+12+15+16 = 54.
         #expect(out == [54.5, 45.5, 72.5, 54.5])
@@ -65,8 +70,9 @@ struct OperatorTests {
     func convolutionChannels() throws {
         // 1x2 input, 2 channels: pixel0 = (1, 2), pixel1 = (3, 4); 1x1 kernels.
         let filter = Self.floats("filter", [3, 1, 1, 2], [1, 0, 0, 1, -1, -1])
-        let out = try Self.run(.conv2D(Window(padding: .valid, strideX: 1, strideY: 1), .relu), input: [1, 1, 2, 2], [1, 2, 3, 4],
-                               constants: [filter, Self.floats("bias", [3], [0, 0, 1])], output: [1, 1, 2, 3])
+        let out = try Self.run(
+            .conv2D(Window(padding: .valid, strideX: 1, strideY: 1), .relu), input: [1, 1, 2, 2], [1, 2, 3, 4],
+            constants: [filter, Self.floats("bias", [3], [0, 0, 1])], output: [1, 1, 2, 3])
         #expect(out == [1, 2, 0, 3, 4, 0])
     }
 
@@ -74,9 +80,10 @@ struct OperatorTests {
     func depthwiseMultiplier() throws {
         // 1x1 input with channels (2, 3); 1x1 kernel with weights for 4 output channels.
         let filter = Self.floats("filter", [1, 1, 1, 4], [1, 10, 100, 1000])
-        let out = try Self.run(.depthwiseConv2D(Window(padding: .valid, strideX: 1, strideY: 1), multiplier: 2, .none),
-                               input: [1, 1, 1, 2], [2, 3], constants: [filter, Self.floats("bias", [4], [0, 0, 0, 1])],
-                               output: [1, 1, 1, 4])
+        let out = try Self.run(
+            .depthwiseConv2D(Window(padding: .valid, strideX: 1, strideY: 1), multiplier: 2, .none),
+            input: [1, 1, 1, 2], [2, 3], constants: [filter, Self.floats("bias", [4], [0, 0, 0, 1])],
+            output: [1, 1, 1, 4])
         #expect(out == [2, 20, 300, 3001])
     }
 
@@ -86,10 +93,11 @@ struct OperatorTests {
         let channels = 9
         let input = (0..<9).flatMap { _ in (0..<channels).map { Float($0 + 1) } }
         let filter = Self.floats("filter", [1, 3, 3, channels], Array(repeating: 1, count: 9 * channels))
-        let out = try Self.run(.depthwiseConv2D(Window(padding: .same, strideX: 1, strideY: 1), multiplier: 1, .none),
-                               input: [1, 3, 3, channels], input,
-                               constants: [filter, Self.floats("bias", [channels], Array(repeating: 0, count: channels))],
-                               output: [1, 3, 3, channels])
+        let out = try Self.run(
+            .depthwiseConv2D(Window(padding: .same, strideX: 1, strideY: 1), multiplier: 1, .none),
+            input: [1, 3, 3, channels], input,
+            constants: [filter, Self.floats("bias", [channels], Array(repeating: 0, count: channels))],
+            output: [1, 3, 3, channels])
         // Taps inside the input per output pixel: corners 4, edges 6, centre 9.
         let taps: [Float] = [4, 6, 4, 6, 9, 6, 4, 6, 4]
         #expect(out == taps.flatMap { count in (0..<channels).map { count * Float($0 + 1) } })
@@ -99,8 +107,10 @@ struct OperatorTests {
     static func pattern(_ index: Int) -> Float { Float((index * 7919) % 211) / 50 - 2 }
 
     /// TFLite's SAME convolution written the plain way: output pixel, channel, window.
-    static func reference(input: [Float], height: Int, width: Int, inputChannels: Int, filter: [Float], kernel: Int,
-                          stride: Int, outputChannels: Int, depthwise: Bool) -> [Float] {
+    static func reference(
+        input: [Float], height: Int, width: Int, inputChannels: Int, filter: [Float], kernel: Int,
+        stride: Int, outputChannels: Int, depthwise: Bool
+    ) -> [Float] {
         let outputHeight = (height + stride - 1) / stride, outputWidth = (width + stride - 1) / stride
         let padTop = max((outputHeight - 1) * stride + kernel - height, 0) / 2
         let padLeft = max((outputWidth - 1) * stride + kernel - width, 0) / 2
@@ -130,29 +140,35 @@ struct OperatorTests {
         return out
     }
 
-    @Test("""
-          DEPTHWISE_CONV_2D 3x3 SAME, stride 1 and 2, on 13x11 and 12x10 with 19 channels and on 101x5 with 37 (rows \
-          too wide for L1, taken a span of columns at a time): the register path, borders and channel tail included, \
-          agrees with the plain sum
-          """,
-          arguments: [1, 2], [(height: 11, width: 13, channels: 19), (10, 12, 19), (5, 101, 37)])
+    @Test(
+        """
+        DEPTHWISE_CONV_2D 3x3 SAME, stride 1 and 2, on 13x11 and 12x10 with 19 channels and on 101x5 with 37 (rows \
+        too wide for L1, taken a span of columns at a time): the register path, borders and channel tail included, \
+        agrees with the plain sum
+        """,
+        arguments: [1, 2], [(height: 11, width: 13, channels: 19), (10, 12, 19), (5, 101, 37)])
     func depthwiseInside(stride: Int, shape: (height: Int, width: Int, channels: Int)) throws {
         let (height, width, channels) = shape
         if width > 100 {
-            let geometry = WindowGeometry(inputWidth: width, inputHeight: height,
-                                          window: Window(padding: .same, strideX: stride, strideY: stride, width: 3, height: 3))
+            let geometry = WindowGeometry(
+                inputWidth: width, inputHeight: height,
+                window: Window(padding: .same, strideX: stride, strideY: stride, width: 3, height: 3))
             #expect(Kernels.depthwiseSpan(channels: channels, geometry: geometry) < geometry.outputWidth / 2)
         }
         let input = (0..<height * width * channels).map(Self.pattern)
         let filter = (0..<9 * channels).map { Self.pattern($0 + 5) }
         let outputHeight = (height + stride - 1) / stride, outputWidth = (width + stride - 1) / stride
-        let out = try Self.run(.depthwiseConv2D(Window(padding: .same, strideX: stride, strideY: stride), multiplier: 1, .none),
-                               input: [1, height, width, channels], input,
-                               constants: [Self.floats("filter", [1, 3, 3, channels], filter),
-                                           Self.floats("bias", [channels], Array(repeating: 0, count: channels))],
-                               output: [1, outputHeight, outputWidth, channels])
-        let expected = Self.reference(input: input, height: height, width: width, inputChannels: channels, filter: filter,
-                                      kernel: 3, stride: stride, outputChannels: channels, depthwise: true)
+        let out = try Self.run(
+            .depthwiseConv2D(Window(padding: .same, strideX: stride, strideY: stride), multiplier: 1, .none),
+            input: [1, height, width, channels], input,
+            constants: [
+                Self.floats("filter", [1, 3, 3, channels], filter),
+                Self.floats("bias", [channels], Array(repeating: 0, count: channels)),
+            ],
+            output: [1, outputHeight, outputWidth, channels])
+        let expected = Self.reference(
+            input: input, height: height, width: width, inputChannels: channels, filter: filter,
+            kernel: 3, stride: stride, outputChannels: channels, depthwise: true)
         #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-4 })
     }
 
@@ -161,13 +177,17 @@ struct OperatorTests {
         let (height, width, inputChannels, outputChannels) = (14, 16, 3, 24)
         let input = (0..<height * width * inputChannels).map(Self.pattern)
         let filter = (0..<outputChannels * 25 * inputChannels).map { Self.pattern($0 + 11) }
-        let out = try Self.run(.conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none),
-                               input: [1, height, width, inputChannels], input,
-                               constants: [Self.floats("filter", [outputChannels, 5, 5, inputChannels], filter),
-                                           Self.floats("bias", [outputChannels], Array(repeating: 0, count: outputChannels))],
-                               output: [1, 7, 8, outputChannels])
-        let expected = Self.reference(input: input, height: height, width: width, inputChannels: inputChannels, filter: filter,
-                                      kernel: 5, stride: 2, outputChannels: outputChannels, depthwise: false)
+        let out = try Self.run(
+            .conv2D(Window(padding: .same, strideX: 2, strideY: 2), .none),
+            input: [1, height, width, inputChannels], input,
+            constants: [
+                Self.floats("filter", [outputChannels, 5, 5, inputChannels], filter),
+                Self.floats("bias", [outputChannels], Array(repeating: 0, count: outputChannels)),
+            ],
+            output: [1, 7, 8, outputChannels])
+        let expected = Self.reference(
+            input: input, height: height, width: width, inputChannels: inputChannels, filter: filter,
+            kernel: 5, stride: 2, outputChannels: outputChannels, depthwise: false)
         #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-3 })
     }
 
@@ -175,8 +195,9 @@ struct OperatorTests {
     func maxPoolChannels() throws {
         let (height, width, channels) = (5, 7, 19)
         let input = (0..<height * width * channels).map(Self.pattern)
-        let out = try Self.run(.maxPool2D(Window(padding: .same, strideX: 2, strideY: 2, width: 2, height: 2), .none),
-                               input: [1, height, width, channels], input, output: [1, 3, 4, channels])
+        let out = try Self.run(
+            .maxPool2D(Window(padding: .same, strideX: 2, strideY: 2, width: 2, height: 2), .none),
+            input: [1, height, width, channels], input, output: [1, 3, 4, channels])
         var expected: [Float] = []
         for y in 0..<3 {
             for x in 0..<4 {
@@ -196,12 +217,17 @@ struct OperatorTests {
         let gray = (0..<height * width).map(Self.pattern)
         let filter = (0..<outputChannels * 9 * 3).map { Self.pattern($0 + 13) }
         func model(alsoRead: Bool) -> TFLiteModel {
-            var tensors = [TensorDescription(name: "input", shape: [1, height, width, 3], type: .float32),
-                           Self.floats("filter", [outputChannels, 3, 3, 3], filter),
-                           Self.floats("bias", [outputChannels], Array(repeating: 0.5, count: outputChannels)),
-                           TensorDescription(name: "output", shape: [1, 5, 4, outputChannels], type: .float32)]
-            var operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 2, strideY: 2), .relu),
-                                                 inputs: [0, 1, 2], outputs: [3])]
+            var tensors = [
+                TensorDescription(name: "input", shape: [1, height, width, 3], type: .float32),
+                Self.floats("filter", [outputChannels, 3, 3, 3], filter),
+                Self.floats("bias", [outputChannels], Array(repeating: 0.5, count: outputChannels)),
+                TensorDescription(name: "output", shape: [1, 5, 4, outputChannels], type: .float32),
+            ]
+            var operators = [
+                OperatorDescription(
+                    operation: .conv2D(Window(padding: .same, strideX: 2, strideY: 2), .relu),
+                    inputs: [0, 1, 2], outputs: [3])
+            ]
             if alsoRead {
                 tensors.append(TensorDescription(name: "copy", shape: [1, height, width, 3], type: .float32))
                 operators.append(OperatorDescription(operation: .relu, inputs: [0], outputs: [4]))
@@ -223,8 +249,9 @@ struct OperatorTests {
 
     @Test("MAX_POOL_2D 2x2 stride 2 VALID")
     func maxPool() throws {
-        let out = try Self.run(.maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
-                               input: [1, 2, 4, 1], [1, 5, 2, 0, -3, 4, 9, 8], output: [1, 1, 2, 1])
+        let out = try Self.run(
+            .maxPool2D(Window(padding: .valid, strideX: 2, strideY: 2, width: 2, height: 2), .none),
+            input: [1, 2, 4, 1], [1, 5, 2, 0, -3, 4, 9, 8], output: [1, 1, 2, 1])
         #expect(out == [5, 9])
     }
 
@@ -238,31 +265,42 @@ struct OperatorTests {
     /// BlazeFace's residual block on an 8x9 input (or `map`): `relu(conv1x1(x) + pad(x))`, the PAD widening
     /// `inputChannels` to `outputChannels` (none when equal); with `shared`, the convolution's result
     /// is also a graph output, so nothing may be folded.
-    static func residualBlock(inputChannels: Int, outputChannels: Int, map: (height: Int, width: Int) = (8, 9),
-                              shared: Bool = false, threads: Int = 1) throws
-        -> (plan: Planner.Plan, out: [Float], expected: [Float], interpreter: Interpreter) {
+    static func residualBlock(
+        inputChannels: Int, outputChannels: Int, map: (height: Int, width: Int) = (8, 9),
+        shared: Bool = false, threads: Int = 1
+    ) throws
+        -> (plan: Planner.Plan, out: [Float], expected: [Float], interpreter: Interpreter)
+    {
         let (height, width) = map
         let input = (0..<height * width * inputChannels).map(Self.pattern)
         let filter = (0..<outputChannels * inputChannels).map { Self.pattern($0 + 3) }
         let bias = (0..<outputChannels).map { Self.pattern($0 + 7) }
         let widened = outputChannels > inputChannels
-        var tensors = [TensorDescription(name: "x", shape: [1, height, width, inputChannels], type: .float32),
-                       Self.floats("filter", [outputChannels, 1, 1, inputChannels], filter),
-                       Self.floats("bias", [outputChannels], bias),
-                       TensorDescription(name: "sum", shape: [1, height, width, outputChannels], type: .float32)]
-        var operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
-                                             inputs: [0, 1, 2], outputs: [3])]
+        var tensors = [
+            TensorDescription(name: "x", shape: [1, height, width, inputChannels], type: .float32),
+            Self.floats("filter", [outputChannels, 1, 1, inputChannels], filter),
+            Self.floats("bias", [outputChannels], bias),
+            TensorDescription(name: "sum", shape: [1, height, width, outputChannels], type: .float32),
+        ]
+        var operators = [
+            OperatorDescription(
+                operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
+                inputs: [0, 1, 2], outputs: [3])
+        ]
         var residual = 0
         if widened {
-            tensors += [Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, Int32(outputChannels - inputChannels)]),
-                        TensorDescription(name: "padded", shape: [1, height, width, outputChannels], type: .float32)]
+            tensors += [
+                Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, Int32(outputChannels - inputChannels)]),
+                TensorDescription(name: "padded", shape: [1, height, width, outputChannels], type: .float32),
+            ]
             operators.append(OperatorDescription(operation: .pad, inputs: [0, 4], outputs: [5]))
             residual = 5
         }
         tensors.append(TensorDescription(name: "out", shape: [1, height, width, outputChannels], type: .float32))
         operators.append(OperatorDescription(operation: .add(.relu), inputs: [residual, 3], outputs: [tensors.count - 1]))
-        let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0],
-                                outputs: [tensors.count - 1] + (shared ? [3] : []))
+        let model = TFLiteModel(
+            tensors: tensors, operators: operators, inputs: [0],
+            outputs: [tensors.count - 1] + (shared ? [3] : []))
         var planner = Planner(model: model, path: "test")
         let interpreter = try Interpreter(model: model, path: "test", threads: threads)
         for (index, value) in input.enumerated() { interpreter.input[index] = value }
@@ -278,8 +316,9 @@ struct OperatorTests {
         return (try planner.plan(), Array(interpreter.output(0)), expected, interpreter)
     }
 
-    @Test("a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
-          arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8)])
+    @Test(
+        "a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
+        arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8)])
     func residualFused(channels: (input: Int, output: Int)) throws {
         let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output)
         #expect(block.plan.steps.count == 1)
@@ -301,10 +340,13 @@ struct OperatorTests {
         var helperNanoseconds: [Int: Int] = [:], helperSleeps: [Int: Int] = [:]
         for side in [8, 12] {
             let (inputChannels, outputChannels) = (384, 96)
-            let constants = [Self.floats("filter", [outputChannels, 1, 1, inputChannels], (0..<outputChannels * inputChannels).map(Self.pattern)),
-                             Self.floats("bias", [outputChannels], (0..<outputChannels).map(Self.pattern))]
-            let model = Self.model(.conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none), input: [1, side, side, inputChannels],
-                                   constants: constants, output: [1, side, side, outputChannels])
+            let constants = [
+                Self.floats("filter", [outputChannels, 1, 1, inputChannels], (0..<outputChannels * inputChannels).map(Self.pattern)),
+                Self.floats("bias", [outputChannels], (0..<outputChannels).map(Self.pattern)),
+            ]
+            let model = Self.model(
+                .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none), input: [1, side, side, inputChannels],
+                constants: constants, output: [1, side, side, outputChannels])
             let interpreter = try Interpreter(model: model, path: "test", threads: 2)
             let pool = try #require(interpreter.pool)
             for _ in 0..<5000 where pool.helperThreads.withLock(\.isEmpty) { usleep(1000) }
@@ -342,17 +384,23 @@ struct OperatorTests {
     static func depthwiseThen(pointwise: Bool) -> TFLiteModel {
         let (height, width, channels) = (24, 20, 16)
         let same = Window(padding: .same, strideX: 1, strideY: 1)
-        let tensors = [TensorDescription(name: "x", shape: [1, height, width, channels], type: .float32),
-                       Self.floats("dw", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 1) }),
-                       Self.floats("dw bias", [channels], (0..<channels).map { Self.pattern($0 + 2) }),
-                       TensorDescription(name: "t", shape: [1, height, width, channels], type: .float32),
-                       pointwise ? Self.floats("pw", [12, 1, 1, channels], (0..<12 * channels).map { Self.pattern($0 + 3) })
-                           : Self.floats("dw2", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 3) }),
-                       Self.floats("bias", [pointwise ? 12 : channels], (0..<(pointwise ? 12 : channels)).map { Self.pattern($0 + 4) }),
-                       TensorDescription(name: "out", shape: [1, height, width, pointwise ? 12 : channels], type: .float32)]
-        let operators = [OperatorDescription(operation: .depthwiseConv2D(same, multiplier: 1, .none), inputs: [0, 1, 2], outputs: [3]),
-                         OperatorDescription(operation: pointwise ? .conv2D(same, .none) : .depthwiseConv2D(same, multiplier: 1, .none),
-                                             inputs: [3, 4, 5], outputs: [6])]
+        let tensors = [
+            TensorDescription(name: "x", shape: [1, height, width, channels], type: .float32),
+            Self.floats("dw", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 1) }),
+            Self.floats("dw bias", [channels], (0..<channels).map { Self.pattern($0 + 2) }),
+            TensorDescription(name: "t", shape: [1, height, width, channels], type: .float32),
+            pointwise
+                ? Self.floats("pw", [12, 1, 1, channels], (0..<12 * channels).map { Self.pattern($0 + 3) })
+                : Self.floats("dw2", [1, 3, 3, channels], (0..<9 * channels).map { Self.pattern($0 + 3) }),
+            Self.floats("bias", [pointwise ? 12 : channels], (0..<(pointwise ? 12 : channels)).map { Self.pattern($0 + 4) }),
+            TensorDescription(name: "out", shape: [1, height, width, pointwise ? 12 : channels], type: .float32),
+        ]
+        let operators = [
+            OperatorDescription(operation: .depthwiseConv2D(same, multiplier: 1, .none), inputs: [0, 1, 2], outputs: [3]),
+            OperatorDescription(
+                operation: pointwise ? .conv2D(same, .none) : .depthwiseConv2D(same, multiplier: 1, .none),
+                inputs: [3, 4, 5], outputs: [6]),
+        ]
         return TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [6])
     }
 
@@ -368,17 +416,20 @@ struct OperatorTests {
             Issue.record("tensors outside the arena")
             return
         }
-        #expect(!(input ..< input + 24 * 20 * 16).overlaps(output ..< output + 24 * 20 * 12))
+        #expect(!(input..<input + 24 * 20 * 16).overlaps(output..<output + 24 * 20 * 12))
 
         let x = (0..<24 * 20 * 16).map(Self.pattern)
-        let depthwise = Self.reference(input: x, height: 24, width: 20, inputChannels: 16,
-                                       filter: (0..<9 * 16).map { Self.pattern($0 + 1) }, kernel: 3, stride: 1,
-                                       outputChannels: 16, depthwise: true)
+        let depthwise = Self.reference(
+            input: x, height: 24, width: 20, inputChannels: 16,
+            filter: (0..<9 * 16).map { Self.pattern($0 + 1) }, kernel: 3, stride: 1,
+            outputChannels: 16, depthwise: true)
         let t = depthwise.enumerated().map { $0.element + Self.pattern($0.offset % 16 + 2) }
-        let expected = Self.reference(input: t, height: 24, width: 20, inputChannels: 16,
-                                      filter: (0..<12 * 16).map { Self.pattern($0 + 3) }, kernel: 1, stride: 1,
-                                      outputChannels: 12, depthwise: false)
-            .enumerated().map { $0.element + Self.pattern($0.offset % 12 + 4) }
+        let expected = Self.reference(
+            input: t, height: 24, width: 20, inputChannels: 16,
+            filter: (0..<12 * 16).map { Self.pattern($0 + 3) }, kernel: 1, stride: 1,
+            outputChannels: 12, depthwise: false
+        )
+        .enumerated().map { $0.element + Self.pattern($0.offset % 12 + 4) }
         var outputs: [[Float]] = []
         for threads in [1, 2] {
             let interpreter = try Interpreter(model: model, path: "test", threads: threads)
@@ -401,17 +452,22 @@ struct OperatorTests {
     @Test("a residual block whose PAD lacks its paddings, or whose ADD lacks an input, is a model error, not a crash")
     func residualMalformed() throws {
         for (padInputs, addInputs) in [([0], [4, 3]), ([0, 5], [-1, 3]), ([0, 5], [3, -1])] {
-            let tensors = [TensorDescription(name: "x", shape: [1, 2, 2, 8], type: .float32),
-                           Self.floats("filter", [16, 1, 1, 8], Array(repeating: 1, count: 128)),
-                           Self.floats("bias", [16], Array(repeating: 0, count: 16)),
-                           TensorDescription(name: "sum", shape: [1, 2, 2, 16], type: .float32),
-                           TensorDescription(name: "padded", shape: [1, 2, 2, 16], type: .float32),
-                           Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, 8]),
-                           TensorDescription(name: "out", shape: [1, 2, 2, 16], type: .float32)]
-            let operators = [OperatorDescription(operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
-                                                 inputs: [0, 1, 2], outputs: [3]),
-                             OperatorDescription(operation: .pad, inputs: padInputs, outputs: [4]),
-                             OperatorDescription(operation: .add(.relu), inputs: addInputs, outputs: [6])]
+            let tensors = [
+                TensorDescription(name: "x", shape: [1, 2, 2, 8], type: .float32),
+                Self.floats("filter", [16, 1, 1, 8], Array(repeating: 1, count: 128)),
+                Self.floats("bias", [16], Array(repeating: 0, count: 16)),
+                TensorDescription(name: "sum", shape: [1, 2, 2, 16], type: .float32),
+                TensorDescription(name: "padded", shape: [1, 2, 2, 16], type: .float32),
+                Self.integers("paddings", [4, 2], [0, 0, 0, 0, 0, 0, 0, 8]),
+                TensorDescription(name: "out", shape: [1, 2, 2, 16], type: .float32),
+            ]
+            let operators = [
+                OperatorDescription(
+                    operation: .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .none),
+                    inputs: [0, 1, 2], outputs: [3]),
+                OperatorDescription(operation: .pad, inputs: padInputs, outputs: [4]),
+                OperatorDescription(operation: .add(.relu), inputs: addInputs, outputs: [6]),
+            ]
             let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [6])
             #expect(throws: ModelError.self) { try Interpreter(model: model, path: "test") }
         }
@@ -425,7 +481,9 @@ struct OperatorTests {
             return TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [count])
         }
         for threads in [1, 2] {
-            let error = #expect(throws: ModelError.self) { try Interpreter(model: chain(of: Planner.maximumOperators + 1), path: "big.tflite", threads: threads) }
+            let error = #expect(throws: ModelError.self) {
+                try Interpreter(model: chain(of: Planner.maximumOperators + 1), path: "big.tflite", threads: threads)
+            }
             #expect(error?.description.contains("at most \(Planner.maximumOperators)") == true, "\(String(describing: error))")
             let interpreter = try Interpreter(model: chain(of: Planner.maximumOperators), path: "big.tflite", threads: threads)
             for index in 0..<4 { interpreter.input[index] = Float(index) - 2 }
@@ -479,8 +537,9 @@ struct OperatorTests {
     func resizeChannels() throws {
         let (height, width, channels) = (2, 3, 11)
         let input = (0..<height * width * channels).map(Self.pattern)
-        let out = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, height, width, channels], input,
-                               constants: [Self.integers("size", [2], [4, 5])], output: [1, 4, 5, channels])
+        let out = try Self.run(
+            .resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, height, width, channels], input,
+            constants: [Self.integers("size", [2], [4, 5])], output: [1, 4, 5, channels])
         var expected: [Float] = []
         for y in 0..<4 {
             let sy = (Float(y) + 0.5) * (Float(height) / 4) - 0.5
@@ -492,8 +551,9 @@ struct OperatorTests {
                 let dx = sx - Float(left)
                 for c in 0..<channels {
                     func value(_ row: Int, _ column: Int) -> Float { input[(row * width + column) * channels + c] }
-                    expected.append(value(top, left) * (1 - dy) * (1 - dx) + value(bottom, left) * dy * (1 - dx)
-                                    + value(top, right) * (1 - dy) * dx + value(bottom, right) * dy * dx)
+                    expected.append(
+                        value(top, left) * (1 - dy) * (1 - dx) + value(bottom, left) * dy * (1 - dx)
+                            + value(top, right) * (1 - dy) * dx + value(bottom, right) * dy * dx)
                 }
             }
         }
@@ -510,8 +570,10 @@ struct OperatorTests {
         let count = 40_003
         let values = (0..<count).map(Self.pattern), other = [Self.floats("other", [1, count], (0..<count).map { Self.pattern($0 + 3) })]
         // Big enough to be shared out, so the second run really runs on two threads.
-        for (operation, input, inputs, constants, output) in [(resize, [1, side, side, channels], image, size, resized),
-                                                              (Operation.add(.relu), [1, count], values, other, [1, count])] {
+        for (operation, input, inputs, constants, output) in [
+            (resize, [1, side, side, channels], image, size, resized),
+            (Operation.add(.relu), [1, count], values, other, [1, count]),
+        ] {
             var planner = Planner(model: Self.model(operation, input: input, constants: constants, output: output), path: "test")
             let somewhere = UnsafeMutablePointer<Float>.allocate(capacity: 1)
             defer { somewhere.deallocate() }
@@ -533,35 +595,42 @@ struct OperatorTests {
             max(0, (0..<channels).reduce(Float(0.25)) { $0 + input[pixel * channels + $1] * filter[$1] })
         }
         for threads in [1, 2] {
-            let out = try Self.run(.conv2D(Window(padding: .same, strideX: 1, strideY: 1), .relu), input: [1, pixels, 1, channels], input,
-                                   constants: constants, output: [1, pixels, 1, 1], threads: threads)
+            let out = try Self.run(
+                .conv2D(Window(padding: .same, strideX: 1, strideY: 1), .relu), input: [1, pixels, 1, channels], input,
+                constants: constants, output: [1, pixels, 1, 1], threads: threads)
             #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-4 }, "\(threads) threads")
         }
     }
 
-    @Test("an ADD of a RESIZE_BILINEAR's output (the feature pyramid's upsampling) runs in the resize, either operand order, on one and two threads: the same values as the two apart",
-          arguments: [false, true])
+    @Test(
+        "an ADD of a RESIZE_BILINEAR's output (the feature pyramid's upsampling) runs in the resize, either operand order, on one and two threads: the same values as the two apart",
+        arguments: [false, true])
     func resizeThenAddFused(resizedFirst: Bool) throws {
         let (side, channels) = (12, 20)
         let resized = [1, 2 * side, 2 * side, channels]
         let image = (0..<side * side * channels).map(Self.pattern)
         let lateral = (0..<resized.reduce(1, *)).map { Self.pattern($0 + 3) }
         let resize = Operation.resizeBilinear(alignCorners: false, halfPixelCenters: true)
-        let tensors = [TensorDescription(name: "x", shape: [1, side, side, channels], type: .float32),
-                       Self.integers("size", [2], [Int32(2 * side), Int32(2 * side)]),
-                       TensorDescription(name: "up", shape: resized, type: .float32),
-                       Self.floats("lateral", resized, lateral),
-                       TensorDescription(name: "out", shape: resized, type: .float32)]
-        let operators = [OperatorDescription(operation: resize, inputs: [0, 1], outputs: [2]),
-                         OperatorDescription(operation: .add(.none), inputs: resizedFirst ? [2, 3] : [3, 2], outputs: [4])]
+        let tensors = [
+            TensorDescription(name: "x", shape: [1, side, side, channels], type: .float32),
+            Self.integers("size", [2], [Int32(2 * side), Int32(2 * side)]),
+            TensorDescription(name: "up", shape: resized, type: .float32),
+            Self.floats("lateral", resized, lateral),
+            TensorDescription(name: "out", shape: resized, type: .float32),
+        ]
+        let operators = [
+            OperatorDescription(operation: resize, inputs: [0, 1], outputs: [2]),
+            OperatorDescription(operation: .add(.none), inputs: resizedFirst ? [2, 3] : [3, 2], outputs: [4]),
+        ]
         let model = TFLiteModel(tensors: tensors, operators: operators, inputs: [0], outputs: [4])
         var planner = Planner(model: model, path: "test")
         #expect(try planner.plan().steps.count == 1)
         let up = try Self.run(resize, input: [1, side, side, channels], image, constants: [tensors[1]], output: resized)
         let expected = zip(up, lateral).map { resizedFirst ? $0 + $1 : $1 + $0 }
         // In a file, a resize with a third input is malformed, not an ADD.
-        let threeInputs = TFLiteModel(tensors: tensors, operators: [OperatorDescription(operation: resize, inputs: [0, 1, 3], outputs: [4])],
-                                      inputs: [0], outputs: [4])
+        let threeInputs = TFLiteModel(
+            tensors: tensors, operators: [OperatorDescription(operation: resize, inputs: [0, 1, 3], outputs: [4])],
+            inputs: [0], outputs: [4])
         #expect(throws: ModelError.self) { try Interpreter(model: threeInputs, path: "test") }
         for threads in [1, 2] {
             let interpreter = try Interpreter(model: model, path: "test", threads: threads)
@@ -574,12 +643,14 @@ struct OperatorTests {
     @Test("RESIZE_BILINEAR 2x to 4x, corners not aligned, no half-pixel centres (TFLite's sampling)")
     func resize() throws {
         let size = Self.integers("size", [2], [1, 4])
-        let out = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: false), input: [1, 1, 2, 1], [0, 8],
-                               constants: [size], output: [1, 1, 4, 1])
+        let out = try Self.run(
+            .resizeBilinear(alignCorners: false, halfPixelCenters: false), input: [1, 1, 2, 1], [0, 8],
+            constants: [size], output: [1, 1, 4, 1])
         // Source x = 0, 0.5, 1, 1.5 -> 0, 4, 8, 8 (clamped at the last column).
         #expect(out == [0, 4, 8, 8])
-        let centred = try Self.run(.resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, 1, 2, 1], [0, 8],
-                                   constants: [size], output: [1, 1, 4, 1])
+        let centred = try Self.run(
+            .resizeBilinear(alignCorners: false, halfPixelCenters: true), input: [1, 1, 2, 1], [0, 8],
+            constants: [size], output: [1, 1, 4, 1])
         // Source x = -0.25, 0.25, 0.75, 1.25: both neighbours of -0.25 clamp to column 0, as in TFLite.
         #expect(centred == [0, 2, 6, 8])
     }
@@ -587,7 +658,8 @@ struct OperatorTests {
     @Test("CONCATENATION on the last axis and RESHAPE")
     func concatenateAndReshape() throws {
         let other = Self.floats("other", [1, 2, 1], [9, 10])
-        #expect(try Self.run(.concatenation(axis: -1, .none), input: [1, 2, 2], [1, 2, 3, 4], constants: [other], output: [1, 2, 3])
+        #expect(
+            try Self.run(.concatenation(axis: -1, .none), input: [1, 2, 2], [1, 2, 3, 4], constants: [other], output: [1, 2, 3])
                 == [1, 2, 9, 3, 4, 10])
         #expect(try Self.run(.reshape, input: [1, 2, 2], [1, 2, 3, 4], output: [4]) == [1, 2, 3, 4])
     }

@@ -23,7 +23,7 @@ struct WorkerPoolTests {
             tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
         }
         for step in 0..<5000 {
-            pool.run(units: step ..< step + 1)
+            pool.run(units: step..<step + 1)
             // Now and then a gap long enough for the helpers to park.
             if step % 500 == 0 { usleep(2000) }
         }
@@ -66,7 +66,7 @@ struct WorkerPoolTests {
         pool.wakeAhead()
         waitUntil(parked: 0)
         pool.run(units: 1..<2)
-        #expect(tally.counts.withLock { Array($0[0 ..< 2 * Tally.parts]) }.allSatisfy { $0 == 1 })
+        #expect(tally.counts.withLock { Array($0[0..<2 * Tally.parts]) }.allSatisfy { $0 == 1 })
     }
 
     @Test("a helper stuck in its claim delays the step by that claim only: the caller runs the rest, one part at a time at the end")
@@ -104,7 +104,7 @@ struct WorkerPoolTests {
         callerThread.withLock { $0 = Thread.current }
         for step in 0..<20 {
             ranBy.withLock { $0 = [:] }
-            pool.run(units: step ..< step + 1)
+            pool.run(units: step..<step + 1)
             let parts = ranBy.withLock { $0 }
             #expect(parts.count == 16)
             let callers = parts.filter(\.value).keys, helpers = parts.filter { !$0.value }.keys
@@ -114,10 +114,12 @@ struct WorkerPoolTests {
         pool.stop()
     }
 
-    @Test("in a chain a part runs only after the parts of the unit before that it reads, and after every unit before that; the threads go on without a wait at each unit's end")
+    @Test(
+        "in a chain a part runs only after the parts of the unit before that it reads, and after every unit before that; the threads go on without a wait at each unit's end"
+    )
     func chainKeepsItsOrder() {
         // Twelve units of 16 parts; part p reads parts p-1...p+1 of the unit before (a 3x3 window's rows).
-        let needs = (0..<16).map { part in UInt64(parts: max(part - 1, 0) ..< min(part + 2, 16)) }
+        let needs = (0..<16).map { part in UInt64(parts: max(part - 1, 0)..<min(part + 2, 16)) }
         let units = [WorkerPool.SharedUnit](repeating: .init(parts: 16, needs: needs), count: 12)
         let done = Mutex([Set<Int>](repeating: [], count: 12))
         let broken = Mutex([String]())
@@ -165,10 +167,11 @@ struct WorkerPoolTests {
     static func allowedCores(thread: pid_t? = nil) throws -> Set<Int> {
         let status = try String(contentsOfFile: thread.map { "/proc/self/task/\($0)/status" } ?? "/proc/thread-self/status", encoding: .utf8)
         let list = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?.split(separator: "\t").last)
-        return Set(list.split(separator: ",").flatMap { range -> ClosedRange<Int> in
-            let ends = range.split(separator: "-").compactMap { Int($0) }
-            return ends[0]...(ends.last ?? ends[0])
-        })
+        return Set(
+            list.split(separator: ",").flatMap { range -> ClosedRange<Int> in
+                let ends = range.split(separator: "-").compactMap { Int($0) }
+                return ends[0]...(ends.last ?? ends[0])
+            })
     }
 
     @Test("a parked helper is woken off the caller's core: its allowed cores are all the caller's but the one it runs on")

@@ -96,10 +96,10 @@ struct StickyTargetTests {
         #expect(frame(0, bigger: false) == 100)
         #expect(frame(1, bigger: true) == 100)
         #expect(frame(2, bigger: true) == 100)
-        #expect(frame(3, bigger: false) == 100)   // the run is broken: count again
+        #expect(frame(3, bigger: false) == 100)  // the run is broken: count again
         #expect(frame(4, bigger: true) == 100)
         #expect(frame(5, bigger: true) == 100)
-        #expect(frame(6, bigger: true) == 400)    // 1.3225x the area, three frames running
+        #expect(frame(6, bigger: true) == 400)  // 1.3225x the area, three frames running
     }
 
     @Test("switch margin 0 and one frame is SPEC §1.3: the largest box every frame")
@@ -167,8 +167,9 @@ struct TrackerTests {
         }
     }
 
-    @Test("last-seen: aim at the edge the face left by, then sweep after lost-after",
-          arguments: [(Box(x: 0, y: 200, width: 60, height: 60), 40), (Box(x: 590, y: 200, width: 50, height: 60), 140)])
+    @Test(
+        "last-seen: aim at the edge the face left by, then sweep after lost-after",
+        arguments: [(Box(x: 0, y: 200, width: 60, height: 60), 40), (Box(x: 590, y: 200, width: 50, height: 60), 140)])
     func lastSeen(leaving: Box, edgePan: Int) {
         var t = tracker(.lastSeen, lostAfter: 1)
         _ = t.update(faces: [leaving], frameWidth: 640, frameHeight: 480, at: 0)

@@ -6,11 +6,13 @@ import Testing
 struct SHA1Tests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-    @Test("FIPS 180-1's test vectors", arguments: [
-        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
-        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
-    ])
+    @Test(
+        "FIPS 180-1's test vectors",
+        arguments: [
+            ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+            ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+            ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+        ])
     func vectors(_ message: String, _ digest: String) {
         #expect(Self.hex(SHA1.digest(Array(message.utf8))) == digest)
     }
@@ -81,14 +83,16 @@ struct ServerFrameTests {
         #expect(try Self.frame(text)?.frame.payload.count == 256)
     }
 
-    @Test("the frames that crashed or bloated sentry are refused from their header", arguments: [
-        [0x81, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0],             // a 64-bit length with its top bit set (the crash)
-        [0x81, 0x7F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0],  // a length near 2^63
-        [0x81, 0x7F, 0, 0, 0, 0, 0x06, 0x40, 0, 0],          // 100 MB
-        [0x81, 0x7E, 0x10, 0x01],                             // just over the limit
-        [0x89, 0x7E, 0x00, 0x80],                             // a ping of 128 bytes
-        [0x81, 0x85, 1, 2, 3, 4, 0, 0, 0, 0, 0],              // masked by the server
-    ] as [[UInt8]])
+    @Test(
+        "the frames that crashed or bloated sentry are refused from their header",
+        arguments: [
+            [0x81, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0],  // a 64-bit length with its top bit set (the crash)
+            [0x81, 0x7F, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0],  // a length near 2^63
+            [0x81, 0x7F, 0, 0, 0, 0, 0x06, 0x40, 0, 0],  // 100 MB
+            [0x81, 0x7E, 0x10, 0x01],  // just over the limit
+            [0x89, 0x7E, 0x00, 0x80],  // a ping of 128 bytes
+            [0x81, 0x85, 1, 2, 3, 4, 0, 0, 0, 0, 0],  // masked by the server
+        ] as [[UInt8]])
     func refused(_ bytes: [UInt8]) {
         #expect(throws: ServerFrames.Refusal.self) { try Self.frame(bytes) }
     }

@@ -20,8 +20,9 @@ struct ServoControllerTests {
         #expect(servo.pan == pan && servo.tilt == tilt)
     }
 
-    @Test("garbage, numbers above 180 and over-long numbers never move a servo",
-          arguments: ["X181.", "X999999.", "X1000.", "X-5.", ".", "X", "X.", "\u{FF}\u{80}\u{00}", "x90.", "X 90.", "Z90.", "90."])
+    @Test(
+        "garbage, numbers above 180 and over-long numbers never move a servo",
+        arguments: ["X181.", "X999999.", "X1000.", "X-5.", ".", "X", "X.", "\u{FF}\u{80}\u{00}", "x90.", "X 90.", "Z90.", "90."])
     func garbage(input: String) {
         var servo = ServoController()
         feed("X33.", to: &servo)

@@ -6,18 +6,30 @@ import Video
 enum RecordedDevices {
     /// A Logitech C270 (uvcvideo) through libv4l2: YUYV and MJPG native, the rest emulated.
     static let uvcWebcam: [CameraFormat] = [
-        CameraFormat(fourcc: "YUYV", sizes: .discrete([.init(width: 640, height: 480), .init(width: 160, height: 120),
-                                                        .init(width: 320, height: 240), .init(width: 1280, height: 720)])),
+        CameraFormat(
+            fourcc: "YUYV",
+            sizes: .discrete([
+                .init(width: 640, height: 480), .init(width: 160, height: 120),
+                .init(width: 320, height: 240), .init(width: 1280, height: 720),
+            ])),
         CameraFormat(fourcc: "MJPG", sizes: .discrete([.init(width: 640, height: 480), .init(width: 1280, height: 960)])),
         CameraFormat(fourcc: "RGB3", emulated: true, sizes: .discrete([.init(width: 640, height: 480)])),
         CameraFormat(fourcc: "YU12", emulated: true, sizes: .discrete([.init(width: 640, height: 480), .init(width: 1280, height: 960)])),
     ]
     /// vivid's webcam input.
     static let vivid: [CameraFormat] = [
-        CameraFormat(fourcc: "YUYV", sizes: .discrete([.init(width: 320, height: 180), .init(width: 640, height: 360),
-                                                        .init(width: 640, height: 480), .init(width: 1280, height: 720)])),
-        CameraFormat(fourcc: "GREY", sizes: .discrete([.init(width: 320, height: 180), .init(width: 640, height: 360),
-                                                        .init(width: 640, height: 480), .init(width: 1280, height: 720)])),
+        CameraFormat(
+            fourcc: "YUYV",
+            sizes: .discrete([
+                .init(width: 320, height: 180), .init(width: 640, height: 360),
+                .init(width: 640, height: 480), .init(width: 1280, height: 720),
+            ])),
+        CameraFormat(
+            fourcc: "GREY",
+            sizes: .discrete([
+                .init(width: 320, height: 180), .init(width: 640, height: 360),
+                .init(width: 640, height: 480), .init(width: 1280, height: 720),
+            ])),
     ]
     /// An MJPEG-only camera: only libv4l's conversion gives luma.
     static let mjpegOnly: [CameraFormat] = [
@@ -26,8 +38,11 @@ enum RecordedDevices {
     ]
     /// A stepwise sensor (e.g. a Raspberry Pi camera through bcm2835-v4l2).
     static let stepwise: [CameraFormat] = [
-        CameraFormat(fourcc: "YU12", sizes: .stepwise(min: .init(width: 32, height: 32), max: .init(width: 2592, height: 1944),
-                                                     step: .init(width: 2, height: 2))),
+        CameraFormat(
+            fourcc: "YU12",
+            sizes: .stepwise(
+                min: .init(width: 32, height: 32), max: .init(width: 2592, height: 1944),
+                step: .init(width: 2, height: 2)))
     ]
     /// Nothing sentry can read.
     static let bayerOnly: [CameraFormat] = [CameraFormat(fourcc: "BA81", sizes: .discrete([.init(width: 640, height: 480)]))]
@@ -50,22 +65,26 @@ struct FormatNegotiationTests {
 
     @Test("a webcam without GREY streams YUYV, its own format, over an emulated one")
     func yuyvOverEmulated() {
-        #expect(FormatNegotiation.choose(from: RecordedDevices.uvcWebcam, requested: .init(width: 1280, height: 720))
-            == FormatChoice(fourcc: "YUYV", size: .init(width: 1280, height: 720)))
+        #expect(
+            FormatNegotiation.choose(from: RecordedDevices.uvcWebcam, requested: .init(width: 1280, height: 720))
+                == FormatChoice(fourcc: "YUYV", size: .init(width: 1280, height: 720)))
     }
 
     @Test("an MJPEG-only camera goes through libv4l's YUV 4:2:0")
     func mjpegThroughLibv4l() {
-        #expect(FormatNegotiation.choose(from: RecordedDevices.mjpegOnly, requested: .init(width: 640, height: 480))
-            == FormatChoice(fourcc: "YU12", size: .init(width: 640, height: 360)))
+        #expect(
+            FormatNegotiation.choose(from: RecordedDevices.mjpegOnly, requested: .init(width: 640, height: 480))
+                == FormatChoice(fourcc: "YU12", size: .init(width: 640, height: 360)))
     }
 
-    @Test("the nearest discrete size is chosen", arguments: [
-        (FrameSize(width: 600, height: 400), FrameSize(width: 640, height: 360)),
-        (FrameSize(width: 640, height: 480), FrameSize(width: 640, height: 480)),
-        (FrameSize(width: 100, height: 100), FrameSize(width: 320, height: 180)),
-        (FrameSize(width: 4000, height: 3000), FrameSize(width: 1280, height: 720)),
-    ])
+    @Test(
+        "the nearest discrete size is chosen",
+        arguments: [
+            (FrameSize(width: 600, height: 400), FrameSize(width: 640, height: 360)),
+            (FrameSize(width: 640, height: 480), FrameSize(width: 640, height: 480)),
+            (FrameSize(width: 100, height: 100), FrameSize(width: 320, height: 180)),
+            (FrameSize(width: 4000, height: 3000), FrameSize(width: 1280, height: 720)),
+        ])
     func nearestDiscrete(requested: FrameSize, expected: FrameSize) {
         #expect(FormatNegotiation.choose(from: RecordedDevices.vivid, requested: requested)?.size == expected)
     }

@@ -52,7 +52,8 @@ struct StillImageTests {
             let all = (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32(count - 1 - $0))) }
             return bigEndian ? all : all.reversed()
         }
-        let tiff = (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + bytes(42, 2) + bytes(8, 4)
+        let tiff =
+            (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + bytes(42, 2) + bytes(8, 4)
             + bytes(1, 2) + bytes(0x0112, 2) + bytes(3, 2) + bytes(1, 4) + bytes(UInt32(orientation), 2) + [0, 0] + bytes(0, 4)
         let body = Array("Exif\0\0".utf8) + tiff
         return [0xFF, 0xE1] + [UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
@@ -65,8 +66,9 @@ struct StillImageTests {
         return try #require(try source.nextFrame()).image
     }
 
-    @Test("a JPEG photo opens without ffmpeg: ffmpeg's size, its pixels within one level, one frame and then the end",
-          arguments: [[UInt8](), exif(orientation: 1), exif(orientation: 1, bigEndian: false)])
+    @Test(
+        "a JPEG photo opens without ffmpeg: ffmpeg's size, its pixels within one level, one frame and then the end",
+        arguments: [[UInt8](), exif(orientation: 1), exif(orientation: 1, bigEndian: false)])
     func inProcess(segment: [UInt8]) throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -136,8 +138,9 @@ struct StillImageTests {
         }
     }
 
-    @Test("colour PNGs open without ffmpeg: BT.601 luma within one level of ffmpeg's; with a palette, alpha or 16 bits, ffmpeg's",
-          arguments: [("rgb24", true), ("pal8", false), ("rgba", false), ("rgb48be", false), ("ya8", false)])
+    @Test(
+        "colour PNGs open without ffmpeg: BT.601 luma within one level of ffmpeg's; with a palette, alpha or 16 bits, ffmpeg's",
+        arguments: [("rgb24", true), ("pal8", false), ("rgba", false), ("rgb48be", false), ("ya8", false)])
     func colourPNG(pixelFormat: String, inProcess: Bool) throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -19,8 +19,9 @@ struct VirtualCameraTests {
         return (index % image.width, index / image.width)
     }
 
-    @Test("pan a centres the view at x = W·a/180, tilt b at y = H/2 + W·(b−90)/180; the view is W·fov/180 wide",
-          arguments: [(90.0, 90.0), (45.0, 90.0), (120.0, 95.0), (60.0, 86.0)])
+    @Test(
+        "pan a centres the view at x = W·a/180, tilt b at y = H/2 + W·(b−90)/180; the view is W·fov/180 wide",
+        arguments: [(90.0, 90.0), (45.0, 90.0), (120.0, 95.0), (60.0, 86.0)])
     func centre(pan: Double, tilt: Double) {
         let x = Int((1800 * pan / 180).rounded()), y = Int((300 + 1800 * (tilt - 90) / 180).rounded())
         let camera = VirtualCamera(scene: scene(dotAt: x, y), size: FrameSize(width: 600, height: 400), fieldOfView: 60) { _ in (pan, tilt) }
@@ -42,8 +43,10 @@ struct VirtualCameraTests {
     @Test("frames run on their own clock, and the pose is asked for at each frame's time")
     func frameClock() throws {
         nonisolated(unsafe) var asked: [Double] = []
-        let camera = VirtualCamera(scene: GrayImage(width: 360, height: 120), size: FrameSize(width: 64, height: 48),
-                                   fieldOfView: 60, framesPerSecond: 25) { time in
+        let camera = VirtualCamera(
+            scene: GrayImage(width: 360, height: 120), size: FrameSize(width: 64, height: 48),
+            fieldOfView: 60, framesPerSecond: 25
+        ) { time in
             asked.append(time)
             return (90, 90)
         }

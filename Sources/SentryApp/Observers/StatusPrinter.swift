@@ -15,8 +15,10 @@ final class StatusPrinter: FrameObserver {
 
     func didProcess(_ context: FrameContext) {
         let result = context.result, pipeline = context.pipeline
-        update(hud: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
-                                   steering: pipeline.steering))
+        update(
+            hud: StatusLine.hud(
+                for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
+                steering: pipeline.steering))
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {

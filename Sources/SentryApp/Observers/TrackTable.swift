@@ -22,10 +22,11 @@ final class TrackTable: FrameObserver {
 
     static func line(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {
         let time = String(format: "%6.2fs", result.timestamp)
-        let target = result.target.map { box in
-            let c = box.center
-            return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
-        } ?? "no face          "
+        let target =
+            result.target.map { box in
+                let c = box.center
+                return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
+            } ?? "no face          "
         let sent = result.commands.map(\.description).joined(separator: " ")
         let servoText = servo.map { " servo pan \($0.pan)" + ($0.isScanning ? " (scanning)" : "") } ?? ""
         return "\(time)  \(target)  sent \(sent.padding(toLength: 10, withPad: " ", startingAt: 0))\(servoText)"

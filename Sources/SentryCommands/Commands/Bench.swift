@@ -29,8 +29,9 @@ struct Bench: ParsableCommand {
     func run() throws {
         let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
         try failingCleanly {
-            try SentryApp.Bench.run(camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
-                                    detector: detection.options, tools: tools, profile: profile)
+            try SentryApp.Bench.run(
+                camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
+                detector: detection.options, tools: tools, profile: profile)
         }
     }
 }

@@ -21,9 +21,10 @@ struct Capture: ParsableCommand {
     func run() throws {
         try failingCleanly {
             let path = camera == "auto" ? try DeviceList.onlyCamera() : camera
-            let source = try Runner.openCamera(path, size: capture.frameSize, realtime: false,
-                                               framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat,
-                                               controls: capture.controls)
+            let source = try Runner.openCamera(
+                path, size: capture.frameSize, realtime: false,
+                framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat,
+                controls: capture.controls)
             defer { source.close() }
             var count = 0, first = 0.0, last = 0.0, mean = 0.0
             while count < frames, let frame = try source.nextFrame() {
@@ -36,9 +37,11 @@ struct Capture: ParsableCommand {
             let format = (source as? V4L2Camera)?.fourcc ?? "file"
             let dropped = (source as? V4L2Camera)?.droppedFrames ?? 0
             for note in (source as? V4L2Camera)?.notes ?? [] { print("note: \(note)") }
-            print("captured \(count) frames \(source.width)x\(source.height) \(format) "
-                + String(format: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
-                         source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
+            print(
+                "captured \(count) frames \(source.width)x\(source.height) \(format) "
+                    + String(
+                        format: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
+                        source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
         }
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 struct Flash: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the bundled firmware to an Arduino Uno or Nano with avrdude, and verify it.",
-        discussion: "Uses the board's bootloader over USB: Optiboot at 115200 baud (Uno, newer Nanos), or --old-bootloader at 57600 (older Nanos). Stop a running sentry first: the port must be free."
+        discussion:
+            "Uses the board's bootloader over USB: Optiboot at 115200 baud (Uno, newer Nanos), or --old-bootloader at 57600 (older Nanos). Stop a running sentry first: the port must be free."
     )
 
     @Argument(help: "The board's serial port: /dev/ttyACM0, /dev/sentry-turret, or 'auto' for the only one.")
@@ -22,9 +23,11 @@ struct Flash: ParsableCommand {
 
     /// Where the firmware hex is: installed, else built in the checkout.
     static func defaultHex() -> String? {
-        [Installation.shareDirectory.map { $0 + "/firmware/sentry.hex" },
-         Installation.checkout.map { $0 + "/firmware/sentry/build-uno/sentry.hex" }]
-            .compactMap { $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
+        [
+            Installation.shareDirectory.map { $0 + "/firmware/sentry.hex" },
+            Installation.checkout.map { $0 + "/firmware/sentry/build-uno/sentry.hex" },
+        ]
+        .compactMap { $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     func run() throws {
@@ -39,17 +42,21 @@ struct Flash: ParsableCommand {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: avrdude)
-        process.arguments = ["-p", "atmega328p", "-c", "arduino", "-P", port, "-b", oldBootloader ? "57600" : "115200", "-D",
-                             "-U", "flash:w:\(hex):i"]
+        process.arguments = [
+            "-p", "atmega328p", "-c", "arduino", "-P", port, "-b", oldBootloader ? "57600" : "115200", "-D",
+            "-U", "flash:w:\(hex):i",
+        ]
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw fail("flashing \(port) failed (avrdude exit \(process.terminationStatus)): check that it is an Uno or Nano, that no program holds the port, and try --old-bootloader for an older Nano")
+            throw fail(
+                "flashing \(port) failed (avrdude exit \(process.terminationStatus)): check that it is an Uno or Nano, that no program holds the port, and try --old-bootloader for an older Nano"
+            )
         }
         print("sentry: flashed \(hex) to \(port); the board restarts and prints READY")
     }
 
-    private func check(port: String) throws -> Void {
+    private func check(port: String) throws {
         var info = stat()
         guard stat(port, &info) == 0 else { throw FlashError("serial port \(port): no such device; plug in the board (sentry devices lists ports)") }
         guard (info.st_mode & S_IFMT) == S_IFCHR else { throw FlashError("serial port \(port): not a serial port; pass the board's tty, e.g. /dev/ttyACM0") }

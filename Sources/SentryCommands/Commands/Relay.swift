@@ -14,7 +14,8 @@ struct RelayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relay",
         abstract: "Serve the turret to a remote controller over WebSocket (the original app's ws://PI:12354), one controller at a time.",
-        discussion: "Text messages of protocol commands (X90. Y45. L F90., several per message) go to the serial port; anything else is refused with a close code. Binds 127.0.0.1 unless told; any other address needs --token (or --insecure)."
+        discussion:
+            "Text messages of protocol commands (X90. Y45. L F90., several per message) go to the serial port; anything else is refused with a close code. Binds 127.0.0.1 unless told; any other address needs --token (or --insecure)."
     )
 
     @OptionGroup var listenOptions: ListenOptions
@@ -55,6 +56,8 @@ struct RelayCommand: ParsableCommand {
         while !StopSignal.isRequested { usleep(50_000) }
         server.stop()
         let counts = server.counts
-        logger.notice("relay: \(counts.connections) connections, \(counts.messages) messages (\(counts.refused) refused), \(counts.turnedAway) second controllers turned away")
+        logger.notice(
+            "relay: \(counts.connections) connections, \(counts.messages) messages (\(counts.refused) refused), \(counts.turnedAway) second controllers turned away"
+        )
     }
 }

@@ -9,12 +9,18 @@ import TurretProtocol
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Track faces and drive the turret (the default command).")
 
-    @Option(help: "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE.")
+    @Option(
+        help:
+            "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE."
+    )
     var camera: String
 
     @OptionGroup var link: SerialLinkOptions
 
-    @Option(help: "Settings file (TOML, keys are the long flag names; flags win). Default: $XDG_CONFIG_HOME/sentry/sentry.toml, else /etc/sentry/sentry.toml, if there.")
+    @Option(
+        help:
+            "Settings file (TOML, keys are the long flag names; flags win). Default: $XDG_CONFIG_HOME/sentry/sentry.toml, else /etc/sentry/sentry.toml, if there."
+    )
     var config: String?
 
     @OptionGroup var trackingOptions: TrackingOptions
@@ -27,7 +33,9 @@ struct Run: ParsableCommand {
     @Option(parsing: .unconditional, help: "The virtual camera's true field of view (default: --fov), to try a wrong --fov.")
     var simFov: Double?
 
-    @Option(parsing: .unconditional, help: "The virtual camera's sensor noise: a standard deviation in gray levels added to every pixel, new each frame (a real camera's grain; 0: none).")
+    @Option(
+        parsing: .unconditional,
+        help: "The virtual camera's sensor noise: a standard deviation in gray levels added to every pixel, new each frame (a real camera's grain; 0: none).")
     var simNoise: Double = 0
 
     @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible.")
@@ -103,7 +111,9 @@ struct Run: ParsableCommand {
             let commands = Command.decode(summary.receivedBytes)
             let final = summary.servoTrack.last
             let shots = lockFire.fire ? ", \(final?.shots ?? 0) shots fired" : ""
-            print("simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)")
+            print(
+                "simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)"
+            )
         }
     }
 }

@@ -7,7 +7,8 @@ struct ShowConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Print the effective settings and where each comes from: default, the config file (and line), or a flag.",
-        discussion: "Takes the same flags as the run command. The file is --config FILE, else $XDG_CONFIG_HOME/sentry/sentry.toml (~/.config/sentry/sentry.toml), else /etc/sentry/sentry.toml; its keys are the long flag names."
+        discussion:
+            "Takes the same flags as the run command. The file is --config FILE, else $XDG_CONFIG_HOME/sentry/sentry.toml (~/.config/sentry/sentry.toml), else /etc/sentry/sentry.toml; its keys are the long flag names."
     )
 
     @Argument(parsing: .captureForPassthrough, help: "Flags as for the run command, e.g. --config FILE --offset 30.")
@@ -26,8 +27,9 @@ struct ShowConfig: ParsableCommand {
         let valueWidth = min((rows.map { ($0.value ?? "-").count }.max() ?? 0) + 2, 40)
         for row in rows {
             let value = row.value ?? "-"
-            print(row.key.padding(toLength: width, withPad: " ", startingAt: 0)
-                  + value.padding(toLength: max(valueWidth, value.count + 1), withPad: " ", startingAt: 0) + row.source)
+            print(
+                row.key.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + value.padding(toLength: max(valueWidth, value.count + 1), withPad: " ", startingAt: 0) + row.source)
         }
     }
 }

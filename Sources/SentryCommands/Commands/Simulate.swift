@@ -30,7 +30,8 @@ struct Simulate: ParsableCommand {
             let s = servo.current
             if last.map({ $0 != (s.pan, s.tilt, s.isScanning, s.shots) }) ?? true {
                 let fired = last.map { s.shots > $0.3 } ?? false
-                let line = String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
+                let line =
+                    String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
                     + (fired ? "  FIRE (shot \(s.shots))" : "")
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 last = (s.pan, s.tilt, s.isScanning, s.shots)

@@ -16,7 +16,10 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "BlazeFace: lowest score a face may have, 0 to 1.")
     var minScore: Float = BlazeFaceDetector.defaultMinScore
 
-    @Option(help: "OpenCV cascade XML, Haar or LBP (giving one selects a cascade detector). Default: \(HaarCascade.defaultPath), or \(HaarCascade.defaultLBPPath) with --detector lbp")
+    @Option(
+        help:
+            "OpenCV cascade XML, Haar or LBP (giving one selects a cascade detector). Default: \(HaarCascade.defaultPath), or \(HaarCascade.defaultLBPPath) with --detector lbp"
+    )
     var cascade: String?
 
     @Option(parsing: .unconditional, help: "Smallest face in pixels.")
@@ -31,14 +34,21 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Detector threads (default: two, or one on a one-core machine).")
     var threads: Int = min(ProcessInfo.processInfo.activeProcessorCount, 2)
 
-    @Option(help: "Full-frame detections per second; the frames in between look only around the face being followed (a quarter of the work). 'every' detects on every frame in full.")
+    @Option(
+        help:
+            "Full-frame detections per second; the frames in between look only around the face being followed (a quarter of the work). 'every' detects on every frame in full."
+    )
     var detectFps: DetectRate = .perSecond(8)
 
     func validate() throws {
-        guard minScore.isFinite, (0...1).contains(minScore) else { throw ValidationError("--min-score \(minScore) must be between 0 and 1 (MediaPipe's default is 0.5)") }
+        guard minScore.isFinite, (0...1).contains(minScore) else {
+            throw ValidationError("--min-score \(minScore) must be between 0 and 1 (MediaPipe's default is 0.5)")
+        }
         if let model, model.isEmpty { throw ValidationError("--model needs a .tflite file path") }
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
-        guard scaleFactor > 1.0001, scaleFactor <= 4 else { throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)") }
+        guard scaleFactor > 1.0001, scaleFactor <= 4 else {
+            throw ValidationError("--scale-factor \(scaleFactor) must be above 1 and at most 4 (OpenCV's default is 1.1)")
+        }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads \(threads) must be between 1 and 64") }
         if let rate = detectFps.perSecond, !(rate.isFinite && DetectRate.range.contains(rate)) {

@@ -18,8 +18,9 @@ struct ListenOptions: ParsableArguments {
 
     func validate() throws {
         do {
-            _ = try ListenAddress.checked(listen, token: token, insecure: insecure,
-                                          flags: .init(address: "--listen", token: "--token", insecure: "--insecure", example: "127.0.0.1:12354"))
+            _ = try ListenAddress.checked(
+                listen, token: token, insecure: insecure,
+                flags: .init(address: "--listen", token: "--token", insecure: "--insecure", example: "127.0.0.1:12354"))
         } catch {
             throw ValidationError(error.description)
         }

@@ -8,7 +8,10 @@ struct LockFireOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Seconds a target must be held to be locked (status 'Locked', --on-lock, --fire).")
     var lockAfter: Double = 2
 
-    @Option(help: "A shell command run when the target is locked; SENTRY_EVENT, SENTRY_PAN, SENTRY_TILT, SENTRY_BOX (x,y,w,h), SENTRY_TIME in its environment. One at a time, never blocking a frame.")
+    @Option(
+        help:
+            "A shell command run when the target is locked; SENTRY_EVENT, SENTRY_PAN, SENTRY_TILT, SENTRY_BOX (x,y,w,h), SENTRY_TIME in its environment. One at a time, never blocking a frame."
+    )
     var onLock: String?
 
     @Option(help: "A shell command run when the locked target is lost (same environment, SENTRY_BOX where it was last seen).")
@@ -17,7 +20,9 @@ struct LockFireOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Seconds before a hook still running is killed.")
     var hookTimeout: Double = LockHookSettings.defaultTimeout
 
-    @Flag(inversion: .prefixedNo, help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
     var fire = false
 
     @Option(parsing: .unconditional, help: "Seconds between shots (at least the firmware's 1 s).")
@@ -29,8 +34,9 @@ struct LockFireOptions: ParsableArguments {
     func validate() throws {
         try checkRange(lockAfter, "lock-after", 0...3600, " seconds")
         try checkRange(hookTimeout, "hook-timeout", 0.1...3600, " seconds")
-        try checkRange(fireCooldown, "fire-cooldown", ServoController.fireMinimumInterval...3600,
-                       " seconds (the firmware never fires more than once a second)")
+        try checkRange(
+            fireCooldown, "fire-cooldown", ServoController.fireMinimumInterval...3600,
+            " seconds (the firmware never fires more than once a second)")
         try checkRange(fireTolerance, "fire-tolerance", 0.1...45, " degrees")
         for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
             if let command, command.allSatisfy(\.isWhitespace) {

@@ -29,7 +29,8 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: "Where the camera is: fixed (beside the turret: the frame maps to angles) or turret (on the pan/tilt head: a closed loop).")
     var mount: Mount = .fixed
 
-    @Option(parsing: .unconditional, help: "The camera's horizontal field of view in degrees (--mount turret; the vertical one follows from the frame's aspect).")
+    @Option(
+        parsing: .unconditional, help: "The camera's horizontal field of view in degrees (--mount turret; the vertical one follows from the frame's aspect).")
     var fov: Double = 60
 
     @Option(parsing: .unconditional, help: "Turret loop: proportional gain (share of the error corrected per frame).")
@@ -50,7 +51,11 @@ struct TrackingOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Smoothing: how fast the cutoff rises with speed (higher: less lag when moving).")
     var smoothBeta: Double = OneEuroFilter.Parameters.standard.beta
 
-    @Option(parsing: .unconditional, help: "Degrees the exact angle must pass the edge of the degree sent before the next is sent: a still face never flips the servo between two degrees (0: the exact formula every frame).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Degrees the exact angle must pass the edge of the degree sent before the next is sent: a still face never flips the servo between two degrees (0: the exact formula every frame)."
+    )
     var hysteresis: Double = SteadyDegree.standardSlack
 
     @Option(parsing: .unconditional, help: "Another face takes over the target only when its area is larger by this share (0.2 = 20%)...")

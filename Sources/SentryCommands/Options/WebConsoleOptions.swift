@@ -21,8 +21,9 @@ struct WebConsoleOptions: ParsableArguments {
             return
         }
         do {
-            _ = try ListenAddress.checked(web, token: webToken, insecure: webInsecure,
-                                          flags: .init(address: "--web", token: "--web-token", insecure: "--web-insecure", example: "--web 8080 or --web 0.0.0.0:8080"))
+            _ = try ListenAddress.checked(
+                web, token: webToken, insecure: webInsecure,
+                flags: .init(address: "--web", token: "--web-token", insecure: "--web-insecure", example: "--web 8080 or --web 0.0.0.0:8080"))
         } catch {
             throw ValidationError(error.description)
         }

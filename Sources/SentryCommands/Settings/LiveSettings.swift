@@ -10,9 +10,11 @@ import WebServing
 extension Run {
     /// The flags the console may change. `--fire` itself is not among them:
     /// arming the trigger stays a decision made where sentry is started.
-    static let liveKeys = ["offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector", "detect-fps",
-                           "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
-                           "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd"]
+    static let liveKeys = [
+        "offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector", "detect-fps",
+        "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
+        "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd",
+    ]
 
     /// `--web`'s options, or `nil` without it. `commandLine`: the arguments
     /// run was parsed from (the settings file merged in), on top of which
@@ -26,14 +28,17 @@ extension Run {
         for (key, value, _) in effective where Self.liveKeys.contains(key) { values[key] = value ?? "" }
         let switches = Set(SettingsFile.catalog.switches)
         let frozenBase = base
-        var options = WebOptions(address: address, token: webConsole.webToken, values: values, switches: switches,
-                                 configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath()) { values in
+        var options = WebOptions(
+            address: address, token: webConsole.webToken, values: values, switches: switches,
+            configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath()
+        ) { values in
             Self.liveSettings(base: frozenBase, values: values, switches: switches)
         }
         options.framesPerSecond = webConsole.webFps
-        options.keysGivenAsFlags = Set(Self.liveKeys.filter { key in
-            CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
-        })
+        options.keysGivenAsFlags = Set(
+            Self.liveKeys.filter { key in
+                CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
+            })
         return options
     }
 

@@ -50,8 +50,10 @@ enum SettingsFile {
     static var flagCatalog: FlagCatalog { FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches)) }
 
     /// The subcommands the file does not apply to.
-    static let otherCommands: Set = ["simulate", "bench", "eval", "devices", "capture", "flash", "relay", "help", "-h", "--help", "--version",
-                                     "--experimental-dump-help"]
+    static let otherCommands: Set = [
+        "simulate", "bench", "eval", "devices", "capture", "flash", "relay", "help", "-h", "--help", "--version",
+        "--experimental-dump-help",
+    ]
 
     /// `arguments` (without the program name) with the file's settings
     /// inserted for `run`; unchanged for other commands and for `config`,

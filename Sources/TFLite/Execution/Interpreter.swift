@@ -44,16 +44,16 @@ public final class Interpreter {
         constants = memory.constants
         let steps = plan.steps.map { $0.resolve(memory.pointer) }
         let groups = StepGroup.groups(of: plan.steps, steps: steps)
-        let units = groups + steps.indices.map { StepGroup(members: $0 ..< $0 + 1, rows: 0, steps: steps) }
+        let units = groups + steps.indices.map { StepGroup(members: $0..<$0 + 1, rows: 0, steps: steps) }
         self.steps = steps
         self.units = units
         groupCount = groups.count
         let shared = groups.map { Self.isShared($0, threads: threads) }
         chains = groups.indices.reduce(into: [Range<Int>]()) { chains, unit in
             if let last = chains.last, last.upperBound == unit, shared[unit], shared[unit - 1] {
-                chains[chains.count - 1] = last.lowerBound ..< unit + 1
+                chains[chains.count - 1] = last.lowerBound..<unit + 1
             } else {
-                chains.append(unit ..< unit + 1)
+                chains.append(unit..<unit + 1)
             }
         }
         inputPointer = memory.pointer(plan.input)
@@ -65,13 +65,18 @@ public final class Interpreter {
         nonisolated(unsafe) let sharedSteps = steps
         let partCounts = units.map { min($0.parallelRows, Self.partsPerStep) }
         let sharedUnits = units.indices.map { unit in
-            WorkerPool.SharedUnit(parts: partCounts[unit],
-                                  needs: unit == 0 || unit >= groups.count ? [] : units[unit].needs(
-                                      parts: partCounts[unit], after: units[unit - 1], cutInto: partCounts[unit - 1], steps: steps))
+            WorkerPool.SharedUnit(
+                parts: partCounts[unit],
+                needs: unit == 0 || unit >= groups.count
+                    ? []
+                    : units[unit].needs(
+                        parts: partCounts[unit], after: units[unit - 1], cutInto: partCounts[unit - 1], steps: steps))
         }
-        pool = threads > 1 ? WorkerPool(helpers: threads - 1, units: sharedUnits) { unit, parts, count in
-            units[unit].run(parts: parts, of: count, in: sharedSteps)
-        } : nil
+        pool =
+            threads > 1
+            ? WorkerPool(helpers: threads - 1, units: sharedUnits) { unit, parts, count in
+                units[unit].run(parts: parts, of: count, in: sharedSteps)
+            } : nil
     }
 
     /// The two allocations behind every place.
@@ -221,7 +226,7 @@ public final class Interpreter {
     public func stepTimings(runs: Int) -> [StepTiming] {
         var fastest = [Double](repeating: .infinity, count: steps.count)
         repeatOnKeptInput(runs: max(runs, 1)) {
-            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(groupCount + index ..< groupCount + index + 1) }) }
+            for index in steps.indices { fastest[index] = min(fastest[index], Self.seconds { run(groupCount + index..<groupCount + index + 1) }) }
         }
         return steps.indices.map { StepTiming(operation: steps[$0].operation, work: steps[$0].work, seconds: fastest[$0]) }
     }

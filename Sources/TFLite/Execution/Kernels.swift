@@ -109,8 +109,9 @@ enum Kernels {
         residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
     ) {
         if paddedOutputChannels == 1 {
-            return pointwiseToOneChannel(input: input, pixels: pixels, inputChannels: inputChannels, weights: weights,
-                                         bias: bias[0], output: output, bounds: bounds)
+            return pointwiseToOneChannel(
+                input: input, pixels: pixels, inputChannels: inputChannels, weights: weights,
+                bias: bias[0], output: output, bounds: bounds)
         }
         let stride = paddedOutputChannels
         let channelEnd = channels?.upperBound ?? outputChannels
@@ -118,8 +119,9 @@ enum Kernels {
         while channel < channelEnd {
             let wide = channelEnd - channel > 8
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
-            let finish = Finish(bounds: bounds, output: output, outputChannels: outputChannels, channel: channel,
-                                lanes: min(channelEnd - channel, wide ? 16 : 8), residual: residual, residualChannels: residualChannels)
+            let finish = Finish(
+                bounds: bounds, output: output, outputChannels: outputChannels, channel: channel,
+                lanes: min(channelEnd - channel, wide ? 16 : 8), residual: residual, residualChannels: residualChannels)
             var pixel = pixels.lowerBound
             let end = pixels.upperBound
             // Eight channels only: eight pixels at a time, so that eight sums are in flight.
@@ -205,9 +207,11 @@ enum Kernels {
     /// A 1x1 convolution to one channel (a classifier head), weights contiguous: per
     /// pixel, a dot product over the input channels eight at a time. The general
     /// kernel would fill seven of every eight lanes with zero weights.
-    private static func pointwiseToOneChannel(input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
-                                              weights: UnsafePointer<Float>, bias: Float,
-                                              output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+    private static func pointwiseToOneChannel(
+        input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int,
+        weights: UnsafePointer<Float>, bias: Float,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
         for pixel in pixels {
             let row = input + pixel * inputChannels
             var sums = Vector()
@@ -264,8 +268,10 @@ enum Kernels {
         let low: ResidualHalf
         let high: ResidualHalf
 
-        init(bounds: Bounds, output: UnsafeMutablePointer<Float>, outputChannels: Int, channel: Int, lanes: Int,
-             residual: UnsafePointer<Float>?, residualChannels: Int) {
+        init(
+            bounds: Bounds, output: UnsafeMutablePointer<Float>, outputChannels: Int, channel: Int, lanes: Int,
+            residual: UnsafePointer<Float>?, residualChannels: Int
+        ) {
             self.bounds = bounds
             self.output = output + channel
             self.outputChannels = outputChannels
@@ -304,9 +310,10 @@ enum Kernels {
                 // Two pixels at a time inside: each weight vector loaded once for both,
                 // and twice the independent sums in flight.
                 if x >= firstInside, x + 2 <= endInside {
-                    convolutionPair(input: input, inputChannels: inputChannels, geometry: g, rows: rows, x: x, y: y,
-                                    weights: weights, bias: bias, paddedOutputChannels: paddedOutputChannels,
-                                    output: output, outputChannels: outputChannels, bounds: bounds)
+                    convolutionPair(
+                        input: input, inputChannels: inputChannels, geometry: g, rows: rows, x: x, y: y,
+                        weights: weights, bias: bias, paddedOutputChannels: paddedOutputChannels,
+                        output: output, outputChannels: outputChannels, bounds: bounds)
                     x += 2
                     continue
                 }
@@ -426,8 +433,9 @@ enum Kernels {
             for y in outputRows {
                 let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
                 for x in 0..<g.outputWidth {
-                    depthwisePixel(x: x, rows: rows, input: input, channels: channels, geometry: g, weights: weights,
-                                   bias: bias, output: output, bounds: bounds)
+                    depthwisePixel(
+                        x: x, rows: rows, input: input, channels: channels, geometry: g, weights: weights,
+                        bias: bias, output: output, bounds: bounds)
                 }
             }
             return
@@ -554,8 +562,9 @@ enum Kernels {
             var sum = load(bias + channel)
             for ky in rows.range {
                 for kx in columns.range {
-                    sum.addProduct(load(origin + (ky * g.inputWidth + kx) * channels + channel),
-                                   load(weights + (ky * w.width + kx) * channels + channel))
+                    sum.addProduct(
+                        load(origin + (ky * g.inputWidth + kx) * channels + channel),
+                        load(weights + (ky * w.width + kx) * channels + channel))
                 }
             }
             store(bounds.apply(sum), out + channel)
@@ -602,8 +611,10 @@ enum Kernels {
     /// Max pooling; cells outside the input are ignored, as in TFLite. Eight
     /// channels at a time; a channel tail loads eight lanes (reaching into the
     /// next pixel or the arena's slack) and stores only its own.
-    static func maxPool(input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
-                        output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+    static func maxPool(
+        input: UnsafePointer<Float>, channels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
         let w = g.window
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
@@ -637,8 +648,10 @@ enum Kernels {
     }
 
     /// Element-wise sum of two tensors of the same shape.
-    static func add(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
-                    output: UnsafeMutablePointer<Float>, bounds: Bounds) {
+    static func add(
+        _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
+        output: UnsafeMutablePointer<Float>, bounds: Bounds
+    ) {
         var index = 0
         while index + 8 <= count {
             store(bounds.apply(load(a + index) + load(b + index)), output + index)
@@ -666,10 +679,12 @@ enum Kernels {
     /// Bilinear resize of an NHWC tensor with TFLite's sampling rules
     /// (reference_ops::ResizeBilinear: align_corners, half_pixel_centers); output rows `rows` only.
     /// With an `addend` (a fused ADD, see `Planner.fusingAdds`), its values are added to the output's.
-    static func resizeBilinear(input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
-                               output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>? = nil,
-                               outputWidth: Int, outputHeight: Int, rows: Range<Int>,
-                               alignCorners: Bool, halfPixelCenters: Bool) {
+    static func resizeBilinear(
+        input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, channels: Int,
+        output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>? = nil,
+        outputWidth: Int, outputHeight: Int, rows: Range<Int>,
+        alignCorners: Bool, halfPixelCenters: Bool
+    ) {
         let scaleY = resizeScale(inputHeight, outputHeight, alignCorners: alignCorners)
         let scaleX = resizeScale(inputWidth, outputWidth, alignCorners: alignCorners)
         for y in rows {
@@ -689,7 +704,8 @@ enum Kernels {
                 let (left, right) = (Vector(repeating: 1 - dx), Vector(repeating: dx))
                 var channel = 0
                 while channel < channels {
-                    var value = load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
+                    var value =
+                        load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
                         + load(topRight + channel) * above * right + load(bottomRight + channel) * below * right
                     if let addend { value += load(addend + offset + channel) }
                     store(value, out + channel, count: channels - channel)

@@ -15,7 +15,8 @@ struct PlannedStep {
     var outputRows = 0
 
     func resolve(_ pointer: (Place) -> UnsafeMutablePointer<Float>) -> Step {
-        Step(kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
-             weights: weights.map(pointer), bias: bias.map(pointer), inputCounts: inputCounts, outputCount: outputCount)
+        Step(
+            kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
+            weights: weights.map(pointer), bias: bias.map(pointer), inputCounts: inputCounts, outputCount: outputCount)
     }
 }

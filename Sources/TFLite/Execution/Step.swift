@@ -19,8 +19,9 @@ struct Step {
         /// Zero padding: the output is cleared, then each input row of `rowLength` floats is copied.
         case pad(inputShape: [Int], outputShape: [Int], before: [Int])
         /// Bilinear resize; with a second input, also a fused ADD of it (see `Planner.fusingAdds`).
-        case resize(inputWidth: Int, inputHeight: Int, channels: Int, outputWidth: Int, outputHeight: Int,
-                    alignCorners: Bool, halfPixelCenters: Bool)
+        case resize(
+            inputWidth: Int, inputHeight: Int, channels: Int, outputWidth: Int, outputHeight: Int,
+            alignCorners: Bool, halfPixelCenters: Bool)
         /// Concatenation: `outer` blocks, each the inputs' slices of the given lengths in turn.
         case concatenate(outer: Int, slices: [Int])
     }
@@ -37,7 +38,7 @@ struct Step {
     var outputCount: Int
 
     /// The floats it writes.
-    var written: Range<UnsafeMutablePointer<Float>> { output ..< output + outputCount }
+    var written: Range<UnsafeMutablePointer<Float>> { output..<output + outputCount }
 
     /// How many parts (rows, pixels, blocks of 16 output channels or of `addBlock` values) the
     /// step can be split into for threads; 1 if it cannot.
@@ -57,7 +58,7 @@ struct Step {
         switch kind {
         case let .pointwise(pixels, _, _, _, _): pixels
         case let .convolution(geometry, _, _, _), let .depthwise(geometry, _), let .depthwiseMultiplier(geometry, _, _),
-             let .maxPool(geometry, _):
+            let .maxPool(geometry, _):
             geometry.outputWidth * geometry.outputHeight
         case let .resize(_, _, _, outputWidth, outputHeight, _, _): outputWidth * outputHeight
         default: .max
@@ -114,14 +115,14 @@ struct Step {
     /// What parts `parts` of `count` cover of `total` rows (or pixels, blocks): the one
     /// cut that running a part and reasoning about what it reads or writes both use.
     static func share(of total: Int, parts: Range<Int>, count: Int) -> Range<Int> {
-        parts.lowerBound * total / count ..< parts.upperBound * total / count
+        parts.lowerBound * total / count..<parts.upperBound * total / count
     }
 
     /// Runs output rows `rows` of `height`, as a member of a `StepGroup` (a 1x1
     /// convolution split by pixels takes those rows' pixels).
     func run(rows: Range<Int>, of height: Int) {
         let perRow = parallelRows / height
-        run(share: rows.lowerBound * perRow ..< rows.upperBound * perRow)
+        run(share: rows.lowerBound * perRow..<rows.upperBound * perRow)
     }
 
     /// Runs `share` of the step's `parallelRows`.
@@ -130,22 +131,26 @@ struct Step {
         switch kind {
         case let .pointwise(pixels, inputChannels, padded, outputChannels, residualChannels):
             let byChannels = Self.splitsChannels(pixels: pixels, outputChannels: outputChannels)
-            Kernels.pointwiseConvolution(input: inputs[0], pixels: byChannels ? 0..<pixels : share,
-                                         channels: byChannels ? share.lowerBound * 16 ..< min(share.upperBound * 16, outputChannels) : nil,
-                                         inputChannels: inputChannels, weights: weights!,
-                                         bias: bias!, paddedOutputChannels: padded, output: output,
-                                         outputChannels: outputChannels, bounds: bounds,
-                                         residual: residualChannels > 0 ? inputs[1] : nil, residualChannels: residualChannels)
+            Kernels.pointwiseConvolution(
+                input: inputs[0], pixels: byChannels ? 0..<pixels : share,
+                channels: byChannels ? share.lowerBound * 16..<min(share.upperBound * 16, outputChannels) : nil,
+                inputChannels: inputChannels, weights: weights!,
+                bias: bias!, paddedOutputChannels: padded, output: output,
+                outputChannels: outputChannels, bounds: bounds,
+                residual: residualChannels > 0 ? inputs[1] : nil, residualChannels: residualChannels)
         case let .convolution(geometry, inputChannels, padded, outputChannels):
-            Kernels.convolution(input: inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: weights!,
-                                bias: bias!, paddedOutputChannels: padded, output: output,
-                                outputChannels: outputChannels, bounds: bounds)
+            Kernels.convolution(
+                input: inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: weights!,
+                bias: bias!, paddedOutputChannels: padded, output: output,
+                outputChannels: outputChannels, bounds: bounds)
         case let .depthwise(geometry, channels):
-            Kernels.depthwiseConvolution(input: inputs[0], channels: channels, geometry: geometry, rows: share, weights: weights!,
-                                         bias: bias!, output: output, bounds: bounds)
+            Kernels.depthwiseConvolution(
+                input: inputs[0], channels: channels, geometry: geometry, rows: share, weights: weights!,
+                bias: bias!, output: output, bounds: bounds)
         case let .depthwiseMultiplier(geometry, inputChannels, multiplier):
-            Kernels.depthwiseConvolution(input: inputs[0], inputChannels: inputChannels, multiplier: multiplier,
-                                         geometry: geometry, weights: weights!, bias: bias!, output: output, bounds: bounds)
+            Kernels.depthwiseConvolution(
+                input: inputs[0], inputChannels: inputChannels, multiplier: multiplier,
+                geometry: geometry, weights: weights!, bias: bias!, output: output, bounds: bounds)
         case let .maxPool(geometry, channels):
             Kernels.maxPool(input: inputs[0], channels: channels, geometry: geometry, rows: share, output: output, bounds: bounds)
         case let .add(count):
@@ -160,10 +165,11 @@ struct Step {
             output.update(repeating: 0, count: outputShape.reduce(1, *))
             Self.pad(input: inputs[0], inputShape: inputShape, output: output, outputShape: outputShape, before: before)
         case let .resize(inputWidth, inputHeight, channels, outputWidth, outputHeight, alignCorners, halfPixelCenters):
-            Kernels.resizeBilinear(input: inputs[0], inputWidth: inputWidth, inputHeight: inputHeight, channels: channels,
-                                   output: output, addend: inputs.count > 1 ? inputs[1] : nil,
-                                   outputWidth: outputWidth, outputHeight: outputHeight, rows: share,
-                                   alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+            Kernels.resizeBilinear(
+                input: inputs[0], inputWidth: inputWidth, inputHeight: inputHeight, channels: channels,
+                output: output, addend: inputs.count > 1 ? inputs[1] : nil,
+                outputWidth: outputWidth, outputHeight: outputHeight, rows: share,
+                alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         case let .concatenate(outer, slices):
             var out = output
             for block in 0..<outer {
@@ -184,7 +190,7 @@ struct Step {
             let first = rows.lowerBound * g.window.strideY - g.padTop
             let end = (rows.upperBound - 1) * g.window.strideY - g.padTop + g.window.height
             let start = min(max(first, 0), g.inputHeight)
-            return start ..< max(start, min(end, g.inputHeight))
+            return start..<max(start, min(end, g.inputHeight))
         case let .pointwise(pixels, _, _, outputChannels, _):
             // Split by pixels, a member reads its own rows of its input and residual.
             return Self.splitsChannels(pixels: pixels, outputChannels: outputChannels) ? nil : rows
@@ -193,14 +199,16 @@ struct Step {
             let scale = Kernels.resizeScale(inputHeight, outputHeight, alignCorners: alignCorners)
             let first = Kernels.resizeSample(rows.lowerBound, scale, inputHeight, halfPixelCenters: halfPixelCenters)
             let last = Kernels.resizeSample(rows.upperBound - 1, scale, inputHeight, halfPixelCenters: halfPixelCenters)
-            return first.lower ..< last.upper + 1
+            return first.lower..<last.upper + 1
         default: return nil
         }
     }
 
     /// Copies the input into the (already zeroed) output at offset `before`, one innermost row at a time.
-    private static func pad(input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
-                            outputShape: [Int], before: [Int]) {
+    private static func pad(
+        input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
+        outputShape: [Int], before: [Int]
+    ) {
         let rank = inputShape.count
         let rowLength = inputShape[rank - 1]
         let rows = inputShape.dropLast().reduce(1, *)

@@ -25,7 +25,7 @@ struct StepGroup {
     static func groups(of planned: [PlannedStep], steps: [Step]) -> [StepGroup] {
         var starts = planned.indices.filter { !planned[$0].joinsPrevious }
         starts.append(planned.count)
-        return zip(starts, starts.dropFirst()).map { StepGroup(members: $0 ..< $1, rows: planned[$0].outputRows, steps: steps) }
+        return zip(starts, starts.dropFirst()).map { StepGroup(members: $0..<$1, rows: planned[$0].outputRows, steps: steps) }
     }
 
     /// Whether its parts are output rows: a group of several steps, or a lone step split by rows.
@@ -47,17 +47,18 @@ struct StepGroup {
             return [UInt64](repeating: all, count: parts)
         }
         return (0..<parts).map { part in
-            let rows = Step.share(of: parallelRows, parts: part ..< part + 1, count: parts)
+            let rows = Step.share(of: parallelRows, parts: part..<part + 1, count: parts)
             var needed: UInt64 = 0
             for member in members {
                 for (input, count) in zip(steps[member].inputs, steps[member].inputCounts)
-                where written.contains(where: { $0.overlaps(input ..< input + count) }) {
+                where written.contains(where: { $0.overlaps(input..<input + count) }) {
                     // Rows only of a tensor the unit before wrote whole; a part of one, or more, is read whole.
-                    guard written.contains(input ..< input + count),
-                          let read = steps[member].inputRows(rows, of: input) else { return all }
+                    guard written.contains(input..<input + count),
+                        let read = steps[member].inputRows(rows, of: input)
+                    else { return all }
                     for earlier in 0..<previousParts {
-                        let wrote = Step.share(of: previous.parallelRows, parts: earlier ..< earlier + 1, count: previousParts)
-                        if wrote.overlaps(read) { needed |= UInt64(parts: earlier ..< earlier + 1) }
+                        let wrote = Step.share(of: previous.parallelRows, parts: earlier..<earlier + 1, count: previousParts)
+                        if wrote.overlaps(read) { needed |= UInt64(parts: earlier..<earlier + 1) }
                     }
                 }
             }

@@ -205,8 +205,9 @@ public struct TFLiteModel: Sendable {
         func window(size: Bool) throws -> Window {
             let raw: UInt8 = try options?.scalar(0) ?? 0
             guard let padding = Padding(rawValue: raw) else { throw ModelError(path: path, reason: "padding \(raw) is not supported") }
-            var window = Window(padding: padding, strideX: Int(try options?.scalar(1, default: Int32(1)) ?? 1),
-                                strideY: Int(try options?.scalar(2, default: Int32(1)) ?? 1))
+            var window = Window(
+                padding: padding, strideX: Int(try options?.scalar(1, default: Int32(1)) ?? 1),
+                strideY: Int(try options?.scalar(2, default: Int32(1)) ?? 1))
             if size {
                 window.width = Int(try options?.scalar(3, default: Int32(1)) ?? 1)
                 window.height = Int(try options?.scalar(4, default: Int32(1)) ?? 1)
@@ -229,8 +230,9 @@ public struct TFLiteModel: Sendable {
             return .conv2D(try window(size: false), try activation(3))
         case 4:
             try noDilation(5)
-            return .depthwiseConv2D(try window(size: false), multiplier: Int(try options?.scalar(3, default: Int32(1)) ?? 1),
-                                    try activation(4))
+            return .depthwiseConv2D(
+                try window(size: false), multiplier: Int(try options?.scalar(3, default: Int32(1)) ?? 1),
+                try activation(4))
         case 6: return .dequantize
         case 17: return .maxPool2D(try window(size: true), try activation(5))
         case 19: return .relu

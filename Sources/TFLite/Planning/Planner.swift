@@ -127,17 +127,19 @@ struct Planner {
         for index in readers {
             let op = model.operators[index]
             guard case .conv2D = op.operation, op.inputs.firstIndex(of: input) == 0, op.inputs.count >= 2,
-                  let weights = constantFloats(op.inputs[1], in: model) else { return model }
+                let weights = constantFloats(op.inputs[1], in: model)
+            else { return model }
             let filterShape = model.tensors[op.inputs[1]].shape
             guard filterShape.count == 4, filterShape[3] == shape[3], weights.count == filterShape.reduce(1, *) else { return model }
             let channels = shape[3]
             let summed = stride(from: 0, to: weights.count, by: channels).map { start in
                 weights[start..<start + channels].reduce(0, +)
             }
-            folded.tensors.append(TensorDescription(
-                name: model.tensors[op.inputs[1]].name + " (input channels summed)",
-                shape: Array(filterShape.dropLast()) + [1], type: .float32,
-                data: ArraySlice(summed.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) })))
+            folded.tensors.append(
+                TensorDescription(
+                    name: model.tensors[op.inputs[1]].name + " (input channels summed)",
+                    shape: Array(filterShape.dropLast()) + [1], type: .float32,
+                    data: ArraySlice(summed.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) })))
             folded.operators[index].inputs[1] = folded.tensors.count - 1
         }
         guard !readers.isEmpty else { return model }
@@ -157,7 +159,8 @@ struct Planner {
         }
         if let direct = values(index) { return direct }
         guard index >= 0, let producer = model.operators.first(where: { $0.outputs.contains(index) }),
-              case .dequantize = producer.operation, let source = producer.inputs.first else { return nil }
+            case .dequantize = producer.operation, let source = producer.inputs.first
+        else { return nil }
         return values(source)
     }
 
@@ -174,8 +177,9 @@ struct Planner {
         var dropped = Set<Int>()
         for (index, op) in operators.enumerated() {
             guard case .relu = op.operation, op.outputs.count == 1, let source = op.inputs.first, readers[source] == 1,
-                  !outputs.contains(source), let producerIndex = producer[source], producerIndex < index,
-                  fused[producerIndex].outputs.count == 1 else { continue }
+                !outputs.contains(source), let producerIndex = producer[source], producerIndex < index,
+                fused[producerIndex].outputs.count == 1
+            else { continue }
             switch fused[producerIndex].operation {
             case let .conv2D(window, .none): fused[producerIndex].operation = .conv2D(window, .relu)
             case let .depthwiseConv2D(window, multiplier, .none):
@@ -218,7 +222,8 @@ struct Planner {
             guard case let .add(activation) = op.operation, op.inputs.count == 2, op.outputs.count == 1 else { continue }
             for (sum, other) in [(op.inputs[0], op.inputs[1]), (op.inputs[1], op.inputs[0])] {
                 guard sum >= 0, other >= 0, readOnlyByTheAdd(sum), let computing = producer[sum], !dropped.contains(computing),
-                      operators[computing].outputs == [sum], model.tensors[sum].shape == model.tensors[other].shape else { continue }
+                    operators[computing].outputs == [sum], model.tensors[sum].shape == model.tensors[other].shape
+                else { continue }
                 let source = operators[computing]
                 if case .resizeBilinear = source.operation, activation == .none, source.inputs.count == 2 {
                     fused[index] = OperatorDescription(operation: source.operation, inputs: source.inputs + [other], outputs: op.outputs)
@@ -226,22 +231,25 @@ struct Planner {
                     break
                 }
                 guard case let .conv2D(window, .none) = source.operation, window.strideX == 1, window.strideY == 1,
-                      (2...3).contains(source.inputs.count), source.inputs[1] >= 0,
-                      model.tensors[source.inputs[1]].shape.count == 4, model.tensors[source.inputs[1]].shape[1...2] == [1, 1] else { continue }
+                    (2...3).contains(source.inputs.count), source.inputs[1] >= 0,
+                    model.tensors[source.inputs[1]].shape.count == 4, model.tensors[source.inputs[1]].shape[1...2] == [1, 1]
+                else { continue }
                 var residual = other
                 if readOnlyByTheAdd(other), let pad = producer[other], case .pad = operators[pad].operation,
-                   operators[pad].inputs.count >= 2, let padded = operators[pad].inputs.first, padded >= 0,
-                   model.tensors[padded].shape.count == 4,
-                   let paddings = try? integers(operators[pad].inputs[1], "PAD paddings"),
-                   paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0,
-                   model.tensors[other].shape == Array(model.tensors[padded].shape.prefix(3)) + [model.tensors[padded].shape[3] + paddings[7]] {
+                    operators[pad].inputs.count >= 2, let padded = operators[pad].inputs.first, padded >= 0,
+                    model.tensors[padded].shape.count == 4,
+                    let paddings = try? integers(operators[pad].inputs[1], "PAD paddings"),
+                    paddings.count == 8, paddings.dropLast().allSatisfy({ $0 == 0 }), paddings[7] >= 0,
+                    model.tensors[other].shape == Array(model.tensors[padded].shape.prefix(3)) + [model.tensors[padded].shape[3] + paddings[7]]
+                {
                     residual = padded
                     dropped.insert(pad)
                 }
                 var inputs = source.inputs
                 if inputs.count < 3 { inputs.append(-1) }
-                fused[index] = OperatorDescription(operation: .conv2D(window, activation), inputs: inputs + [residual],
-                                                   outputs: op.outputs)
+                fused[index] = OperatorDescription(
+                    operation: .conv2D(window, activation), inputs: inputs + [residual],
+                    outputs: op.outputs)
                 dropped.insert(computing)
                 break
             }
@@ -294,10 +302,11 @@ struct Planner {
             return nil
         }
 
-        let required = switch op.operation {
-        case .conv2D, .depthwiseConv2D, .add, .pad, .resizeBilinear: 2
-        default: 1
-        }
+        let required =
+            switch op.operation {
+            case .conv2D, .depthwiseConv2D, .add, .pad, .resizeBilinear: 2
+            default: 1
+            }
         guard op.inputs.count >= required, op.inputs.prefix(required).allSatisfy({ $0 >= 0 }) else {
             throw fail("an operator writing \(output.name) lacks a required input")
         }
@@ -353,11 +362,13 @@ struct Planner {
                     }
                     residualChannels = residual[3]
                 }
-                kind = .pointwise(pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
-                                  outputChannels: outputChannels, residualChannels: residualChannels)
+                kind = .pointwise(
+                    pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
+                    outputChannels: outputChannels, residualChannels: residualChannels)
             } else {
-                kind = .convolution(geometry, inputChannels: inputChannels, paddedOutputChannels: padded,
-                                    outputChannels: outputChannels)
+                kind = .convolution(
+                    geometry, inputChannels: inputChannels, paddedOutputChannels: padded,
+                    outputChannels: outputChannels)
             }
         case let .depthwiseConv2D(window, multiplier, activation):
             let (height, width, inputChannels) = try rank4(shape0, "DEPTHWISE_CONV_2D")
@@ -372,7 +383,9 @@ struct Planner {
             weights = store(try constant(op.inputs[1], "DEPTHWISE_CONV_2D filter"))
             bias = store(try biasValues(op, count: filterShape[3], padded: filterShape[3]))
             bounds = Bounds(activation)
-            kind = multiplier == 1 ? .depthwise(geometry, channels: inputChannels)
+            kind =
+                multiplier == 1
+                ? .depthwise(geometry, channels: inputChannels)
                 : .depthwiseMultiplier(geometry, inputChannels: inputChannels, multiplier: multiplier)
         case let .maxPool2D(window, activation):
             let (height, width, channels) = try rank4(shape0, "MAX_POOL_2D")
@@ -412,14 +425,16 @@ struct Planner {
             if op.inputs.count > 2, try shape(of: op.inputs[2]) != expected {
                 throw fail("a RESIZE_BILINEAR's addend of shape \(try shape(of: op.inputs[2])) does not fit \(output.name)")
             }
-            kind = .resize(inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1],
-                           outputHeight: size[0], alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+            kind = .resize(
+                inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1],
+                outputHeight: size[0], alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
         case let .concatenation(axis, activation):
             let shapes = try op.inputs.map { index throws(ModelError) in try shape(of: index) }
             let rank = shape0.count
             let axis = axis < 0 ? axis + rank : axis
             guard (0..<rank).contains(axis), shapes.allSatisfy({ $0.count == rank }),
-                  shapes.allSatisfy({ shape in (0..<rank).allSatisfy { $0 == axis || shape[$0] == shape0[$0] } }) else {
+                shapes.allSatisfy({ shape in (0..<rank).allSatisfy { $0 == axis || shape[$0] == shape0[$0] } })
+            else {
                 throw fail("CONCATENATION of \(shapes) on axis \(axis) is not possible")
             }
             var concatenated = shape0
@@ -433,16 +448,18 @@ struct Planner {
         let outputPlace = Place.arena(arena.allocate(output.elementCount))
         places[outputIndex] = outputPlace
         // The tensors the kernel reads (weights, paddings and sizes were taken above).
-        let read = switch op.operation {
-        case .add: Array(op.inputs.prefix(2))
-        case .conv2D where op.inputs.count > 3: [op.inputs[0], op.inputs[3]]
-        case .resizeBilinear where op.inputs.count > 2: [op.inputs[0], op.inputs[2]]
-        case .concatenation: op.inputs
-        default: [op.inputs[0]]
-        }
+        let read =
+            switch op.operation {
+            case .add: Array(op.inputs.prefix(2))
+            case .conv2D where op.inputs.count > 3: [op.inputs[0], op.inputs[3]]
+            case .resizeBilinear where op.inputs.count > 2: [op.inputs[0], op.inputs[2]]
+            case .concatenation: op.inputs
+            default: [op.inputs[0]]
+            }
         let tensorInputs = try read.map { index throws(ModelError) in try place(of: index) }
-        return PlannedStep(kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias,
-                           inputCounts: read.map { model.tensors[$0].elementCount }, outputCount: output.elementCount)
+        return PlannedStep(
+            kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias,
+            inputCounts: read.map { model.tensors[$0].elementCount }, outputCount: output.elementCount)
     }
 
     // MARK: Tensors
@@ -490,7 +507,9 @@ struct Planner {
             throw fail("\(what) is not a constant int32 tensor")
         }
         return stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
-            Int(Int32(bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
+            Int(
+                Int32(
+                    bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
                         | UInt32(data[offset + 3]) << 24))
         }
     }
@@ -505,7 +524,8 @@ struct Planner {
 
     static func floats(_ data: ArraySlice<UInt8>) -> [Float] {
         stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
-            Float(bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
+            Float(
+                bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
                     | UInt32(data[offset + 3]) << 24)
         }
     }

@@ -196,13 +196,14 @@ final class WorkerPool: @unchecked Sendable {
             guard started + fromEnd < parts else { return }
             let size = max(1, (parts - started - fromEnd) / (helpers + 2))
             let claim = current.claiming(size, fromStart: fromStart)
-            let (exchanged, original) = claims[unit].compareExchange(expected: current.bits, desired: claim.bits,
-                                                                      ordering: .acquiringAndReleasing)
+            let (exchanged, original) = claims[unit].compareExchange(
+                expected: current.bits, desired: claim.bits,
+                ordering: .acquiringAndReleasing)
             guard exchanged else {
                 current = Ticket(bits: original)
                 continue
             }
-            let range = fromStart ? started ..< started + size : parts - fromEnd - size ..< parts - fromEnd
+            let range = fromStart ? started..<started + size : parts - fromEnd - size..<parts - fromEnd
             if unit > chain.lowerBound { waitUntilReadable(range, of: unit, after: unit - 1) }
             work(unit, range, parts)
             let done = UInt64(parts: range)
@@ -220,7 +221,8 @@ final class WorkerPool: @unchecked Sendable {
         for part in range where !needs.isEmpty { needed |= needs[part] }
         var polls = 0
         while Progress(bits: progress.load(ordering: .acquiring)).unit < previous
-              || finished[previous].load(ordering: .acquiring) & needed != needed {
+            || finished[previous].load(ordering: .acquiring) & needed != needed
+        {
             polls += 1
             if polls > Self.pollsBeforeYield { sched_yield() }
         }
@@ -232,10 +234,12 @@ final class WorkerPool: @unchecked Sendable {
         let end = chain.upperBound
         var current = Progress(bits: progress.load(ordering: .sequentiallyConsistent))
         while current.generation == generation, current.unit < end,
-              finished[current.unit].load(ordering: .sequentiallyConsistent) == UInt64(parts: 0..<units[current.unit].parts) {
+            finished[current.unit].load(ordering: .sequentiallyConsistent) == UInt64(parts: 0..<units[current.unit].parts)
+        {
             let next = Progress(generation: generation, unit: current.unit + 1)
-            let (exchanged, original) = progress.compareExchange(expected: current.bits, desired: next.bits,
-                                                                 ordering: .sequentiallyConsistent)
+            let (exchanged, original) = progress.compareExchange(
+                expected: current.bits, desired: next.bits,
+                ordering: .sequentiallyConsistent)
             current = exchanged ? next : Progress(bits: original)
         }
     }
@@ -258,7 +262,8 @@ final class WorkerPool: @unchecked Sendable {
                 parked.add(1, ordering: .sequentiallyConsistent)
                 let alerted = alerts.load(ordering: .sequentiallyConsistent)
                 while ChainTicket(bits: ticket.load(ordering: .sequentiallyConsistent)).generation == seen,
-                      alerts.load(ordering: .sequentiallyConsistent) == alerted, !stopping.load(ordering: .acquiring) {
+                    alerts.load(ordering: .sequentiallyConsistent) == alerted, !stopping.load(ordering: .acquiring)
+                {
                     wake.wait()
                 }
                 parked.subtract(1, ordering: .sequentiallyConsistent)
@@ -320,7 +325,7 @@ private struct ChainTicket {
     init(generation: Int, chain: Range<Int>) { bits = generation << 32 | chain.lowerBound << 16 | chain.upperBound }
 
     var generation: Int { bits >> 32 }
-    var chain: Range<Int> { min(bits >> 16 & 0xFFFF, bits & 0xFFFF) ..< (bits & 0xFFFF) }
+    var chain: Range<Int> { min(bits >> 16 & 0xFFFF, bits & 0xFFFF)..<(bits & 0xFFFF) }
 }
 
 /// A unit's claims as one word, so that one compare-and-swap both reads them and

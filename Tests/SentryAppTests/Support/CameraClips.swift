@@ -25,9 +25,11 @@ enum CameraClips {
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
-                             "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
-                             "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", path]
+        process.arguments = [
+            "ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
+            "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
+            "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", path,
+        ]
         try? process.run()
         process.waitUntilExit()
         return path
@@ -66,8 +68,10 @@ enum DefaultDetection: String, CaseIterable, CustomTestStringConvertible {
 
 /// Runs a clip through sentry in-process against the simulated servo, with
 /// every default but those `configure` changes.
-func runDefaults(_ clip: String, detection: DefaultDetection = .blazefaceEightPerSecond, realtime: Bool = false,
-                 configure: (inout RunOptions) -> Void = { _ in }) throws -> Runner.Summary {
+func runDefaults(
+    _ clip: String, detection: DefaultDetection = .blazefaceEightPerSecond, realtime: Bool = false,
+    configure: (inout RunOptions) -> Void = { _ in }
+) throws -> Runner.Summary {
     var options = RunOptions(camera: clip, serial: simulatedSerialName)
     options.showStatus = false
     options.keepResults = true

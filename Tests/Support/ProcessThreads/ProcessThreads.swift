@@ -34,7 +34,8 @@ public enum ProcessThreads {
     public static func children(of pid: Int32, named name: String) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
             guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             let open = stat.firstIndex(of: "(")!
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return stat[stat.index(after: open)..<close] == name && fields.count > 2 && Int32(fields[1]) == pid ? child : nil
@@ -62,8 +63,9 @@ public enum ProcessThreads {
         var result: [Int: String] = [:]
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
             guard let comm = try? String(contentsOfFile: "\(tasks)/\(tid)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
-                  let contents = try? String(contentsOfFile: "\(tasks)/\(tid)/\(file)", encoding: .utf8), let id = Int(tid) else { continue }
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                let contents = try? String(contentsOfFile: "\(tasks)/\(tid)/\(file)", encoding: .utf8), let id = Int(tid)
+            else { continue }
             result[id] = contents
         }
         return result

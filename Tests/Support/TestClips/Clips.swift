@@ -20,12 +20,15 @@ public enum Clips {
     /// Two heads of about the same size crossing for 6 s at 10 fps: A (top,
     /// 150x170) moves right from x = 20, B (bottom, 4 % larger each way, so
     /// 8 % more area) moves left from x = 470.
-    public static let crossing = make("crossing.mkv", [
-        "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=6",
-        "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-        "-filter_complex", "[1]format=gray,crop=150:170:150:20,split[a][b];[b]scale=156:177[b2];"
-            + "[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray",
-    ])
+    public static let crossing = make(
+        "crossing.mkv",
+        [
+            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=6",
+            "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
+            "-filter_complex",
+            "[1]format=gray,crop=150:170:150:20,split[a][b];[b]scale=156:177[b2];"
+                + "[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray",
+        ])
 
     /// Nobody there: plain gray, 640x480 at 10 fps for 2 s.
     public static let nobody = make("nobody.mkv", ["-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=2", "-vf", "format=gray"])
@@ -34,10 +37,13 @@ public enum Clips {
 extension Clips {
     /// The astronaut's face (150x170, centred at 320,240) on gray, 640x480 at
     /// 10 fps for 5 s: in view from 0 to 1.5 s and from 2.5 to 4 s.
-    public static let comesAndGoes = make("comes-and-goes.mkv", [
-        "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=5",
-        "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-        "-filter_complex", "[1]format=gray,crop=150:170:150:20[a];"
-            + "[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray",
-    ])
+    public static let comesAndGoes = make(
+        "comes-and-goes.mkv",
+        [
+            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=5",
+            "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
+            "-filter_complex",
+            "[1]format=gray,crop=150:170:150:20[a];"
+                + "[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray",
+        ])
 }
