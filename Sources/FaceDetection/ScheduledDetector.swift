@@ -16,10 +16,10 @@ import Imaging
 /// The two models draw a face's box a little differently (a couple of
 /// pixels off, a few percent larger or smaller), so a still face would jump
 /// between two boxes, and its aim between two degrees, at every full pass.
-/// A full pass therefore also runs the neighbourhood model on the same
-/// frame, once a second, and keeps the difference (`BoxCorrection`); the
-/// boxes in between are corrected by it, so for a still face they agree with
-/// the full pass.
+/// Full passes therefore also run the neighbourhood model on the same frame
+/// (the first few after a face is found, then one a second) and keep the
+/// difference, averaged (`BoxCorrection`); the boxes in between are corrected
+/// by it, so for a still face they agree with the full pass.
 public final class ScheduledDetector: FaceDetector {
     /// What ran on the last frame.
     public enum Pass: Sendable, Equatable {
@@ -55,6 +55,13 @@ public final class ScheduledDetector: FaceDetector {
     /// light), and measuring it costs a neighbourhood pass.
     public static let calibrationInterval = 1.0
     private var nextCalibration = -Double.infinity
+    /// Measurements averaged into `correction`, and the passes that tried to measure.
+    private var measurements = 0, attempts = 0
+    /// Full passes in a row that measure before the interval grows to `calibrationInterval`
+    /// (counted whether they found the face or not, so that the cost stays bounded).
+    static let settlingMeasurements = 4
+    /// How much a measurement moves the correction once it has settled.
+    static let correctionWeight = 0.25
     /// The other faces of the last full pass, with their scores.
     private var others: [Box] = []
     private var otherScores: [Float] = []
@@ -122,9 +129,18 @@ public final class ScheduledDetector: FaceDetector {
                 otherScores.append(score)
             }
         }
-        if calibrating, let followed, correction == nil || time >= nextCalibration {
-            calibrate(on: followed.box, in: image)
-            nextCalibration = time + Self.calibrationInterval
+        if calibrating, let followed {
+            if nextCalibration == -.infinity {
+                // Not on the first sight: the first aim waits for nothing but the detection
+                // (a cold neighbourhood pass would delay it); the next full pass measures.
+                nextCalibration = time + interval / 2
+            } else if time >= nextCalibration {
+                calibrate(on: followed.box, in: image)
+                attempts += 1
+                // Each measurement is one frame's noise from both models: the first few full
+                // passes all measure, so the average settles within half a second; then once a second.
+                nextCalibration = time + (attempts < Self.settlingMeasurements ? interval / 2 : Self.calibrationInterval)
+            }
         }
         report(into: &faces)
     }
@@ -137,7 +153,10 @@ public final class ScheduledDetector: FaceDetector {
         guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }),
             let measured = BoxCorrection(from: nearest, to: face)
         else { return }
-        correction = measured
+        measurements += 1
+        // A running mean over the first measurements, then an average that follows slow changes.
+        let weight = max(1 / Double(measurements), Self.correctionWeight)
+        correction = correction.map { $0.moved(toward: measured, by: weight) } ?? measured
     }
 
     /// The other faces, then the followed one.
@@ -194,6 +213,15 @@ public struct BoxCorrection: Sendable, Equatable {
         guard abs(shiftX) <= Self.largestShift, abs(shiftY) <= Self.largestShift,
             Self.scaleRange.contains(scaleX), Self.scaleRange.contains(scaleY)
         else { return nil }
+    }
+
+    /// This correction moved `weight` (0-1) of the way toward `other`.
+    public func moved(toward other: BoxCorrection, by weight: Double) -> BoxCorrection {
+        func blend(_ a: Double, _ b: Double) -> Double { a + (b - a) * weight }
+        var result = self
+        (result.shiftX, result.shiftY) = (blend(shiftX, other.shiftX), blend(shiftY, other.shiftY))
+        (result.scaleX, result.scaleY) = (blend(scaleX, other.scaleX), blend(scaleY, other.scaleY))
+        return result
     }
 
     /// `box` as the other detector would have drawn it.

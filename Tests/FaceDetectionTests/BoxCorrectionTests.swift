@@ -28,4 +28,14 @@ struct BoxCorrectionTests {
     func refusesOtherFaces(_ other: Box) {
         #expect(BoxCorrection(from: Box(x: 100, y: 100, width: 100, height: 100), to: other) == nil)
     }
+
+    @Test("moving a correction part of the way toward a measurement: the running average the detector keeps")
+    func moves() throws {
+        let a = try #require(BoxCorrection(from: Box(x: 0, y: 0, width: 100, height: 100), to: Box(x: 0, y: 0, width: 100, height: 100)))
+        let b = try #require(BoxCorrection(from: Box(x: 0, y: 0, width: 100, height: 100), to: Box(x: 8, y: 4, width: 110, height: 90)))
+        let half = a.moved(toward: b, by: 0.5)
+        #expect(abs(half.shiftX - b.shiftX / 2) < 1e-12 && abs(half.shiftY - b.shiftY / 2) < 1e-12)
+        #expect(abs(half.scaleX - 1.05) < 1e-12 && abs(half.scaleY - 0.95) < 1e-12)
+        #expect(a.moved(toward: b, by: 1) == b && a.moved(toward: b, by: 0) == a)
+    }
 }

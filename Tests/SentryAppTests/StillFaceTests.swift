@@ -40,8 +40,10 @@ struct StillFaceTests {
         #expect(flickers > 2)
     }
 
-    @Test("the turret mount on the virtual camera with a sensor's grain: once settled, silence")
-    func turretMount() throws {
+    @Test(
+        "the turret mount on the virtual camera with a sensor's grain: once settled, silence",
+        arguments: [DefaultDetection.blazefaceEightPerSecond, .haar])
+    func turretMount(_ detection: DefaultDetection) throws {
         for noise in [4.0, 8.0] {
             var options = RunOptions(camera: virtualCameraPrefix + Scene.path(left: Scene.left(forPan: 100)), serial: simulatedSerialName)
             options.showStatus = false
@@ -49,12 +51,12 @@ struct StillFaceTests {
             options.onExit = .none
             options.maxFrames = 180
             options.virtualCameraNoise = noise
-            options.detector = DefaultDetection.blazefaceEightPerSecond.options
+            options.detector = detection.options
             options.settings.tracking.mount = .turret
             let summary = try Runner.run(options, logger: Logger(label: "test"))
             let aims = panAims(summary)
             let late = aims.filter { $0.time >= 2 }
-            print("turret, grain \(noise): \(aims.count) aims, \(late.count) after 2 s: \(aims.map(\.pan))")
+            print("turret, \(detection.rawValue), grain \(noise): \(aims.count) aims, \(late.count) after 2 s: \(aims.map(\.pan))")
             #expect(aims.last.map { abs(Double($0.pan) - 100) <= 1.5 } == true, "\(aims.map(\.pan))")
             #expect(late.isEmpty, "grain \(noise): \(late.map(\.pan))")
         }

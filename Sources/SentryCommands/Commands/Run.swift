@@ -98,7 +98,10 @@ struct Run: ParsableCommand {
         options.loop = loop
         options.detector = detection.options
         options.settings = pipelineSettings
-        options.web = webOptions(commandLine: try failingCleanly { try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst())) })
+        if webConsole.web != nil {
+            // The console's changes are parsed on top of the command line run was parsed from.
+            options.web = webOptions(commandLine: try failingCleanly { try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst())) })
+        }
         options.hooks = lockFire.hooks
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = trackingOptions.servoSpeed
