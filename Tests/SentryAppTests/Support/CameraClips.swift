@@ -23,15 +23,12 @@ enum CameraClips {
         let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name + ".mp4"
         guard !FileManager.default.fileExists(atPath: path) else { return path }
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
-            "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
-            "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", path,
-        ]
-        try? process.run()
-        process.waitUntilExit()
+        Clips.ffmpeg(
+            [
+                "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
+                "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
+                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
+            ], output: path)
         return path
     }
 

@@ -4,14 +4,22 @@ import Foundation
 public enum Clips {
     public static func make(_ name: String, _ arguments: [String]) -> String {
         let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name
-        if !FileManager.default.fileExists(atPath: path) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + ["-c:v", "ffv1", path]
-            try? process.run()
-            process.waitUntilExit()
-        }
+        if !FileManager.default.fileExists(atPath: path) { ffmpeg(arguments + ["-c:v", "ffv1"], output: path) }
         return path
+    }
+
+    /// Runs ffmpeg with `arguments` into `output`, written under another name
+    /// and renamed when whole: tests running in parallel that ask for the
+    /// same clip never read one still being written.
+    public static func ffmpeg(_ arguments: [String], output: String) {
+        let url = URL(fileURLWithPath: output)
+        let partial = url.deletingPathExtension().path + "-partial-\(UUID().uuidString)." + url.pathExtension
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + [partial]
+        try? process.run()
+        process.waitUntilExit()
+        rename(partial, output)
     }
 
     /// The demo clip mirrored: the face leaves on the right.
