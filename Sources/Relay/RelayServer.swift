@@ -48,7 +48,12 @@ public final class RelayServer: Sendable {
     public func start() throws(RelayError) {
         do {
             let server = server
-            let handler = RelayRequestHandler(relay: self)
+            // The token is checked before the upgrade, by the gate the console uses too.
+            let handler = TokenGate(
+                AccessToken(token),
+                refusal: HTTPResponse(
+                    statusCode: .unauthorized, body: Data("a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN\n".utf8)),
+                next: WebSocketHTTPHandler(handler: RelayFrames(relay: self)))
             let routed = DispatchSemaphore(value: 0)
             Task {
                 await server.appendRoute("GET *", to: handler)
@@ -64,11 +69,6 @@ public final class RelayServer: Sendable {
     /// Stops listening and closes every connection.
     public func stop() {
         server.stopAndWait()
-    }
-
-    /// True when `request` carries the token (or none is needed).
-    func authorized(_ request: HTTPRequest) -> Bool {
-        AccessToken(token).admits(request)
     }
 
     /// Takes the controller's place; false when another holds it.
@@ -105,18 +105,6 @@ public final class RelayServer: Sendable {
 public struct RelayError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// Checks the token, then upgrades to the WebSocket.
-struct RelayRequestHandler: HTTPHandler {
-    let relay: RelayServer
-
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard relay.authorized(request) else {
-            return HTTPResponse(statusCode: .unauthorized, body: Data("a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN\n".utf8))
-        }
-        return try await WebSocketHTTPHandler(handler: RelayFrames(relay: relay)).handleRequest(request)
-    }
 }
 
 /// One connection's frames: judged one message at a time.

@@ -120,10 +120,3 @@ struct Run: ParsableCommand {
         }
     }
 }
-
-/// Refuses `value` outside `range`, naming the flag and its unit.
-func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
-    guard value.isFinite, range.contains(value) else {
-        throw ValidationError("--\(flag) \(value) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
-    }
-}

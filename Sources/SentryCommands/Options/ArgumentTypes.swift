@@ -42,3 +42,10 @@ enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
 enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
 }
+
+/// Refuses `value` outside `range`, naming the flag and its unit.
+func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+    guard value.isFinite, range.contains(value) else {
+        throw ValidationError("--\(flag) \(value) must be between \(range.lowerBound) and \(range.upperBound)\(unit)")
+    }
+}

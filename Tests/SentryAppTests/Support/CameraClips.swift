@@ -20,16 +20,13 @@ enum CameraClips {
     /// fool a cascade) on a gray canvas, its left edge at `left(t)` pixels of
     /// the canvas; the face's centre is at x = 784.5 - left there.
     static func make(_ name: String, seconds: Double, left: String) -> String {
-        let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name + ".mp4"
-        guard !FileManager.default.fileExists(atPath: path) else { return path }
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
-        Clips.ffmpeg(
+        return Clips.make(
+            name + ".mp4",
             [
                 "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,
                 "-vf", "crop=250:300:80:0,pad=1280:480:640:90:color=0x808080,crop=640:480:x='\(left)':y=0,noise=alls=10:allf=t,format=yuv420p",
-                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
-            ], output: path)
-        return path
+            ], codec: ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"])
     }
 
     /// A face held still for 6 s; `shift` pixels (a sixth of a degree each)

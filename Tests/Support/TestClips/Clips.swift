@@ -2,9 +2,11 @@ import Foundation
 
 /// Clips made once per test process with ffmpeg, beside the demo clip.
 public enum Clips {
-    public static func make(_ name: String, _ arguments: [String]) -> String {
+    /// `name` beside the demo clip, made by ffmpeg from `arguments` with
+    /// `codec` (lossless FFV1 unless a test wants a camera's compression).
+    public static func make(_ name: String, _ arguments: [String], codec: [String] = ["-c:v", "ffv1"]) -> String {
         let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name
-        if !FileManager.default.fileExists(atPath: path) { ffmpeg(arguments + ["-c:v", "ffv1"], output: path) }
+        if !FileManager.default.fileExists(atPath: path) { ffmpeg(arguments + codec, output: path) }
         return path
     }
 
