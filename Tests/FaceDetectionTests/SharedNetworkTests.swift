@@ -62,7 +62,7 @@ struct SharedNetworkTests {
             for part in 0..<parts {
                 let rows = Step.share(of: units[unit].parallelRows, parts: part..<part + 1, count: parts)
                 for member in units[unit].members {
-                    guard case let .depthwise(geometry, _) = steps[member].kind,
+                    guard let geometry = (steps[member].kernel as? DepthwiseConv2D)?.geometry,
                         units[unit - 1].members.contains(where: { steps[$0].output == steps[member].inputs[0] })
                     else { continue }
                     let first = max(rows.lowerBound * geometry.window.strideY - geometry.padTop, 0)

@@ -153,7 +153,7 @@ struct OperatorTests {
             let geometry = WindowGeometry(
                 inputWidth: width, inputHeight: height,
                 window: Window(padding: .same, strideX: stride, strideY: stride, width: 3, height: 3))
-            #expect(Kernels.depthwiseSpan(channels: channels, geometry: geometry) < geometry.outputWidth / 2)
+            #expect(DepthwiseConv2D.depthwiseSpan(channels: channels, geometry: geometry) < geometry.outputWidth / 2)
         }
         let input = (0..<height * width * channels).map(Self.pattern)
         let filter = (0..<9 * channels).map { Self.pattern($0 + 5) }
@@ -329,7 +329,7 @@ struct OperatorTests {
     func pointwiseSplitByChannels() throws {
         let one = try Self.residualBlock(inputChannels: 24, outputChannels: 160, map: (12, 13))
         let two = try Self.residualBlock(inputChannels: 24, outputChannels: 160, map: (12, 13), threads: 2)
-        #expect(Step.splitsChannels(pixels: 156, outputChannels: 160) && 156 * 24 * 160 >= Interpreter.splitWork)
+        #expect(PointwiseConv2D.splitsChannels(pixels: 156, outputChannels: 160) && 156 * 24 * 160 >= Interpreter.splitWork)
         #expect(156 >= Interpreter.smallestSharedOutput)
         #expect(two.out == one.out)
         #expect(zip(two.out, two.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
@@ -358,7 +358,7 @@ struct OperatorTests {
             helperSleeps[side] = try Self.sleeps(of: pool) - sleepsBefore
         }
         // Big enough to share on either map (on 8x8, 6 blocks of 16 output channels; two million multiply-adds).
-        #expect(64 * 384 * 96 >= Interpreter.splitWork && Step.splitsChannels(pixels: 64, outputChannels: 96))
+        #expect(64 * 384 * 96 >= Interpreter.splitWork && PointwiseConv2D.splitsChannels(pixels: 64, outputChannels: 96))
         #expect(64 < Interpreter.smallestSharedOutput && 144 >= Interpreter.smallestSharedOutput)
         // Parked all along, the helper is never woken (0 ns, no sleep here); sharing, it is woken
         // for each run and sleeps again after it (200 times here, 15-23 ms of CPU; with every

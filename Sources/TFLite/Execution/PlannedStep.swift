@@ -1,6 +1,6 @@
 /// A step before memory exists: tensors named by their places.
 struct PlannedStep {
-    var kind: Step.Kind
+    var kernel: any Kernel
     var bounds: Bounds
     var inputs: [Place]
     var output: Place
@@ -16,7 +16,7 @@ struct PlannedStep {
 
     func resolve(_ pointer: (Place) -> UnsafeMutablePointer<Float>) -> Step {
         Step(
-            kind: kind, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
+            kernel: kernel, bounds: bounds, inputs: inputs.map(pointer), output: pointer(output),
             weights: weights.map(pointer), bias: bias.map(pointer), inputCounts: inputCounts, outputCount: outputCount)
     }
 }

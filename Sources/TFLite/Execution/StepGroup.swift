@@ -30,11 +30,7 @@ struct StepGroup {
 
     /// Whether its parts are output rows: a group of several steps, or a lone step split by rows.
     func splitsByRows(_ steps: [Step]) -> Bool {
-        guard members.count == 1 else { return true }
-        switch steps[members.lowerBound].kind {
-        case .convolution, .depthwise, .maxPool, .resize: return true
-        default: return false
-        }
+        members.count > 1 || steps[members.lowerBound].kernel.splitsByRows
     }
 
     /// For each of its `parts`, the parts of `previous` (cut into `previousParts`) that it

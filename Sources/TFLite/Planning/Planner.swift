@@ -18,7 +18,7 @@ struct Planner {
     let lagging: Bool
     private var constants: [Float] = []
     /// Float values of constant tensors, by tensor index (after DEQUANTIZE folding).
-    private var constantValues: [Int: [Float]] = [:]
+    var constantValues: [Int: [Float]] = [:]
     private var places: [Int: Place] = [:]
     private var arena = ArenaAllocator()
 
@@ -32,7 +32,7 @@ struct Planner {
     /// pool names each step, and each group of steps, in 16 bits.
     static let maximumOperators = 10_000
 
-    private func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: reason) }
+    func fail(_ reason: String) -> ModelError { ModelError(path: path, reason: reason) }
 
     mutating func plan() throws(ModelError) -> Plan {
         guard model.operators.count <= Self.maximumOperators else {
@@ -275,7 +275,7 @@ struct Planner {
             guard filter.count == 4, filter[1] == 1, filter[2] == 1, window.strideX == 1, window.strideY == 1 else {
                 return (shape[1], [])
             }
-            if Step.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
+            if PointwiseConv2D.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
             return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 ? [op.inputs[3]] : []))
         case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
         case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
@@ -285,186 +285,69 @@ struct Planner {
 
     // MARK: Operators
 
+    /// The step for `op`, planned by its file in `Operators/`; nil for an operator folded
+    /// away while planning (DEQUANTIZE of a constant).
     private mutating func prepare(_ op: OperatorDescription) throws(ModelError) -> PlannedStep? {
         guard op.outputs.count == 1 else { throw fail("an operator with \(op.outputs.count) outputs is not supported") }
-        let outputIndex = op.outputs[0]
-        let output = model.tensors[outputIndex]
+        let output = model.tensors[op.outputs[0]]
         guard output.type == .float32 else { throw fail("tensor \(output.name) is not float32") }
-
-        if case .dequantize = op.operation {
-            guard let source = op.inputs.first, source >= 0, let values = constantValues[source] else {
-                throw fail("DEQUANTIZE of a computed tensor (\(output.name)) is not supported; only constant fp16 weights")
-            }
-            guard model.tensors[source].shape == output.shape else {
-                throw fail("DEQUANTIZE changes shape \(model.tensors[source].shape) to \(output.shape)")
-            }
-            constantValues[outputIndex] = values
-            return nil
-        }
-
-        let required =
-            switch op.operation {
-            case .conv2D, .depthwiseConv2D, .add, .pad, .resizeBilinear: 2
-            default: 1
-            }
-        guard op.inputs.count >= required, op.inputs.prefix(required).allSatisfy({ $0 >= 0 }) else {
-            throw fail("an operator writing \(output.name) lacks a required input")
-        }
-        let shape0 = try shape(of: op.inputs[0])
-        let expected = output.shape
-        func check(_ computed: [Int]) throws(ModelError) {
-            guard computed == expected else {
-                throw fail("tensor \(output.name) should be \(computed) by the operator's inputs but the file says \(expected)")
-            }
-        }
-        func rank4(_ shape: [Int], _ what: String) throws(ModelError) -> (height: Int, width: Int, channels: Int) {
-            guard shape.count == 4, shape[0] == 1 else { throw fail("\(what) needs a [1, h, w, c] tensor, got \(shape)") }
-            return (shape[1], shape[2], shape[3])
-        }
-        var kind: Step.Kind
-        var bounds = Bounds(.none)
-        var weights: Place?, bias: Place?
-
+        let prepared: PreparedOperator
         switch op.operation {
-        case let .conv2D(window, activation):
-            let (height, width, inputChannels) = try rank4(shape0, "CONV_2D")
-            let filterShape = model.tensors[op.inputs[1]].shape
-            guard filterShape.count == 4, filterShape[3] == inputChannels else {
-                throw fail("CONV_2D filter \(filterShape) does not fit input \(shape0)")
-            }
-            let (outputChannels, kernelHeight, kernelWidth) = (filterShape[0], filterShape[1], filterShape[2])
-            var full = window
-            (full.width, full.height) = (kernelWidth, kernelHeight)
-            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
-            try check([1, geometry.outputHeight, geometry.outputWidth, outputChannels])
-            let pointwise = kernelWidth == 1 && kernelHeight == 1 && window.strideX == 1 && window.strideY == 1
-            // Output channels padded to whole vectors; a classifier head's one channel
-            // (no residual) keeps its weights contiguous for its own kernel.
-            let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
-            let filter = try constant(op.inputs[1], "CONV_2D filter")
-            var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
-            for o in 0..<outputChannels {
-                for tap in 0..<(kernelHeight * kernelWidth) {
-                    for i in 0..<inputChannels {
-                        packed[(tap * inputChannels + i) * padded + o] = filter[(o * kernelHeight * kernelWidth + tap) * inputChannels + i]
-                    }
-                }
-            }
-            weights = store(packed)
-            bias = store(try biasValues(op, count: outputChannels, padded: padded))
-            bounds = Bounds(activation)
-            if pointwise {
-                var residualChannels = 0
-                if op.inputs.count > 3 {
-                    let residual = try shape(of: op.inputs[3])
-                    guard residual.count == 4, residual.dropLast() == expected.dropLast(), residual[3] <= outputChannels else {
-                        throw fail("a residual of shape \(residual) cannot be added to \(output.name)")
-                    }
-                    residualChannels = residual[3]
-                }
-                kind = .pointwise(
-                    pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
-                    outputChannels: outputChannels, residualChannels: residualChannels)
-            } else {
-                kind = .convolution(
-                    geometry, inputChannels: inputChannels, paddedOutputChannels: padded,
-                    outputChannels: outputChannels)
-            }
-        case let .depthwiseConv2D(window, multiplier, activation):
-            let (height, width, inputChannels) = try rank4(shape0, "DEPTHWISE_CONV_2D")
-            let filterShape = model.tensors[op.inputs[1]].shape
-            guard multiplier >= 1, filterShape.count == 4, filterShape[0] == 1, filterShape[3] == inputChannels * multiplier else {
-                throw fail("DEPTHWISE_CONV_2D filter \(filterShape) does not fit input \(shape0) with multiplier \(multiplier)")
-            }
-            var full = window
-            (full.width, full.height) = (filterShape[2], filterShape[1])
-            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
-            try check([1, geometry.outputHeight, geometry.outputWidth, filterShape[3]])
-            weights = store(try constant(op.inputs[1], "DEPTHWISE_CONV_2D filter"))
-            bias = store(try biasValues(op, count: filterShape[3], padded: filterShape[3]))
-            bounds = Bounds(activation)
-            kind =
-                multiplier == 1
-                ? .depthwise(geometry, channels: inputChannels)
-                : .depthwiseMultiplier(geometry, inputChannels: inputChannels, multiplier: multiplier)
-        case let .maxPool2D(window, activation):
-            let (height, width, channels) = try rank4(shape0, "MAX_POOL_2D")
-            let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: window)
-            try check([1, geometry.outputHeight, geometry.outputWidth, channels])
-            bounds = Bounds(activation)
-            kind = .maxPool(geometry, channels: channels)
-        case let .add(activation):
-            guard op.inputs.count == 2, try shape(of: op.inputs[1]) == shape0 else {
-                throw fail("ADD of tensors with different shapes (broadcasting) is not supported")
-            }
-            try check(shape0)
-            bounds = Bounds(activation)
-            kind = .add(count: output.elementCount)
-        case .relu:
-            try check(shape0)
-            bounds = Bounds(.relu)
-            kind = .clamp(count: output.elementCount)
-        case .reshape:
-            guard expected.reduce(1, *) == shape0.reduce(1, *) else {
-                throw fail("RESHAPE of \(shape0) to \(expected) changes the element count")
-            }
-            kind = .copy(count: output.elementCount)
-        case .pad:
-            let paddings = try integers(op.inputs[1], "PAD paddings")
-            guard paddings.count == 2 * shape0.count, paddings.allSatisfy({ $0 >= 0 }) else {
-                throw fail("PAD paddings \(paddings) do not fit input \(shape0)")
-            }
-            let before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
-            try check(shape0.indices.map { shape0[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] })
-            kind = .pad(inputShape: shape0, outputShape: expected, before: before)
-        case let .resizeBilinear(alignCorners, halfPixelCenters):
-            let (height, width, channels) = try rank4(shape0, "RESIZE_BILINEAR")
-            let size = try integers(op.inputs[1], "RESIZE_BILINEAR size")
-            guard size.count == 2, size.allSatisfy({ $0 > 0 }) else { throw fail("RESIZE_BILINEAR size \(size) is not a size") }
-            try check([1, size[0], size[1], channels])
-            if op.inputs.count > 2, try shape(of: op.inputs[2]) != expected {
-                throw fail("a RESIZE_BILINEAR's addend of shape \(try shape(of: op.inputs[2])) does not fit \(output.name)")
-            }
-            kind = .resize(
-                inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1],
-                outputHeight: size[0], alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
-        case let .concatenation(axis, activation):
-            let shapes = try op.inputs.map { index throws(ModelError) in try shape(of: index) }
-            let rank = shape0.count
-            let axis = axis < 0 ? axis + rank : axis
-            guard (0..<rank).contains(axis), shapes.allSatisfy({ $0.count == rank }),
-                shapes.allSatisfy({ shape in (0..<rank).allSatisfy { $0 == axis || shape[$0] == shape0[$0] } })
-            else {
-                throw fail("CONCATENATION of \(shapes) on axis \(axis) is not possible")
-            }
-            var concatenated = shape0
-            concatenated[axis] = shapes.map { $0[axis] }.reduce(0, +)
-            try check(concatenated)
-            guard activation == .none else { throw fail("CONCATENATION with a fused activation is not supported") }
-            kind = .concatenate(outer: shape0.prefix(axis).reduce(1, *), slices: shapes.map { $0[axis...].reduce(1, *) })
         case .dequantize:
-            fatalError("handled above")
+            try Dequantize.fold(op, &self)
+            return nil
+        case let .conv2D(window, activation): prepared = try Conv2D.plan(op, window: window, activation: activation, &self)
+        case let .depthwiseConv2D(window, multiplier, activation):
+            prepared = try DepthwiseConv2D.plan(op, window: window, multiplier: multiplier, activation: activation, &self)
+        case let .maxPool2D(window, activation): prepared = try MaxPool2D.plan(op, window: window, activation: activation, &self)
+        case let .add(activation): prepared = try Add.plan(op, activation: activation, &self)
+        case .relu: prepared = try Relu.plan(op, &self)
+        case .reshape: prepared = try Reshape.plan(op, &self)
+        case .pad: prepared = try Pad.plan(op, &self)
+        case let .resizeBilinear(alignCorners, halfPixelCenters):
+            prepared = try ResizeBilinear.plan(op, alignCorners: alignCorners, halfPixelCenters: halfPixelCenters, &self)
+        case let .concatenation(axis, activation): prepared = try Concatenation.plan(op, axis: axis, activation: activation, &self)
         }
         let outputPlace = Place.arena(arena.allocate(output.elementCount))
-        places[outputIndex] = outputPlace
-        // The tensors the kernel reads (weights, paddings and sizes were taken above).
-        let read =
-            switch op.operation {
-            case .add: Array(op.inputs.prefix(2))
-            case .conv2D where op.inputs.count > 3: [op.inputs[0], op.inputs[3]]
-            case .resizeBilinear where op.inputs.count > 2: [op.inputs[0], op.inputs[2]]
-            case .concatenation: op.inputs
-            default: [op.inputs[0]]
-            }
-        let tensorInputs = try read.map { index throws(ModelError) in try place(of: index) }
+        places[op.outputs[0]] = outputPlace
+        let inputs = try prepared.reads.map { index throws(ModelError) in try place(of: index) }
         return PlannedStep(
-            kind: kind, bounds: bounds, inputs: tensorInputs, output: outputPlace, weights: weights, bias: bias,
-            inputCounts: read.map { model.tensors[$0].elementCount }, outputCount: output.elementCount)
+            kernel: prepared.kernel, bounds: prepared.bounds, inputs: inputs, output: outputPlace, weights: prepared.weights,
+            bias: prepared.bias, inputCounts: prepared.reads.map { model.tensors[$0].elementCount }, outputCount: output.elementCount)
+    }
+
+    // MARK: What operators ask while they plan
+
+    /// Fails unless the operator has its first `count` inputs.
+    func requireInputs(_ op: OperatorDescription, _ count: Int) throws(ModelError) {
+        guard op.inputs.count >= count, op.inputs.prefix(count).allSatisfy({ $0 >= 0 }) else {
+            throw fail("an operator writing \(outputName(of: op)) lacks a required input")
+        }
+    }
+
+    /// The shape the file gives the operator's output.
+    func outputShape(of op: OperatorDescription) -> [Int] { model.tensors[op.outputs[0]].shape }
+
+    func outputName(of op: OperatorDescription) -> String { model.tensors[op.outputs[0]].name }
+
+    /// Fails unless the file's output shape is `computed`, the shape the inputs give.
+    func expect(_ computed: [Int], from op: OperatorDescription) throws(ModelError) {
+        let expected = outputShape(of: op)
+        guard computed == expected else {
+            throw fail("tensor \(outputName(of: op)) should be \(computed) by the operator's inputs but the file says \(expected)")
+        }
+    }
+
+    /// Height, width and channels of an image tensor ([1, h, w, c]) that `what` reads.
+    func imageShape(_ index: Int, _ what: String) throws(ModelError) -> (height: Int, width: Int, channels: Int) {
+        let shape = try shape(of: index)
+        guard shape.count == 4, shape[0] == 1 else { throw fail("\(what) needs a [1, h, w, c] tensor, got \(shape)") }
+        return (shape[1], shape[2], shape[3])
     }
 
     // MARK: Tensors
 
-    private func shape(of index: Int) throws(ModelError) -> [Int] {
+    func shape(of index: Int) throws(ModelError) -> [Int] {
         guard index >= 0 else { throw fail("an operator lacks a required input") }
         return model.tensors[index].shape
     }
@@ -484,7 +367,7 @@ struct Planner {
         throw fail("tensor \(model.tensors[index].name) is read before any operator computes it")
     }
 
-    private func constant(_ index: Int, _ what: String) throws(ModelError) -> [Float] {
+    func constant(_ index: Int, _ what: String) throws(ModelError) -> [Float] {
         guard index >= 0, let values = constantValues[index] else { throw fail("\(what) is not a constant tensor") }
         guard values.count == model.tensors[index].elementCount else {
             throw fail("\(what) holds \(values.count) values for shape \(model.tensors[index].shape)")
@@ -492,7 +375,7 @@ struct Planner {
         return values
     }
 
-    private func biasValues(_ op: OperatorDescription, count: Int, padded: Int) throws(ModelError) -> [Float] {
+    func biasValues(_ op: OperatorDescription, count: Int, padded: Int) throws(ModelError) -> [Float] {
         var values = [Float](repeating: 0, count: padded)
         if op.inputs.count > 2, op.inputs[2] >= 0 {
             let bias = try constant(op.inputs[2], "bias")
@@ -502,7 +385,7 @@ struct Planner {
         return values
     }
 
-    private func integers(_ index: Int, _ what: String) throws(ModelError) -> [Int] {
+    func integers(_ index: Int, _ what: String) throws(ModelError) -> [Int] {
         guard index >= 0, model.tensors[index].type == .int32, let data = model.tensors[index].data else {
             throw fail("\(what) is not a constant int32 tensor")
         }
@@ -514,7 +397,7 @@ struct Planner {
         }
     }
 
-    private mutating func store(_ values: [Float]) -> Place {
+    mutating func store(_ values: [Float]) -> Place {
         let place = Place.constant(constants.count)
         constants.append(contentsOf: values)
         // Keep every constant block 32-byte aligned relative to the start.

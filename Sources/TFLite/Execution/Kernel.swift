@@ -1,0 +1,48 @@
+/// The arithmetic of one prepared operator: what it is, how threads can cut it,
+/// what it reads, how it runs.
+///
+/// Every operator the interpreter runs is one file in `Operators/`, named as
+/// TFLite names it: one or more types conforming to this protocol, and a
+/// `plan` function that checks the operator's shapes against the file and takes
+/// what it needs from the `Planner` (constants, repacked weights). `Planner.prepare`
+/// is the one place that maps the model's operations to those files; adding an
+/// operator is adding a file and a line there.
+protocol Kernel {
+    /// The operator as TFLite names it, with its window and what was folded into it.
+    var operation: String { get }
+    /// Multiply-adds (or as many operations of another kind; 0 for kernels that
+    /// only move values), to judge whether splitting it pays for the hand-over.
+    var work: Int { get }
+    /// How many parts (rows, pixels, blocks of channels or values) it can be cut
+    /// into for threads; 1 if it cannot.
+    var parallelRows: Int { get }
+    /// Pixels of the output map, for kernels that split by rows or pixels (`Int.max` for the others).
+    var outputPixels: Int { get }
+    /// Whether its parts are output rows: what lets a `StepGroup` reason about which
+    /// rows of the step before it reads.
+    var splitsByRows: Bool { get }
+    /// Runs parts `share` of its `parallelRows`, on `step`'s tensors.
+    func run(_ share: Range<Int>, _ step: Step)
+    /// The rows of input `input` (an index into `step.inputs`) that output rows `rows`
+    /// read; nil where it reads all of it, or cannot say.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>?
+}
+
+extension Kernel {
+    var work: Int { 0 }
+    var parallelRows: Int { 1 }
+    var outputPixels: Int { .max }
+    var splitsByRows: Bool { false }
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
+}
+
+/// What an operator's `plan` gives the planner: its kernel, the activation it
+/// clamps to, its packed weights, and the tensors the kernel reads (in the order
+/// of `Step.inputs`; weights, paddings and sizes were taken while planning).
+struct PreparedOperator {
+    var kernel: any Kernel
+    var bounds = Bounds(.none)
+    var weights: Place? = nil
+    var bias: Place? = nil
+    var reads: [Int]
+}

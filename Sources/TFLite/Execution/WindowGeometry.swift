@@ -1,0 +1,47 @@
+/// The geometry of a 2-D window over an NHWC tensor, with TFLite's padding rules.
+struct WindowGeometry {
+    var inputWidth, inputHeight, outputWidth, outputHeight: Int
+    var window: Window
+    /// Zeros before the first input column/row (SAME puts the odd one after).
+    var padLeft, padTop: Int
+
+    init(inputWidth: Int, inputHeight: Int, window: Window) {
+        self.inputWidth = inputWidth
+        self.inputHeight = inputHeight
+        self.window = window
+        func size(_ input: Int, _ kernel: Int, _ stride: Int) -> (output: Int, padBefore: Int) {
+            switch window.padding {
+            case .valid: return ((input - kernel) / stride + 1, 0)
+            case .same:
+                let output = (input + stride - 1) / stride
+                return (output, max((output - 1) * stride + kernel - input, 0) / 2)
+            }
+        }
+        (outputWidth, padLeft) = size(inputWidth, window.width, window.strideX)
+        (outputHeight, padTop) = size(inputHeight, window.height, window.strideY)
+    }
+
+    /// The output columns whose window lies wholly inside the input's columns
+    /// (the kernels' fast paths; the columns before and after cross the border).
+    var insideColumns: Range<Int> {
+        let first = min((padLeft + window.strideX - 1) / window.strideX, outputWidth)
+        let lastWindowStart = inputWidth + padLeft - window.width
+        let end = lastWindowStart >= 0 ? min(lastWindowStart / window.strideX + 1, outputWidth) : 0
+        return first..<max(end, first)
+    }
+
+    /// The kernel rows (or columns) that land inside the input for output row `y` (column).
+    @inline(__always) func taps(output: Int, stride: Int, pad: Int, kernel: Int, input: Int) -> (origin: Int, range: Range<Int>) {
+        let origin = output * stride - pad
+        return (origin, max(0, -origin)..<min(kernel, input - origin))
+    }
+
+    /// The input rows that output rows `rows` read: what a thread running those rows
+    /// needs the step before to have written.
+    func inputRows(_ rows: Range<Int>) -> Range<Int> {
+        let first = rows.lowerBound * window.strideY - padTop
+        let end = (rows.upperBound - 1) * window.strideY - padTop + window.height
+        let start = min(max(first, 0), inputHeight)
+        return start..<max(start, min(end, inputHeight))
+    }
+}

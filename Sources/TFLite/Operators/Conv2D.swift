@@ -1,0 +1,207 @@
+/// CONV_2D: a 1x1 convolution with stride 1 (BlazeFace's pointwise layers, see
+/// `PointwiseConv2D`) or any other window (`Conv2D`). Weights are repacked once,
+/// [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a kernel
+/// loads eight output channels' weights for one input value in one vector.
+struct Conv2D: Kernel {
+    let geometry: WindowGeometry
+    let inputChannels: Int
+    let paddedOutputChannels: Int
+    let outputChannels: Int
+
+    /// Checks the filter against the input, repacks the weights and picks the kernel.
+    /// A fourth input is a residual, a fused ADD (see `Planner.fusingAdds`).
+    static func plan(_ op: OperatorDescription, window: Window, activation: Activation, _ planner: inout Planner) throws(ModelError)
+        -> PreparedOperator
+    {
+        try planner.requireInputs(op, 2)
+        let (height, width, inputChannels) = try planner.imageShape(op.inputs[0], "CONV_2D")
+        let filterShape = try planner.shape(of: op.inputs[1])
+        guard filterShape.count == 4, filterShape[3] == inputChannels else {
+            throw planner.fail("CONV_2D filter \(filterShape) does not fit input \(try planner.shape(of: op.inputs[0]))")
+        }
+        let (outputChannels, kernelHeight, kernelWidth) = (filterShape[0], filterShape[1], filterShape[2])
+        var full = window
+        (full.width, full.height) = (kernelWidth, kernelHeight)
+        let geometry = WindowGeometry(inputWidth: width, inputHeight: height, window: full)
+        try planner.expect([1, geometry.outputHeight, geometry.outputWidth, outputChannels], from: op)
+        let pointwise = kernelWidth == 1 && kernelHeight == 1 && window.strideX == 1 && window.strideY == 1
+        // Output channels padded to whole vectors; a classifier head's one channel
+        // (no residual) keeps its weights contiguous for its own kernel.
+        let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
+        let filter = try planner.constant(op.inputs[1], "CONV_2D filter")
+        var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
+        for o in 0..<outputChannels {
+            for tap in 0..<(kernelHeight * kernelWidth) {
+                for i in 0..<inputChannels {
+                    packed[(tap * inputChannels + i) * padded + o] = filter[(o * kernelHeight * kernelWidth + tap) * inputChannels + i]
+                }
+            }
+        }
+        var prepared = PreparedOperator(
+            kernel: Conv2D(geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels),
+            bounds: Bounds(activation), weights: planner.store(packed),
+            bias: planner.store(try planner.biasValues(op, count: outputChannels, padded: padded)), reads: [op.inputs[0]])
+        guard pointwise else { return prepared }
+        var residualChannels = 0
+        if op.inputs.count > 3 {
+            let residual = try planner.shape(of: op.inputs[3])
+            let expected = planner.outputShape(of: op)
+            guard residual.count == 4, residual.dropLast() == expected.dropLast(), residual[3] <= outputChannels else {
+                throw planner.fail("a residual of shape \(residual) cannot be added to \(planner.outputName(of: op))")
+            }
+            residualChannels = residual[3]
+            prepared.reads.append(op.inputs[3])
+        }
+        prepared.kernel = PointwiseConv2D(
+            pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
+            outputChannels: outputChannels, residualChannels: residualChannels)
+        return prepared
+    }
+
+    var operation: String { "CONV_2D \(geometry.window.width)x\(geometry.window.height)/\(geometry.window.strideX)" }
+    var work: Int {
+        geometry.outputWidth * geometry.outputHeight * geometry.window.width * geometry.window.height * inputChannels * outputChannels
+    }
+    var parallelRows: Int { geometry.outputHeight }
+    var outputPixels: Int { geometry.outputWidth * geometry.outputHeight }
+    var splitsByRows: Bool { true }
+
+    func run(_ share: Range<Int>, _ step: Step) {
+        Self.convolution(
+            input: step.inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: step.weights!,
+            bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output,
+            outputChannels: outputChannels, bounds: step.bounds)
+    }
+
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? {
+        input == 0 ? geometry.inputRows(rows) : nil
+    }
+
+    /// Stores eight channels from `channel` on, fewer at the end of the row, none past it.
+    @inline(__always) private static func write(_ value: Vector, to pixel: UnsafeMutablePointer<Float>, channel: Int, of channels: Int) {
+        if channels - channel >= 8 { store(value, pixel + channel) } else if channel < channels { store(value, pixel + channel, count: channels - channel) }
+    }
+
+    /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels]:
+    /// per output pixel, each input value is broadcast once into up to 32 channels' sums.
+    static func convolution(
+        input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+    ) {
+        let w = g.window
+        let inside = g.insideColumns
+        let (firstInside, endInside) = (inside.lowerBound, inside.upperBound)
+        for y in outputRows {
+            let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
+            var x = 0
+            while x < g.outputWidth {
+                // Two pixels at a time inside: each weight vector loaded once for both,
+                // and twice the independent sums in flight.
+                if x >= firstInside, x + 2 <= endInside {
+                    convolutionPair(
+                        input: input, inputChannels: inputChannels, geometry: g, rows: rows, x: x, y: y,
+                        weights: weights, bias: bias, paddedOutputChannels: paddedOutputChannels,
+                        output: output, outputChannels: outputChannels, bounds: bounds)
+                    x += 2
+                    continue
+                }
+                let columns = g.taps(output: x, stride: w.strideX, pad: g.padLeft, kernel: w.width, input: g.inputWidth)
+                let out = output + (y * g.outputWidth + x) * outputChannels
+                var channel = 0
+                while channel < outputChannels {
+                    let blocks = min(4, (paddedOutputChannels - channel) / 8)
+                    var s0 = load(bias + channel)
+                    var s1 = blocks > 1 ? load(bias + channel + 8) : Vector()
+                    var s2 = blocks > 2 ? load(bias + channel + 16) : Vector()
+                    var s3 = blocks > 3 ? load(bias + channel + 24) : Vector()
+                    for ky in rows.range {
+                        for kx in columns.range {
+                            let pixel = input + ((rows.origin + ky) * g.inputWidth + columns.origin + kx) * inputChannels
+                            var tap = weights + ((ky * w.width + kx) * inputChannels) * paddedOutputChannels + channel
+                            for k in 0..<inputChannels {
+                                let value = Vector(repeating: pixel[k])
+                                s0.addProduct(value, load(tap))
+                                if blocks > 1 { s1.addProduct(value, load(tap + 8)) }
+                                if blocks > 2 { s2.addProduct(value, load(tap + 16)) }
+                                if blocks > 3 { s3.addProduct(value, load(tap + 24)) }
+                                tap += paddedOutputChannels
+                            }
+                        }
+                    }
+                    write(bounds.apply(s0), to: out, channel: channel, of: outputChannels)
+                    if blocks > 1 { write(bounds.apply(s1), to: out, channel: channel + 8, of: outputChannels) }
+                    if blocks > 2 { write(bounds.apply(s2), to: out, channel: channel + 16, of: outputChannels) }
+                    if blocks > 3 { write(bounds.apply(s3), to: out, channel: channel + 24, of: outputChannels) }
+                    channel += 8 * blocks
+                }
+                x += 1
+            }
+        }
+    }
+
+    /// Output pixels `x` and `x + 1` of row `y`, both windows wholly inside the input's columns.
+    @inline(__always) private static func convolutionPair(
+        input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows: (origin: Int, range: Range<Int>),
+        x: Int, y: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+    ) {
+        let w = g.window
+        let left = x * w.strideX - g.padLeft
+        let step = w.strideX * inputChannels
+        let out = output + (y * g.outputWidth + x) * outputChannels
+        var channel = 0
+        while channel < outputChannels {
+            let blocks = min(4, (paddedOutputChannels - channel) / 8)
+            var a0 = load(bias + channel), b0 = a0
+            var a1 = blocks > 1 ? load(bias + channel + 8) : Vector(), b1 = a1
+            var a2 = blocks > 2 ? load(bias + channel + 16) : Vector(), b2 = a2
+            var a3 = blocks > 3 ? load(bias + channel + 24) : Vector(), b3 = a3
+            let taps = w.width &* inputChannels
+            for ky in rows.range {
+                // Wrapping offsets (the window lies inside the tensors the planner sized): checked,
+                // they cost as much as the products of a one-channel first layer.
+                let row = input + (((rows.origin &+ ky) &* g.inputWidth &+ left) &* inputChannels), next = row + step
+                var tap = weights + (ky &* taps &* paddedOutputChannels &+ channel)
+                for offset in 0..<taps {
+                    let first = Vector(repeating: row[offset]), second = Vector(repeating: next[offset])
+                    let w0 = load(tap)
+                    a0.addProduct(first, w0)
+                    b0.addProduct(second, w0)
+                    if blocks > 1 {
+                        let w1 = load(tap + 8)
+                        a1.addProduct(first, w1)
+                        b1.addProduct(second, w1)
+                    }
+                    if blocks > 2 {
+                        let w2 = load(tap + 16)
+                        a2.addProduct(first, w2)
+                        b2.addProduct(second, w2)
+                    }
+                    if blocks > 3 {
+                        let w3 = load(tap + 24)
+                        a3.addProduct(first, w3)
+                        b3.addProduct(second, w3)
+                    }
+                    tap += paddedOutputChannels
+                }
+            }
+            let next = out + outputChannels
+            write(bounds.apply(a0), to: out, channel: channel, of: outputChannels)
+            write(bounds.apply(b0), to: next, channel: channel, of: outputChannels)
+            if blocks > 1 {
+                write(bounds.apply(a1), to: out, channel: channel + 8, of: outputChannels)
+                write(bounds.apply(b1), to: next, channel: channel + 8, of: outputChannels)
+            }
+            if blocks > 2 {
+                write(bounds.apply(a2), to: out, channel: channel + 16, of: outputChannels)
+                write(bounds.apply(b2), to: next, channel: channel + 16, of: outputChannels)
+            }
+            if blocks > 3 {
+                write(bounds.apply(a3), to: out, channel: channel + 24, of: outputChannels)
+                write(bounds.apply(b3), to: next, channel: channel + 24, of: outputChannels)
+            }
+            channel += 8 * blocks
+        }
+    }
+}
