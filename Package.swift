@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Leaf types, no dependencies.
@@ -75,21 +76,28 @@ let package = Package(
         // JPEG encoding and decoding on libjpeg-turbo.
         .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
         // Frame sources: V4L2 cameras, JPEG and PNG photos, and other files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["Imaging", "CV4L2", "JPEG", "CPNG"]),
+        .target(name: "Video", dependencies: ["Imaging", "CV4L2", "JPEG", "CPNG", "ChildProcesses",
+                                             .product(name: "SystemPackage", package: "swift-system")]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["Video", "CUdev", "MonotonicTime"]),
         // termios serial ports and pseudo-terminals.
-        .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "SystemPackage", package: "swift-system"),
+                                              .product(name: "Logging", package: "swift-log")]),
         // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.
-        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", .product(name: "SystemPackage", package: "swift-system"),
+                                                   .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial"]),
         // The settings file: TOML whose keys are the long flag names.
         .target(name: "Config", dependencies: ["TOMLKit"]),
+        // One header: pidfd_open, so a thread can wait for a child with poll and a timeout.
+        .systemLibrary(name: "CProcessHandle"),
+        // Programs sentry starts (ffmpeg, hooks, avrdude, reference scripts): posix_spawn, waited for through a pidfd.
+        .target(name: "ChildProcesses", dependencies: ["CProcessHandle", .product(name: "SystemPackage", package: "swift-system")]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
-        .target(name: "Hooks", dependencies: ["MonotonicTime", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Hooks", dependencies: ["ChildProcesses", .product(name: "Logging", package: "swift-log")]),
         // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
         .target(name: "WebServing", dependencies: ["FlyingFox"]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
@@ -109,7 +117,7 @@ let package = Package(
             dependencies: [
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "TFLite", "CoreAffinity",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
-                .product(name: "Logging", package: "swift-log"),
+                "ChildProcesses", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
@@ -117,7 +125,7 @@ let package = Package(
             name: "SentryCommands",
             dependencies: [
                 "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
-                "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console",
+                "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -154,6 +162,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),

@@ -1,10 +1,7 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import ChildProcesses
 import Dispatch
 import Foundation
 import Logging
-import MonotonicTime
 import Synchronization
 
 /// Runs user commands (`--on-lock`, `--on-lost`) through `/bin/sh -c`
@@ -49,8 +46,8 @@ public final class HookRunner: Sendable {
         var waiting: Job?
         var counts = Counts()
         var stopping = false
-        /// The running job's process group.
-        var group: pid_t?
+        /// The running job's shell, leading a process group of its own.
+        var child: ChildProcess?
     }
 
     public let timeout: Double
@@ -97,9 +94,9 @@ public final class HookRunner: Sendable {
         state.withLock {
             $0.stopping = true; $0.waiting = nil
         }
-        if working.wait(timeout: .now() + grace) == .timedOut, let group = state.withLock({ $0.group }) {
+        if working.wait(timeout: .now() + grace) == .timedOut, let child = state.withLock({ $0.child }) {
             logger.warning("hook still running at exit: stopped")
-            kill(-group, SIGKILL)
+            child.stop()
         }
         working.wait()
     }
@@ -117,72 +114,38 @@ public final class HookRunner: Sendable {
         }
     }
 
+    /// `/bin/sh -c COMMAND` with stdin from /dev/null and stdout to our stderr (stdout
+    /// carries `--track`), in a process group of its own that the timeout kills whole.
     private func run(_ job: Job) {
-        guard let pid = spawn(job) else {
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                "/bin/sh", arguments: ["-c", job.command], environment: job.environment, output: .standardError, error: .standardError,
+                ownProcessGroup: true, stopping: [(SIGKILL, .milliseconds(100))])
+        } catch {
             state.withLock { $0.counts.failed += 1 }
+            logger.error("hook \(job.name) could not start: \(error)")
             return
         }
         state.withLock {
-            $0.counts.started += 1; $0.group = pid
+            $0.counts.started += 1; $0.child = child
         }
-        defer { state.withLock { $0.group = nil } }
-        let deadline = monotonicSeconds() + timeout
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if monotonicSeconds() >= deadline {
-                kill(-pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                state.withLock { $0.counts.timedOut += 1 }
-                logger.warning("hook \(job.name) took longer than \(timeout) s: killed (--hook-timeout)")
-                return
-            }
-            usleep(10_000)
+        defer { state.withLock { $0.child = nil } }
+        guard let ending = child.wait(timeout: .seconds(timeout)) else {
+            child.stop()
+            state.withLock { $0.counts.timedOut += 1 }
+            logger.warning("hook \(job.name) took longer than \(timeout) s: killed (--hook-timeout)")
+            return
         }
-        let exited = status & 0x7f == 0
-        let code = (status >> 8) & 0xff
-        if exited && code == 0 {
+        switch ending {
+        case .exited(0):
             state.withLock { $0.counts.succeeded += 1 }
-        } else {
+        case .exited(let code):
             state.withLock { $0.counts.failed += 1 }
-            let how = exited ? "exited with status \(code)" : "was killed by signal \(status & 0x7f)"
-            logger.warning("hook \(job.name) \(how): \(job.command)")
+            logger.warning("hook \(job.name) exited with status \(code): \(job.command)")
+        case .killed(let signal):
+            state.withLock { $0.counts.failed += 1 }
+            logger.warning("hook \(job.name) was killed by signal \(signal): \(job.command)")
         }
-    }
-
-    /// `/bin/sh -c COMMAND` in a process group of its own, stdin from
-    /// /dev/null, stdout to our stderr (stdout carries `--track`), signals
-    /// as a fresh process has them.
-    private func spawn(_ job: Job) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(job.environment) { $1 }
-        let arguments = ["/bin/sh", "-c", job.command]
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            logger.error("hook \(job.name) could not start: \(String(cString: strerror(result)))")
-            return nil
-        }
-        return pid
     }
 }

@@ -1,3 +1,5 @@
+import ChildProcesses
+import SystemPackage
 import CoreAffinity
 import FaceDetection
 import Foundation
@@ -272,47 +274,52 @@ public enum Bench {
     /// A reference script run with python3, read a line at a time: its result,
     /// then (BlazeFace's, with --turns) one answer per request.
     private final class ReferenceProcess {
-        private let process = Process()
-        private let input = Pipe(), output = Pipe()
-        private var buffered = Data()
+        private let process: ChildProcess
+        /// Our ends of its standard input and output.
+        private let input: FileDescriptor, output: FileDescriptor
+        private var buffered: [UInt8] = []
 
         init?(_ arguments: [String]) {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3"] + arguments
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { return nil }
+            guard let toChild = try? FileDescriptor.pipe(options: .closeOnExec) else { return nil }
+            guard let fromChild = try? FileDescriptor.pipe(options: .closeOnExec) else {
+                [toChild.readEnd, toChild.writeEnd].forEach { try? $0.close() }
+                return nil
+            }
+            guard let process = try? ChildProcess("python3", arguments: arguments, input: toChild.readEnd, output: .descriptor(fromChild.writeEnd))
+            else {
+                [toChild.writeEnd, fromChild.readEnd].forEach { try? $0.close() }
+                return nil
+            }
+            (self.process, input, output) = (process, toChild.writeEnd, fromChild.readEnd)
         }
 
         /// The next line it prints; nil at its end.
         func readLine() -> Data? {
+            var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
                 if let end = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = buffered[..<end]
-                    buffered = Data(buffered[(end + 1)...])
-                    return Data(line)
+                    defer { buffered.removeSubrange(...end) }
+                    return Data(buffered[..<end])
                 }
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { return nil }
-                buffered.append(chunk)
+                guard let count = try? chunk.withUnsafeMutableBytes({ try output.read(into: $0) }), count > 0 else { return nil }
+                buffered += chunk[..<count]
             }
         }
 
-        /// The script's process id (`env` execs python3 in place).
+        /// The script's process id.
         var processIdentifier: pid_t { process.processIdentifier }
 
         func request(_ line: String) -> Data? {
-            guard (try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))) != nil else { return nil }
+            guard (try? input.writeAll(Array((line + "\n").utf8))) != nil else { return nil }
             return readLine()
         }
 
         /// Ends its input, waits for it, and says whether it succeeded.
         func finish() -> Bool {
-            try? input.fileHandleForWriting.close()
-            _ = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
+            try? input.close()
+            while readLine() != nil {}
+            try? output.close()
+            return process.wait()?.succeeded == true
         }
     }
 }

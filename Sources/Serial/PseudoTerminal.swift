@@ -1,15 +1,16 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import SystemPackage
 
 /// A pseudo-terminal pair: a program opens `devicePath` as if it were a
 /// serial port, and whoever holds `controller` sees its bytes (and can answer).
 /// Both ends start in raw mode, so no byte is echoed or translated.
 public final class PseudoTerminal {
-    /// The master side, read and written by the simulator.
-    public private(set) var controller: Int32
-    /// The slave side, kept open so that the device exists while the pair lives.
-    public private(set) var device: Int32
+    /// The master side, read and written by the simulator; nil once closed.
+    public private(set) var controller: FileDescriptor?
+    /// The slave side, kept open so that the device exists while the pair lives; nil once closed.
+    public private(set) var device: FileDescriptor?
     /// `/dev/pts/N`: the path a serial client opens.
     public let devicePath: String
 
@@ -17,7 +18,7 @@ public final class PseudoTerminal {
         var master: Int32 = -1, slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else {
             throw SerialError(
-                .other, path: "/dev/ptmx", reason: "cannot create a pseudo-terminal (\(String(cString: strerror(errno))))",
+                .other, path: "/dev/ptmx", reason: "cannot create a pseudo-terminal (\(Errno(rawValue: errno)))",
                 hint: "check that /dev/pts is mounted")
         }
         var settings = termios()
@@ -27,8 +28,8 @@ public final class PseudoTerminal {
         _ = fcntl(master, F_SETFD, FD_CLOEXEC)
         _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        controller = master
-        device = slave
+        controller = FileDescriptor(rawValue: master)
+        device = FileDescriptor(rawValue: slave)
         // ttyname_r: plain ttyname shares one buffer between threads.
         var name = [CChar](repeating: 0, count: 128)
         devicePath = ttyname_r(slave, &name, name.count) == 0 ? String(cString: name) : ""
@@ -39,19 +40,19 @@ public final class PseudoTerminal {
     /// Reads what has arrived on the controller side, waiting up to `timeout`
     /// seconds for the first byte. Empty when nothing came.
     public func read(timeout: Double) -> [UInt8] {
-        guard controller >= 0 else { return [] }
-        var pollfd = Glibc.pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
+        guard let controller else { return [] }
+        var pollfd = Glibc.pollfd(fd: controller.rawValue, events: Int16(POLLIN), revents: 0)
         guard poll(&pollfd, 1, Int32(timeout * 1000)) > 0, pollfd.revents & Int16(POLLIN) != 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress, $0.count) }
-        return n > 0 ? Array(buffer[0..<n]) : []
+        let count = (try? buffer.withUnsafeMutableBytes { try controller.read(into: $0) }) ?? 0
+        return Array(buffer[0..<count])
     }
 
     /// Closes both sides. Idempotent.
     public func close() {
-        if controller >= 0 { Glibc.close(controller) }
-        if device >= 0 { Glibc.close(device) }
-        controller = -1
-        device = -1
+        try? controller?.close()
+        try? device?.close()
+        controller = nil
+        device = nil
     }
 }

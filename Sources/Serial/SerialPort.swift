@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import MonotonicTime
+import SystemPackage
 
 /// A serial port in raw 8N1 mode (SPEC §5), opened non-blocking and
 /// exclusively. The original line settings come back on `close()`.
@@ -16,8 +17,8 @@ public final class SerialPort {
 
     public let path: String
     public let baudRate: Int
-    /// The open descriptor, -1 once closed.
-    public private(set) var fileDescriptor: Int32
+    /// The open port; nil once closed.
+    public private(set) var descriptor: FileDescriptor?
     private var original: termios
 
     /// Opens `path` with `O_NOCTTY | O_NONBLOCK | O_CLOEXEC`, takes an
@@ -31,10 +32,15 @@ public final class SerialPort {
                 .unsupportedBaudRate, path: path, reason: "baud rate \(baudRate) is not supported",
                 hint: "use one of \(Self.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
         }
-        let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.openError(path: path, errno: errno) }
+        let port: FileDescriptor
+        do {
+            port = try FileDescriptor.open(path, .readWrite, options: [.nonBlocking, .closeOnExec, Self.noControllingTerminal])
+        } catch {
+            throw Self.openError(path: path, errno: error as? Errno ?? .ioError)
+        }
         var keepOpen = false
-        defer { if !keepOpen { Glibc.close(fd) } }
+        defer { if !keepOpen { try? port.close() } }
+        let fd = port.rawValue
 
         guard isatty(fd) == 1 else {
             throw SerialError(
@@ -73,9 +79,18 @@ public final class SerialPort {
                 .settingsRejected, path: path, reason: "the driver did not accept raw 8N1 at \(baudRate) baud",
                 hint: "try another --baud or another USB serial adapter")
         }
-        fileDescriptor = fd
+        descriptor = port
         original = saved
         keepOpen = true
+    }
+
+    /// `O_NOCTTY`: opening the port must not make it sentry's controlling terminal.
+    private static let noControllingTerminal = FileDescriptor.OpenOptions(rawValue: O_NOCTTY)
+
+    /// The open port, or the error every operation on a closed one gives.
+    private func openPort() throws(SerialError) -> FileDescriptor {
+        guard let descriptor else { throw disconnected("port is closed") }
+        return descriptor
     }
 
     deinit { close() }
@@ -83,25 +98,24 @@ public final class SerialPort {
     /// Writes as much of `bytes` as the port takes now, without blocking.
     /// Returns how many bytes went out (0 when the port is full).
     public func write(_ bytes: [UInt8]) throws(SerialError) -> Int {
-        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
-        var pollfd = Glibc.pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+        let port = try openPort()
+        var pollfd = Glibc.pollfd(fd: port.rawValue, events: Int16(POLLOUT), revents: 0)
         let ready = poll(&pollfd, 1, 0)
         if ready < 0 {
             // Interrupted: nothing written, the next call tries again; any other failure is a port we cannot use.
-            guard errno == EINTR else { throw disconnected("poll failed (\(String(cString: strerror(errno))))") }
+            guard errno == EINTR else { throw disconnected("poll failed (\(Errno(rawValue: errno)))") }
             return 0
         }
         if pollfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { throw disconnected("device hung up") }
         guard pollfd.revents & Int16(POLLOUT) != 0, !bytes.isEmpty else { return 0 }
-        while true {
-            let n = bytes.withUnsafeBytes { Glibc.write(fileDescriptor, $0.baseAddress, $0.count) }
-            if n >= 0 { return n }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return 0
-            case EIO, ENXIO, EPIPE, ENODEV: throw disconnected("device is gone (\(String(cString: strerror(errno))))")
-            default: throw SerialError(.other, path: path, reason: "write failed (\(String(cString: strerror(errno))))", hint: "check the cable and the port")
-            }
+        do {
+            return try bytes.withUnsafeBytes { try port.write($0) }
+        } catch let error as Errno where error == .resourceTemporarilyUnavailable {
+            return 0
+        } catch let error as Errno where Self.deviceGone.contains(error) || error == .brokenPipe {
+            throw disconnected("device is gone (\(error))")
+        } catch {
+            throw SerialError(.other, path: path, reason: "write failed (\(error))", hint: "check the cable and the port")
         }
     }
 
@@ -109,8 +123,7 @@ public final class SerialPort {
     /// pty closed), without reading or writing: so a replug while nothing is
     /// being written is noticed too.
     public func checkConnected() throws(SerialError) {
-        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
-        var pollfd = Glibc.pollfd(fd: fileDescriptor, events: 0, revents: 0)
+        var pollfd = Glibc.pollfd(fd: try openPort().rawValue, events: 0, revents: 0)
         if poll(&pollfd, 1, 0) > 0, pollfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
             throw disconnected("device hung up")
         }
@@ -118,62 +131,87 @@ public final class SerialPort {
 
     /// Reads what the device sent, without blocking (empty when nothing came).
     public func read() throws(SerialError) -> [UInt8] {
-        guard fileDescriptor >= 0 else { throw disconnected("port is closed") }
+        let port = try openPort()
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
-        if n > 0 { return Array(buffer[0..<n]) }
-        if n < 0, [EIO, ENXIO, ENODEV].contains(errno) { throw disconnected("device is gone (\(String(cString: strerror(errno))))") }
-        return []
+        do {
+            let count = try buffer.withUnsafeMutableBytes { try port.read(into: $0) }
+            return Array(buffer[0..<count])
+        } catch let error as Errno where Self.deviceGone.contains(error) {
+            throw disconnected("device is gone (\(error))")
+        } catch {
+            return []  // nothing there yet (EAGAIN), or interrupted: the next read tries again
+        }
     }
 
     /// True for the slave side of a pseudo-terminal (a simulator, not a board
     /// that resets when the port opens).
     public var isPseudoTerminal: Bool {
         var info = stat()
-        guard fileDescriptor >= 0, fstat(fileDescriptor, &info) == 0 else { return false }
+        guard let descriptor, fstat(descriptor.rawValue, &info) == 0 else { return false }
         // Unix98 pty slaves use character majors 136-143.
         let major = (info.st_rdev >> 8) & 0xFFF
         return (136...143).contains(major)
     }
 
+    /// What `wait(until:timeout:)` waits for.
+    public enum Readiness: Sendable {
+        /// Bytes to read (or a hang-up).
+        case readable
+        /// Room for more bytes (or a hang-up).
+        case writable
+    }
+
+    /// Sleeps until the port is `readiness` or hangs up, or `timeout` seconds pass.
+    public func wait(until readiness: Readiness, timeout: Double) {
+        guard let descriptor, timeout > 0 else { return }
+        var pollfd = Glibc.pollfd(fd: descriptor.rawValue, events: Int16(readiness == .readable ? POLLIN : POLLOUT), revents: 0)
+        _ = poll(&pollfd, 1, Int32((timeout * 1000).rounded(.up)))
+    }
+
     /// Waits up to `timeout` seconds for everything written to leave the port.
+    /// The kernel offers no wait with a limit (`tcdrain` may block for ever on a
+    /// stalled adapter), so the output queue is looked at every millisecond; this
+    /// runs only at exit and at a replug.
     public func drain(timeout: Double) {
-        guard fileDescriptor >= 0 else { return }
+        guard let descriptor else { return }
         let deadline = monotonicSeconds() + timeout
         var pending: Int32 = 0
-        while ioctl(fileDescriptor, UInt(TIOCOUTQ), &pending) == 0, pending > 0, monotonicSeconds() < deadline {
+        while ioctl(descriptor.rawValue, UInt(TIOCOUTQ), &pending) == 0, pending > 0, monotonicSeconds() < deadline {
             usleep(1000)
         }
     }
 
     /// Restores the original line settings and closes the port. Idempotent.
     public func close() {
-        guard fileDescriptor >= 0 else { return }
-        tcsetattr(fileDescriptor, TCSANOW, &original)
-        Glibc.close(fileDescriptor)
-        fileDescriptor = -1
+        guard let descriptor else { return }
+        tcsetattr(descriptor.rawValue, TCSANOW, &original)
+        try? descriptor.close()
+        self.descriptor = nil
     }
+
+    /// What reading or writing a port whose device was unplugged gives.
+    private static let deviceGone: [Errno] = [.ioError, .noSuchAddressOrDevice, .operationNotSupportedByDevice]
 
     private func disconnected(_ reason: String) -> SerialError {
         SerialError(.disconnected, path: path, reason: reason, hint: "check the USB cable; sentry reconnects when the port returns")
     }
 
-    static func openError(path: String, errno code: Int32) -> SerialError {
+    static func openError(path: String, errno code: Errno) -> SerialError {
         switch code {
-        case ENOENT, ENODEV, ENXIO:
+        case .noSuchFileOrDirectory, .operationNotSupportedByDevice, .noSuchAddressOrDevice:
             SerialError(
                 .notFound, path: path, reason: "no such device",
                 hint: "plug in the Arduino and check the path (ls /dev/ttyACM* /dev/ttyUSB*), or use --serial sim")
-        case EACCES, EPERM:
+        case .permissionDenied, .notPermitted:
             SerialError(
                 .permissionDenied, path: path, reason: "permission denied",
                 hint: "add yourself to the dialout group (sudo usermod -aG dialout $USER) and log in again")
-        case EISDIR:
+        case .isDirectory:
             SerialError(.notATerminal, path: path, reason: "is a directory", hint: "pass a serial port such as /dev/ttyACM0")
-        case EBUSY:
+        case .resourceBusy:
             SerialError(.busy, path: path, reason: "port \(path) is in use by another program", hint: "close the other program and try again")
         default:
-            SerialError(.other, path: path, reason: "cannot open (\(String(cString: strerror(code))))", hint: "pass a serial port such as /dev/ttyACM0")
+            SerialError(.other, path: path, reason: "cannot open (\(code))", hint: "pass a serial port such as /dev/ttyACM0")
         }
     }
 

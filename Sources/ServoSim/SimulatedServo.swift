@@ -63,7 +63,10 @@ public final class SimulatedServo: Sendable {
     private let terminal: Mutex<PseudoTerminal?>
     private let state: Mutex<State>
     private let start = monotonicSeconds()
-    private let stopped = Mutex(false)
+    /// Signalled by the reader thread as it ends.
+    private let readerEnded = DispatchSemaphore(value: 0)
+    /// Broadcast whenever bytes arrive, for `waitForBytes`.
+    private let arrived = Condition()
 
     /// Creates the pty and starts listening on it. `secondsPer60Degrees` is
     /// the servos' speed (0: they jump); `frameClock` see above.
@@ -115,26 +118,24 @@ public final class SimulatedServo: Sendable {
     /// Waits until `count` bytes have arrived or `timeout` seconds pass.
     @discardableResult
     public func waitForBytes(_ count: Int, timeout: Double) -> Bool {
-        let deadline = monotonicSeconds() + timeout
-        while monotonicSeconds() < deadline {
-            if receivedBytes.count >= count { return true }
-            usleep(500)
-        }
-        return receivedBytes.count >= count
+        arrived.wait(until: Date().addingTimeInterval(timeout)) { self.receivedBytes.count >= count }
     }
 
     /// Stops the reader thread and closes the pty. Idempotent.
     public func stop() {
-        state.withLock { $0.running = false }
-        // Wait for the reader to notice before closing its descriptors.
-        while !stopped.withLock({ $0 }) { usleep(1000) }
+        let wasRunning = state.withLock { state in
+            defer { state.running = false }
+            return state.running
+        }
+        // Wait for the reader to notice (within its 5 ms read) before closing its descriptors.
+        if wasRunning { readerEnded.wait() }
         terminal.withLock {
             $0?.close(); $0 = nil
         }
     }
 
     private func run() {
-        defer { stopped.withLock { $0 = true } }
+        defer { readerEnded.signal() }
         while state.withLock({ $0.running }) {
             let bytes = terminal.withLock { $0?.read(timeout: 0.005) } ?? []
             let wall = monotonicSeconds() - start
@@ -148,6 +149,29 @@ public final class SimulatedServo: Sendable {
                 state.turret.advance(to: now)
                 state.record(at: now)
             }
+            if !bytes.isEmpty { arrived.broadcast() }
         }
+    }
+}
+
+/// A condition that waiters check under its lock: `broadcast` wakes them to look again.
+private final class Condition: @unchecked Sendable {
+    // NSCondition is thread-safe; @unchecked because Foundation does not mark it Sendable on Linux.
+    private let condition = NSCondition()
+
+    /// Waits until `satisfied()` holds or `deadline` passes; whether it holds.
+    func wait(until deadline: Date, _ satisfied: () -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !satisfied() {
+            guard condition.wait(until: deadline) else { return satisfied() }
+        }
+        return true
+    }
+
+    func broadcast() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -18,17 +18,17 @@ import TurretProtocol
 ///   queued, and reopens the path every half second until it is back. It
 ///   looks for a hang-up on every call, not only when writing, so a replug
 ///   while nothing is sent (no face, `L` already sent) is noticed at once.
-public final class SerialCommandOutput: CommandOutput {
+public final class SerialCommandOutput: QueuedLink {
     public let path: String
     public let baudRate: Int
     /// `nil`: 2 s for a real device, 0 for a pseudo-terminal.
     public let bootWait: Double?
     private let logger: Logger
     private var port: SerialPort?
-    private var queue = OutgoingQueue()
+    var queue = OutgoingQueue()
     private var writableAt = 0.0
     private var received: [UInt8] = []
-    private var reconnect = ReconnectSchedule()
+    var reconnect = ReconnectSchedule()
     public private(set) var bytesWritten = 0
     /// How many times the port came back after a disconnect.
     public private(set) var reconnectCount = 0
@@ -55,18 +55,13 @@ public final class SerialCommandOutput: CommandOutput {
         return queue.isEmpty ? .ok : .busy
     }
 
-    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
-
-    public func send(_ commands: [Command]) throws(LinkError) {
-        for command in commands { queue.enqueue(command) }
-        service()
-    }
-
     public func flush(timeout: Double) throws(LinkError) {
         let deadline = monotonicSeconds() + timeout
         service()
-        while !queue.isEmpty, port != nil, monotonicSeconds() < deadline {
-            usleep(1000)
+        while !queue.isEmpty, let port, monotonicSeconds() < deadline {
+            // Booting: the READY line or the end of the boot wait; else room in the port.
+            let booting = monotonicSeconds() < writableAt
+            port.wait(until: booting ? .readable : .writable, timeout: min(deadline, booting ? writableAt : deadline) - monotonicSeconds())
             service()
         }
         port?.drain(timeout: max(0, deadline - monotonicSeconds()))
@@ -104,7 +99,7 @@ public final class SerialCommandOutput: CommandOutput {
     }
 
     /// Reconnects when due, waits out the boot, writes what the port takes.
-    private func service() {
+    func service() {
         if port == nil {
             guard reconnect.attemptIsDue() else { return }
             do {

@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import MonotonicTime
+import SystemPackage
 import TurretProtocol
 
 /// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead
@@ -13,7 +14,7 @@ import TurretProtocol
 /// connection every half second, and the aim sent again once it is back.
 /// Each frame's commands go as one WebSocket text message (RFC 6455, masked
 /// as a client must).
-public final class WebSocketCommandOutput: CommandOutput {
+public final class WebSocketCommandOutput: QueuedLink {
     public let url: RelayURL
     private let logger: Logger
     private enum Phase {
@@ -22,12 +23,13 @@ public final class WebSocketCommandOutput: CommandOutput {
         case open
     }
     private var phase = Phase.closed
-    private var socket: Int32 = -1
-    private var queue = OutgoingQueue()
+    /// The connection's socket; nil while there is none.
+    private var socket: FileDescriptor?
+    var queue = OutgoingQueue()
     /// A frame written in part: finished before anything else.
     private var unsent: [UInt8] = []
     private var incoming: [UInt8] = []
-    private var reconnect = ReconnectSchedule()
+    var reconnect = ReconnectSchedule()
     private var wasOpen = false
     public private(set) var bytesWritten = 0
     /// A relay's handshake reply is a few hundred bytes; a longer one is not a relay.
@@ -44,7 +46,7 @@ public final class WebSocketCommandOutput: CommandOutput {
             failure = step()
             if case .open = phase { return }
             if failure != nil || monotonicSeconds() >= deadline { break }
-            usleep(1000)
+            waitForSocket(timeout: deadline - monotonicSeconds())
         }
         close()
         throw LinkError(
@@ -59,36 +61,44 @@ public final class WebSocketCommandOutput: CommandOutput {
         }
     }
 
-    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
-
-    public func send(_ commands: [Command]) throws(LinkError) {
-        for command in commands { queue.enqueue(command) }
-        service()
-    }
-
     public func flush(timeout: Double) throws(LinkError) {
         let deadline = monotonicSeconds() + timeout
         service()
         while !(queue.isEmpty && unsent.isEmpty), case .open = phase, monotonicSeconds() < deadline {
-            usleep(1000)
+            waitForSocket(timeout: deadline - monotonicSeconds())
             service()
         }
     }
 
     /// Closes the connection (with a close frame when it is open).
     public func close() {
-        if case .open = phase, socket >= 0 {
+        if case .open = phase, let socket {
             let frame = Self.frame(opcode: 0x8, payload: [0x03, 0xE8])
-            _ = frame.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            _ = frame.withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
-        if socket >= 0 { Glibc.close(socket) }
-        socket = -1
+        closeSocket()
         phase = .closed
+    }
+
+    private func closeSocket() {
+        try? socket?.close()
+        socket = nil
+    }
+
+    /// Sleeps until the socket has what the connection waits for, or `timeout` seconds
+    /// pass: connected (writable) while connecting; else a reply or a frame to read,
+    /// and room to write while part of a frame is unsent.
+    private func waitForSocket(timeout: Double) {
+        guard let socket, timeout > 0 else { return }
+        var events = Int16(POLLIN)
+        if case .connecting = phase { events = Int16(POLLOUT) } else if !unsent.isEmpty { events |= Int16(POLLOUT) }
+        var pollfd = Glibc.pollfd(fd: socket.rawValue, events: events, revents: 0)
+        _ = poll(&pollfd, 1, Int32((timeout * 1000).rounded(.up)))
     }
 
     /// Moves the connection along without blocking: a new attempt every
     /// half second while it is down, then connect, handshake, open.
-    private func service() {
+    func service() {
         if case .closed = phase, !reconnect.attemptIsDue() { return }
         for _ in 0..<3 {
             let wasOpen: Bool = if case .open = phase { true } else { false }
@@ -115,8 +125,7 @@ public final class WebSocketCommandOutput: CommandOutput {
             return nil
         } catch {
             let wasOpenNow: Bool = if case .open = phase { true } else { false }
-            if socket >= 0 { Glibc.close(socket) }
-            socket = -1
+            closeSocket()
             phase = .closed
             queue.removeAll()
             unsent = []
@@ -136,23 +145,25 @@ public final class WebSocketCommandOutput: CommandOutput {
             throw Failure(reason: "host \(url.host) not found")
         }
         defer { freeaddrinfo(found) }
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socket >= 0 else { throw Failure(reason: "no socket (\(String(cString: strerror(errno))))") }
+        let raw = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard raw >= 0 else { throw Failure(reason: "no socket (\(Errno(rawValue: errno)))") }
+        socket = FileDescriptor(rawValue: raw)
         var on: Int32 = 1
-        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        if connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0, errno != EINPROGRESS {
-            throw Failure(reason: String(cString: strerror(errno)).lowercased())
+        setsockopt(raw, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        if connect(raw, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0, errno != EINPROGRESS {
+            throw Failure(reason: "\(Errno(rawValue: errno))".lowercased())
         }
         phase = .connecting
     }
 
     private func finishConnecting() throws(Failure) {
-        var pollfd = Glibc.pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        let raw = try openSocket().rawValue
+        var pollfd = Glibc.pollfd(fd: raw, events: Int16(POLLOUT), revents: 0)
         guard poll(&pollfd, 1, 0) > 0 else { return }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
-        guard error == 0 else { throw Failure(reason: String(cString: strerror(error)).lowercased()) }
+        getsockopt(raw, SOL_SOCKET, SO_ERROR, &error, &length)
+        guard error == 0 else { throw Failure(reason: "\(Errno(rawValue: error))".lowercased()) }
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let request =
             "GET \(url.target) HTTP/1.1\r\nHost: \(url.host):\(url.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -223,26 +234,40 @@ public final class WebSocketCommandOutput: CommandOutput {
             bytesWritten += bytes.count
         }
         guard !unsent.isEmpty else { return }
-        let written = unsent.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let raw = try openSocket().rawValue
+        // send, not write: MSG_NOSIGNAL, so a relay gone away is an error here rather than a SIGPIPE.
+        let written = unsent.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if written > 0 {
             unsent.removeFirst(written)
         } else if written < 0, errno != EAGAIN, errno != EINTR {
-            throw Failure(reason: String(cString: strerror(errno)).lowercased())
+            throw Failure(reason: "\(Errno(rawValue: errno))".lowercased())
         }
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(Failure) {
-        let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let raw = try openSocket().rawValue
+        let written = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard written == bytes.count else { throw Failure(reason: "could not send the handshake") }
     }
 
     private func readAvailable() throws(Failure) -> [UInt8] {
+        let socket = try openSocket()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if n > 0 { return Array(buffer[..<n]) }
-        if n == 0 { throw Failure(reason: "the relay went away") }
-        if errno == EAGAIN || errno == EINTR { return [] }
-        throw Failure(reason: String(cString: strerror(errno)).lowercased())
+        let count: Int
+        do {
+            count = try buffer.withUnsafeMutableBytes { try socket.read(into: $0, retryOnInterrupt: false) }
+        } catch let error as Errno where error == .resourceTemporarilyUnavailable || error == .interrupted {
+            return []
+        } catch {
+            throw Failure(reason: "\(error)".lowercased())
+        }
+        if count == 0 { throw Failure(reason: "the relay went away") }
+        return Array(buffer[..<count])
+    }
+
+    private func openSocket() throws(Failure) -> FileDescriptor {
+        guard let socket else { throw Failure(reason: "no connection") }
+        return socket
     }
 
     /// A client frame: FIN, `opcode`, masked with a fresh key.

@@ -1,5 +1,7 @@
+import ChildProcesses
 import Foundation
 import Imaging
+import SystemPackage
 
 /// Frames from a video file or still image, decoded to 8-bit gray by an
 /// `ffmpeg` subprocess writing YUV4MPEG (`-f yuv4mpegpipe -pix_fmt gray`):
@@ -16,9 +18,10 @@ public final class FileFrameSource: FrameSource {
     public let framesPerSecond: Double
     public var name: String { (path as NSString).lastPathComponent }
 
-    private let process: Process
-    private let output: FileHandle
-    private let errors: Pipe
+    private let process: ChildProcess
+    /// Our ends of ffmpeg's standard output (the stream) and error (its complaints).
+    private let output: FileDescriptor
+    private let errors: FileDescriptor
     private var frameIndex = 0
     private var closed = false
     private let isCancelled: @Sendable () -> Bool
@@ -62,22 +65,17 @@ public final class FileFrameSource: FrameSource {
         arguments += ["-i", path, "-map", "0:v:0"]
         if let size { arguments += ["-vf", "scale=\(size.width):\(size.height)"] }
         arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", "gray", "-"]
-        let pipe = Pipe()
-        errors = Pipe()
-        process = try Self.start("ffmpeg", arguments, output: pipe, errors: errors, source: path)
-        output = pipe.fileHandleForReading
+        (process, output, errors) = try Self.start("ffmpeg", arguments, source: path)
         let header: StreamHeader
         do {
-            header = try Self.readHeader(output.fileDescriptor, source: path)
+            header = try Self.readHeader(output, source: path)
         } catch {
             // Our end closed first, so an ffmpeg still writing ends too; its errors read before waiting, so a
             // full error pipe cannot hold it up.
             try? output.close()
-            let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-            process.waitUntilExit()
-            if process.terminationStatus == 127 {
-                throw VideoError(source: path, reason: "ffmpeg is not installed", hint: "install it: sudo apt-get install ffmpeg")
-            }
+            let lines = String(decoding: Self.readToEnd(errors), as: UTF8.self).split(separator: "\n")
+            try? errors.close()
+            process.wait()
             // ffmpeg's own words, not a demuxer's "[mov @ 0x…]" detail before them.
             let detail = (lines.first { !$0.hasPrefix("[") } ?? lines.last).map { String($0.suffix(120)) } ?? error.reason
             throw VideoError(
@@ -95,21 +93,29 @@ public final class FileFrameSource: FrameSource {
     }
 
     /// Reads one line (without its newline) from `fd`, a byte at a time; nil at the end or past `limit` bytes.
-    private static func readLine(_ fd: Int32, limit: Int = 1024) -> [UInt8]? {
+    private static func readLine(_ fd: FileDescriptor, limit: Int = 1024) -> [UInt8]? {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count <= limit {
-            let n = read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            guard n == 1 else { return nil }
+            guard (try? withUnsafeMutableBytes(of: &byte, { try fd.read(into: $0) })) == 1 else { return nil }
             if byte == UInt8(ascii: "\n") { return line }
             line.append(byte)
         }
         return nil
     }
 
+    /// All that is left to read from `fd` (ffmpeg's errors, once it has ended or is ending).
+    private static func readToEnd(_ fd: FileDescriptor) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while let count = try? chunk.withUnsafeMutableBytes({ try fd.read(into: $0) }), count > 0 {
+            bytes += chunk[..<count]
+        }
+        return bytes
+    }
+
     /// `YUV4MPEG2 W640 H480 F30:1 … Cmono`: the size, the rate, and one gray plane per frame.
-    static func readHeader(_ fd: Int32, source: String) throws(VideoError) -> StreamHeader {
+    static func readHeader(_ fd: FileDescriptor, source: String) throws(VideoError) -> StreamHeader {
         guard let line = readLine(fd) else {
             throw VideoError(source: source, reason: "no picture in it", hint: "pass a video or image file that ffmpeg can play")
         }
@@ -130,20 +136,25 @@ public final class FileFrameSource: FrameSource {
         return StreamHeader(width: width, height: height, framesPerSecond: rate ?? 0)
     }
 
-    /// Starts one of ffmpeg's tools with its output and errors on pipes.
-    private static func start(_ tool: String, _ arguments: [String], output: Pipe, errors: Pipe, source: String) throws(VideoError) -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+    /// Starts one of ffmpeg's tools with its output and errors on pipes; our ends of them.
+    private static func start(_ tool: String, _ arguments: [String], source: String) throws(VideoError)
+        -> (ChildProcess, output: FileDescriptor, errors: FileDescriptor)
+    {
         do {
-            try process.run()
+            let output = try FileDescriptor.pipe(options: .closeOnExec), errors = try FileDescriptor.pipe(options: .closeOnExec)
+            do {
+                let process = try ChildProcess(tool, arguments: arguments, output: .descriptor(output.writeEnd), error: .descriptor(errors.writeEnd))
+                return (process, output.readEnd, errors.readEnd)
+            } catch {
+                try? output.readEnd.close()
+                try? errors.readEnd.close()
+                throw VideoError(source: source, reason: "cannot start \(tool) (\(error))", hint: "install it: sudo apt-get install ffmpeg")
+            }
+        } catch let error as VideoError {
+            throw error
         } catch {
-            throw VideoError(source: source, reason: "cannot start \(tool) (\(error.localizedDescription))", hint: "install it: sudo apt-get install ffmpeg")
+            throw VideoError(source: source, reason: "cannot make a pipe for \(tool) (\(error))", hint: "close some files or raise the limit (ulimit -n)")
         }
-        return process
     }
 
     deinit { close() }
@@ -167,11 +178,11 @@ public final class FileFrameSource: FrameSource {
             }
         }
         if !complete {
-            process.waitUntilExit()
-            let status = process.terminationStatus
-            if frameIndex == 0 || (status != 0 && process.terminationReason == .exit) {
+            // An exit status other than 0 is ffmpeg failing on its own; a signal is sentry stopping it.
+            let failed: Bool = if case .exited(let code) = process.wait(), code != 0 { true } else { false }
+            if frameIndex == 0 || failed {
                 let message =
-                    String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    String(decoding: Self.readToEnd(errors), as: UTF8.self)
                     .split(separator: "\n").first.map(String.init) ?? "no frames"
                 throw VideoError(source: path, reason: "ffmpeg cannot decode it (\(message))", hint: "pass a video or image file that ffmpeg can play")
             }
@@ -188,16 +199,19 @@ public final class FileFrameSource: FrameSource {
 
     /// Reads exactly `count` bytes from ffmpeg into the start of `bytes`.
     private func readFully(count: Int, into bytes: inout [UInt8]) -> ReadOutcome {
-        let fd = output.fileDescriptor
         var filled = 0
         while filled < count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 && errno == EINTR {
+            do {
+                let n = try bytes.withUnsafeMutableBytes {
+                    try output.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled..<count]), retryOnInterrupt: false)
+                }
+                if n == 0 { return .ended }
+                filled += n
+            } catch let error as Errno where error == .interrupted {
                 if isCancelled() { return .cancelled }
-                continue
+            } catch {
+                return .ended
             }
-            if n <= 0 { return .ended }
-            filled += n
         }
         return .read
     }
@@ -205,13 +219,10 @@ public final class FileFrameSource: FrameSource {
     public func close() {
         guard !closed else { return }
         closed = true
-        // Closing our end first unblocks an ffmpeg stuck writing to a full pipe.
+        // Closing our end first unblocks an ffmpeg stuck writing to a full pipe;
+        // then SIGTERM, and SIGKILL if it is still there 2 s later.
         try? output.close()
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(2)
-        while process.isRunning, Date() < deadline { usleep(2000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop()
+        try? errors.close()
     }
 }

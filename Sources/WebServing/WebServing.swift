@@ -103,31 +103,37 @@ extension HTTPServer {
     /// Starts serving in the background and returns once the socket
     /// listens; throws when it cannot (a port in use).
     nonisolated public func startInBackground() throws(ServerError) {
-        // nil until known; then nil inside for listening, or why not.
-        final class Outcome: Sendable { let value = Mutex<String??>(nil) }
+        // nil until known; then nil inside for listening, or why not. The first to know signals.
+        final class Outcome: Sendable {
+            let value = Mutex<String??>(nil)
+            let known = DispatchSemaphore(value: 0)
+
+            func settle(_ result: String?) {
+                let first = value.withLock { value in
+                    defer { if value == nil { value = .some(result) } }
+                    return value == nil
+                }
+                if first { known.signal() }
+            }
+        }
         let box = Outcome()
         Task {
             do {
                 try await self.run()
             } catch {
-                box.value.withLock { if $0 == nil { $0 = .some("\(error)") } }
+                box.settle("\(error)")
             }
         }
         Task {
             do {
                 try await self.waitUntilListening(timeout: 5)
-                box.value.withLock { if $0 == nil { $0 = .some(nil) } }
+                box.settle(nil)
             } catch {
-                box.value.withLock { if $0 == nil { $0 = .some("did not start listening: \(error)") } }
+                box.settle("did not start listening: \(error)")
             }
         }
-        while true {
-            if let result = box.value.withLock({ $0 }) {
-                if let failure = result { throw ServerError(failure) }
-                return
-            }
-            usleep(2000)
-        }
+        box.known.wait()
+        if let failure = box.value.withLock({ $0 }) ?? nil { throw ServerError(failure) }
     }
 
     /// Stops listening and closes every connection, waiting at most `timeout` seconds.

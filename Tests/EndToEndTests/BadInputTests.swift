@@ -213,9 +213,9 @@ struct BadInputTests {
         let holder = try SerialPort(path: pty.devicePath)
         defer { holder.close() }
         var before = termios(), after = termios()
-        tcgetattr(pty.device, &before)
+        tcgetattr(pty.device!.rawValue, &before)
         let run = try SentryProcess(["--camera", DemoClip.path, "--serial", pty.devicePath])
-        tcgetattr(pty.device, &after)
+        tcgetattr(pty.device!.rawValue, &after)
         #expect([before.c_iflag, before.c_oflag, before.c_cflag, before.c_lflag] == [after.c_iflag, after.c_oflag, after.c_cflag, after.c_lflag])
         #expect(run.status == 1)
         #expect(run.standardError.contains("port \(pty.devicePath) is in use by another program"), "\(run.standardError)")

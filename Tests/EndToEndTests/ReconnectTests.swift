@@ -83,7 +83,7 @@ struct ReconnectTests {
         let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--boot-wait", "20", "--realtime", "--quiet"])
         usleep(300_000)
         let banner = Array("READY\r\n".utf8)
-        _ = banner.withUnsafeBytes { write(pty.controller, $0.baseAddress, $0.count) }
+        _ = banner.withUnsafeBytes { write(pty.controller!.rawValue, $0.baseAddress, $0.count) }
         let bytes = collect(pty, timeout: 10) { !$0.isEmpty }
         #expect(!bytes.isEmpty && monotonicSeconds() - start < 10, "READY did not end the wait")
         #expect(isPureProtocol(bytes))

@@ -19,11 +19,11 @@ struct SignalTests {
     func restoresOnSignal(signal: Int32) throws {
         let pty = try PseudoTerminal()
         var cooked = termios()
-        tcgetattr(pty.device, &cooked)
+        tcgetattr(pty.device!.rawValue, &cooked)
         cooked.c_lflag |= tcflag_t(ICANON | ECHO)
         cfsetospeed(&cooked, speed_t(B4800))
-        tcsetattr(pty.device, TCSANOW, &cooked)
-        let before = lineSettings(pty.device)
+        tcsetattr(pty.device!.rawValue, TCSANOW, &cooked)
+        let before = lineSettings(pty.device!.rawValue)
 
         let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--realtime", "--quiet"])
         let process = sentry.process
@@ -34,7 +34,7 @@ struct SignalTests {
         while case let more = pty.read(timeout: 0.2), !more.isEmpty { received += more }
 
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        #expect(lineSettings(pty.device) == before)
+        #expect(lineSettings(pty.device!.rawValue) == before)
         #expect(received.last == UInt8(ascii: "L"))
     }
 }

@@ -48,7 +48,7 @@ struct SerialPortTests {
         let port = try SerialPort(path: pty.devicePath, baudRate: 115200)
         defer { port.close() }
         var t = termios()
-        try #require(tcgetattr(port.fileDescriptor, &t) == 0)
+        try #require(tcgetattr(try #require(port.descriptor).rawValue, &t) == 0)
         #expect(t.c_cflag & tcflag_t(CSIZE) == tcflag_t(CS8))
         #expect(t.c_cflag & tcflag_t(PARENB | CSTOPB | HUPCL) == 0)
         #expect(t.c_lflag & tcflag_t(ICANON | ECHO | ISIG) == 0)
@@ -64,7 +64,7 @@ struct SerialPortTests {
         cooked.c_lflag |= tcflag_t(ICANON | ECHO)
         cooked.c_cflag |= tcflag_t(HUPCL)
         cfsetospeed(&cooked, speed_t(B2400))
-        try #require(tcsetattr(pty.device, TCSANOW, &cooked) == 0)
+        try #require(tcsetattr(pty.device!.rawValue, TCSANOW, &cooked) == 0)
         let before = try settings(of: pty.devicePath)
         let port = try SerialPort(path: pty.devicePath)
         #expect(try settings(of: pty.devicePath).c_lflag != before.c_lflag)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Devices
 import FaceDetection
 import Foundation
@@ -40,17 +41,21 @@ struct Flash: ParsableCommand {
         guard let avrdude = ["/usr/bin/avrdude", "/usr/local/bin/avrdude"].first(where: FileManager.default.isExecutableFile) else {
             throw fail("avrdude not found; install it with sudo apt install avrdude")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: avrdude)
-        process.arguments = [
+        let arguments = [
             "-p", "atmega328p", "-c", "arduino", "-P", port, "-b", oldBootloader ? "57600" : "115200", "-D",
             "-U", "flash:w:\(hex):i",
         ]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        // avrdude's progress and complaints go to the user's terminal, as when run by hand.
+        let avrdudeRun: ChildProcess
+        do {
+            avrdudeRun = try ChildProcess(avrdude, arguments: arguments, output: .standardError, error: .standardError)
+        } catch {
+            throw fail("\(error); reinstall avrdude with sudo apt install --reinstall avrdude")
+        }
+        let ending = avrdudeRun.wait()
+        guard ending?.succeeded == true else {
             throw fail(
-                "flashing \(port) failed (avrdude exit \(process.terminationStatus)): check that it is an Uno or Nano, that no program holds the port, and try --old-bootloader for an older Nano"
+                "flashing \(port) failed (avrdude \(ending.map { "\($0)" } ?? "ended")): check that it is an Uno or Nano, that no program holds the port, and try --old-bootloader for an older Nano"
             )
         }
         print("sentry: flashed \(hex) to \(port); the board restarts and prints READY")

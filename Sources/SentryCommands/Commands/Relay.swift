@@ -53,7 +53,7 @@ struct RelayCommand: ParsableCommand {
         }
         StopSignal.install()
         FileHandle.standardError.write(Data("relay: ws://\(listen)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n".utf8))
-        while !StopSignal.isRequested { usleep(50_000) }
+        while !StopSignal.wait() {}
         server.stop()
         let counts = server.counts
         logger.notice(

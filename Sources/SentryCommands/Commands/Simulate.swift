@@ -36,7 +36,7 @@ struct Simulate: ParsableCommand {
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 last = (s.pan, s.tilt, s.isScanning, s.shots)
             }
-            usleep(5000)
+            StopSignal.wait(timeout: 0.005)  // the next look at the servo, 200 a second
         }
     }
 }

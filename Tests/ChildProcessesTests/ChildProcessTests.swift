@@ -1,0 +1,53 @@
+import ChildProcesses
+import Foundation
+import SystemPackage
+import Testing
+
+@Suite("Child processes: started, waited for with a limit, stopped")
+struct ChildProcessTests {
+    @Test("an exit status and a signal are told apart")
+    func endings() throws {
+        #expect(try ChildProcess("/bin/sh", arguments: ["-c", "exit 3"]).wait() == .exited(3))
+        #expect(try ChildProcess("/bin/sh", arguments: ["-c", "kill -9 $$"]).wait() == .killed(signal: SIGKILL))
+    }
+
+    @Test("a program that is not there is a one-line start error naming it")
+    func missingProgram() {
+        let error = #expect(throws: ChildProcess.StartError.self) { try ChildProcess("no-such-program-here", arguments: []) }
+        #expect(error?.description == "cannot start no-such-program-here (No such file or directory)")
+    }
+
+    @Test("a wait with a limit gives up at the limit rather than waiting for the child, which still runs")
+    func limitedWait() throws {
+        let child = try ChildProcess("/bin/sleep", arguments: ["5"])
+        let started = ContinuousClock.now
+        #expect(child.wait(timeout: .milliseconds(200)) == nil)
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(child.stop() == .killed(signal: SIGTERM))
+    }
+
+    @Test("a child that ignores SIGTERM is killed once its grace has passed, with what it started")
+    func stubbornChild() throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        let child = try ChildProcess(
+            "/bin/sh", arguments: ["-c", "trap '' TERM; (sleep 1; touch \(marker)) & wait"], ownProcessGroup: true,
+            stopping: [(SIGTERM, .milliseconds(300))])
+        #expect(child.wait(timeout: .milliseconds(100)) == nil)
+        #expect(child.stop() == .killed(signal: SIGKILL))
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(!FileManager.default.fileExists(atPath: marker), "the group's other member was killed too")
+    }
+
+    @Test("the environment is added to sentry's, and output reaches a pipe")
+    func environmentAndOutput() throws {
+        let pipe = try FileDescriptor.pipe()
+        let child = try ChildProcess(
+            "/bin/sh", arguments: ["-c", "printf '%s %s' \"$SENTRY_TEST_VALUE\" \"${HOME:+home}\""], environment: ["SENTRY_TEST_VALUE": "42"],
+            output: .descriptor(pipe.writeEnd))
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = try bytes.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+        try pipe.readEnd.close()
+        #expect(String(decoding: bytes[..<count], as: UTF8.self) == "42 home")
+        #expect(child.wait() == .exited(0))
+    }
+}
