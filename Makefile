@@ -117,7 +117,8 @@ fuzz-run:
 	$(FUZZ_BUILD) --product fuzz-cascade
 	$(FUZZ_BUILD) --product fuzz-protocol
 	$(FUZZ_BUILD) --product fuzz-model
-	for target in cascade protocol model; do \
+	$(FUZZ_BUILD) --product fuzz-frames
+	for target in cascade protocol model frames; do \
 		mkdir -p .cache/fuzz/$$target && \
 		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
 			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \

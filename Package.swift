@@ -99,7 +99,7 @@ let package = Package(
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
         .target(name: "Hooks", dependencies: ["ChildProcesses", .product(name: "Logging", package: "swift-log")]),
         // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
-        .target(name: "WebServing", dependencies: ["FlyingFox"]),
+        .target(name: "WebServing", dependencies: ["FlyingFox", "MonotonicTime", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
         .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "FlyingFox",
                                               .product(name: "Logging", package: "swift-log")]),
@@ -144,6 +144,7 @@ let package = Package(
         .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "Imaging", "FuzzSupport"], path: "Fuzz/Cascade"),
         .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["TurretProtocol", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
+        .executableTarget(name: "fuzz-frames", dependencies: ["TurretLinks", "FuzzSupport"], path: "Fuzz/Frames"),
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),

@@ -34,9 +34,12 @@ public final class ConsoleServer: Sendable {
     public let address: ListenAddress
     private let server: HTTPServer
 
-    public init(address: ListenAddress, token: String?, hub: ConsoleHub, controller: any ConsoleController) throws(ServerError) {
+    public init(
+        address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), hub: ConsoleHub, controller: any ConsoleController,
+        log: RefusalLog? = nil
+    ) throws(ServerError) {
         self.address = address
-        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token))
+        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token), rules: rules, log: log)
         do {
             // Streams stay open as long as a viewer watches: no request timeout.
             server = HTTPServer(
@@ -60,15 +63,16 @@ public final class ConsoleServer: Sendable {
     public func stop() { server.stopAndWait(timeout: 0.2) }
 }
 
-/// The console's routes, testable without a socket: every request passes
-/// the token gate, then the first route that matches its method and path
-/// answers; a known path with another method gets 405, any other path 404.
+/// The console's routes, testable without a socket: every request passes the
+/// site rules (host, origin, JSON bodies), then the token gate, then the first
+/// route that matches its method and path answers; a known path with another
+/// method gets 405, any other path 404.
 public struct ConsoleRoutes: HTTPHandler {
     let hub: ConsoleHub
     let controller: any ConsoleController
-    private let gate: TokenGate
+    private let gate: SiteGate
 
-    public init(hub: ConsoleHub, controller: any ConsoleController, token: AccessToken) {
+    public init(hub: ConsoleHub, controller: any ConsoleController, token: AccessToken, rules: SiteRules = SiteRules(), log: RefusalLog? = nil) {
         self.hub = hub
         self.controller = controller
         let api = ConsoleAPI(hub: hub, controller: controller)
@@ -86,9 +90,10 @@ public struct ConsoleRoutes: HTTPHandler {
             }
         }
         routes.appendRoute("*") { request in ConsoleAPI.text(.notFound, "no such page: \(request.path); the console is at /") }
-        gate = TokenGate(
+        let tokenGate = TokenGate(
             token, refusal: ConsoleAPI.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)"),
-            next: routes)
+            log: log, next: routes)
+        gate = SiteGate(rules, hostFlag: "--web-allow-host", originFlag: "--web-allow-origin", log: log, next: tokenGate)
     }
 
     public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -23,6 +23,8 @@ public final class RelayServer: Sendable {
     }
 
     public let token: String?
+    /// Who may connect besides by token: the names and pages it answers (`--allow-host`, `--allow-origin`).
+    public let rules: SiteRules
     private let link: TurretLink
     private let logger: Logger
     private let server: HTTPServer
@@ -36,8 +38,9 @@ public final class RelayServer: Sendable {
 
     /// A server on `host:port` (IPv4) that writes to `link`; `token`, when
     /// given, must come with every connection (`?token=` or `Authorization: Bearer`).
-    public init(host: String, port: UInt16, token: String?, link: TurretLink, logger: Logger) throws {
+    public init(host: String, port: UInt16, token: String?, rules: SiteRules = SiteRules(), link: TurretLink, logger: Logger) throws {
         self.token = token
+        self.rules = rules
         self.link = link
         self.logger = logger
         server = HTTPServer(address: try .inet(ip4: host, port: port), timeout: 3600, logger: .disabled)
@@ -48,12 +51,14 @@ public final class RelayServer: Sendable {
     public func start() throws(RelayError) {
         do {
             let server = server
-            // The token is checked before the upgrade, by the gate the console uses too.
-            let handler = TokenGate(
+            // The host, the origin and the token are checked before the upgrade, by the gates the console uses too.
+            let log = RefusalLog(logger: logger)
+            let tokenGate = TokenGate(
                 AccessToken(token),
                 refusal: HTTPResponse(
                     statusCode: .unauthorized, body: Data("a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN\n".utf8)),
-                next: WebSocketHTTPHandler(handler: RelayFrames(relay: self)))
+                log: log, next: WebSocketHTTPHandler(handler: RelayFrames(relay: self)))
+            let handler = SiteGate(rules, hostFlag: "--allow-host", originFlag: "--allow-origin", log: log, next: tokenGate)
             let routed = DispatchSemaphore(value: 0)
             Task {
                 await server.appendRoute("GET *", to: handler)

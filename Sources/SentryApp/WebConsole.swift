@@ -27,6 +27,8 @@ public struct LiveSettings: Sendable {
 public struct WebOptions: Sendable {
     public var address: ListenAddress
     public var token: String?
+    /// The names and pages it answers besides its own (`--web-allow-host`, `--web-allow-origin`).
+    public var rules = SiteRules()
     /// At most this many video frames a second (`--web-fps`).
     public var framesPerSecond: Double = 15
     /// The live settings' values now, by long flag name.
@@ -160,7 +162,8 @@ final class WebConsole: FrameObserver {
     init(options: WebOptions, detectorName: String, output: any CommandOutput, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         control = LiveControl(options: options, logger: logger)
-        server = try ConsoleServer(address: options.address, token: options.token, hub: hub, controller: control)
+        server = try ConsoleServer(
+            address: options.address, token: options.token, rules: options.rules, hub: hub, controller: control, log: RefusalLog(logger: logger))
         self.detectorName = detectorName
         self.output = output
         do {

@@ -1,26 +1,26 @@
 /// One frame from a WebSocket server as the relay link reads it (RFC 6455 §5.2).
-struct ServerFrame: Equatable {
-    var opcode: UInt8
-    var payload: [UInt8]
+public struct ServerFrame: Equatable, Sendable {
+    public var opcode: UInt8
+    public var payload: [UInt8]
 }
 
 /// Frames out of the bytes a relay sent. Every length is checked before it is
 /// used in arithmetic or allocation: a hostile or broken relay gets its
 /// connection closed, never a crash or an unbounded buffer.
-enum ServerFrames {
+public enum ServerFrames {
     /// The largest payload taken. The link only needs a relay's close and ping
     /// frames (125 bytes at most) and ignores the rest; 4 KiB leaves room for
     /// a text frame a relay may one day send.
-    static let largestPayload = 4096
+    public static let largestPayload = 4096
 
     /// Why a frame is refused, in words for the log.
-    struct Refusal: Error, Equatable {
-        let reason: String
+    public struct Refusal: Error, Equatable {
+        public let reason: String
     }
 
     /// The first whole frame at the start of `bytes` and the bytes it took, or
     /// `nil` while more are needed.
-    static func next(in bytes: ArraySlice<UInt8>) throws(Refusal) -> (frame: ServerFrame, size: Int)? {
+    public static func next(in bytes: ArraySlice<UInt8>) throws(Refusal) -> (frame: ServerFrame, size: Int)? {
         guard bytes.count >= 2 else { return nil }
         let first = bytes[bytes.startIndex], second = bytes[bytes.startIndex + 1]
         let opcode = first & 0x0F

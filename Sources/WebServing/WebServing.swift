@@ -74,21 +74,29 @@ public struct AccessToken: Sendable {
     }
 }
 
-/// Every request passes here first: without the token (when one is set) it
-/// gets `refusal` and goes no further; with it, `next` answers.
+/// Every request the site rules let through passes here: without the token (when
+/// one is set) it gets `refusal`, logged with the peer's address, and goes no further;
+/// with it, `next` answers.
 public struct TokenGate: HTTPHandler {
     public let token: AccessToken
     public let refusal: HTTPResponse
     public let next: any HTTPHandler
+    private let log: RefusalLog?
 
-    public init(_ token: AccessToken, refusal: HTTPResponse, next: some HTTPHandler) {
+    public init(_ token: AccessToken, refusal: HTTPResponse, log: RefusalLog? = nil, next: some HTTPHandler) {
         self.token = token
         self.refusal = refusal
+        self.log = log
         self.next = next
     }
 
     public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard token.admits(request) else { return refusal }
+        guard token.admits(request) else {
+            let given = request.query.contains { $0.name == "token" } || request.headers[.authorization] != nil
+            log?.note(
+                kind: "token", peer: request.peerDescription, message: "\(request.method.rawValue) \(request.path): \(given ? "a wrong token" : "no token")")
+            return refusal
+        }
         return try await next.handleRequest(request)
     }
 }

@@ -29,11 +29,18 @@ final class RecordingController: ConsoleController {
     func steer(_ request: SteeringRequest) { requests.withLock { $0.append(request) } }
 }
 
+/// A request as a client sends it: a body comes with its length and, unless `headers`
+/// say otherwise, as JSON (as the console's page and scripts send it).
 func request(
     _ method: HTTPMethod, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: [HTTPHeader: String] = [:],
     body: String = ""
 ) -> HTTPRequest {
-    HTTPRequest(
+    var headers = headers
+    if !body.isEmpty {
+        headers[.contentLength] = "\(body.utf8.count)"
+        if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+    }
+    return HTTPRequest(
         method: method, version: .http11, path: path, query: query, headers: HTTPHeaders(headers),
         body: HTTPBodySequence(data: Data(body.utf8)))
 }

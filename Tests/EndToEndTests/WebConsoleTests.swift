@@ -82,9 +82,13 @@ enum HTTP {
         return fd
     }
 
+    /// A request as curl or a script sends it: `Host: 127.0.0.1` unless `headers` name another,
+    /// and a body as JSON unless they give its type.
     static func send(_ fd: Int32, _ method: String, _ path: String, body: String = "", headers: [String] = []) {
+        func given(_ name: String) -> Bool { headers.contains { $0.lowercased().hasPrefix(name.lowercased() + ":") } }
         let request =
-            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+            "\(method) \(path) HTTP/1.1\r\n\(given("Host") ? "" : "Host: 127.0.0.1\r\n")Connection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+            + (body.isEmpty || given("Content-Type") ? "" : "Content-Type: application/json\r\n")
             + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
         _ = request.withCString { write(fd, $0, strlen($0)) }
     }
@@ -509,5 +513,94 @@ struct WebConsoleBrowserTests {
         #expect(String(decoding: servo.receivedBytes, as: UTF8.self).contains(result.sent))
         let error = try browser.eval("document.getElementById('error').textContent") as? String
         #expect(error == "")
+    }
+}
+
+@Suite("the console and the relay against the user's own browser: rebinding, cross-site requests and WebSockets", .serialized)
+struct CrossSiteTests {
+    @Test("--web-allow-host lets a name in; any other name is refused on every route, once logged with the peer's address")
+    func allowedHost() throws {
+        let console = try RunningConsole(["--web-allow-host", "sentry.local"])
+        #expect(try HTTP.request(port: console.port, "GET", "/api/status", headers: ["Host: sentry.local:\(console.port)"]).status == 200)
+        for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
+            let reply = try HTTP.request(port: console.port, "GET", path, headers: ["Host: evil.example:\(console.port)"])
+            #expect(reply.status == 403, "\(path)")
+        }
+        let offset = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
+        let refused = try HTTP.request(
+            port: console.port, "POST", "/api/settings", body: #"{"offset": 33}"#,
+            headers: ["Origin: http://evil.example", "Content-Type: text/plain"])
+        #expect(refused.status == 403)
+        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String } == offset)
+        #expect(console.stop() == 0)
+        let refusals = console.log.split(separator: "\n").filter { $0.contains("refused 127.0.0.1:") }
+        #expect(refusals.count == 2, "one line per kind (a foreign host, a foreign origin) within 10 s: \(refusals)")
+        #expect(refusals.first?.contains("more like it") == false)
+    }
+
+    @Test("a WebSocket from another page is refused by the relay and nothing reaches the turret; no Origin or an allowed one connects")
+    func relayOrigins() throws {
+        let relay = try RunningRelay(["--allow-origin", "http://app.local:8000"])
+        let refused = try relay.client(["--header", "Origin:http://evil.example", "text:X10."])
+        #expect(refused == ["refused 403"], "\(refused)")
+        #expect(relay.received(within: 0.3).isEmpty)
+        #expect(try relay.client(["--header", "Origin:http://app.local:8000", "text:X11."]).first == "open")
+        #expect(try relay.client(["text:X12."]).first == "open")
+        let received = relay.received()
+        #expect(received.contains("X11.") && received.contains("X12.") && !received.contains("X10."), "\(received)")
+        #expect(relay.stop() == 0)
+    }
+
+    @Test("a page on another local port, in headless Chromium, tries the console's API and the relay's WebSocket: nothing changes, nothing moves")
+    func hostilePage() throws {
+        let relay = try RunningRelay()
+        let console = try RunningConsole()
+        let before = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-evil-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        let page = """
+            <!doctype html><title>evil</title><script>
+            window.done = 0; window.results = [];
+            const api = "http://127.0.0.1:\(console.port)";
+            for (const [path, body, type] of [["/api/settings", '{"offset": 33}', "text/plain"], ["/api/aim", '{"action":"center"}', "text/plain"],
+                                             ["/api/settings", '{"offset": 34}', "application/x-www-form-urlencoded"]]) {
+              fetch(api + path, {method: "POST", mode: "no-cors", headers: {"Content-Type": type}, body})
+                .then(() => results.push("fetch sent"), e => results.push("fetch failed")).finally(() => done++);
+            }
+            const socket = new WebSocket("ws://127.0.0.1:\(relay.port)/");
+            socket.onopen = () => { socket.send("X10."); results.push("ws open"); setTimeout(() => socket.close(), 200); };
+            socket.onclose = () => { results.push("ws closed"); done++; };
+            </script>
+            """
+        try page.write(to: site.appendingPathComponent("evil.html"), atomically: true, encoding: .utf8)
+        let sitePort = freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-m", "http.server", "\(sitePort)", "--bind", "127.0.0.1", "--directory", site.path]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        // SIGKILL: the test runner's threads may hold SIGTERM blocked, and Process passes that mask on.
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let browser = try Browser()
+        var opened = false
+        for _ in 0..<50 where !opened {
+            opened =
+                (try? browser.run(["open": "http://127.0.0.1:\(sitePort)/evil.html", "width": 800, "height": 600])) != nil
+                && (try? browser.eval("document.title")) as? String == "evil"
+            if !opened { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(opened)
+        try browser.run(["wait": "window.done >= 4", "timeout": 10])
+        let results = try browser.eval("window.results") as? [String] ?? []
+        #expect(!results.contains("ws open"), "\(results)")
+        #expect(relay.received(within: 0.3).isEmpty)
+        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String } == before)
+        #expect(try console.status()["steering"] as? String == "auto")
+        #expect(console.stop() == 0)
+        #expect(relay.stop() == 0)
     }
 }

@@ -44,7 +44,8 @@ struct RelayCommand: ParsableCommand {
         let address = listenOptions.address!, token = listenOptions.token, listen = listenOptions.listen
         let server = try failingCleanly {
             do {
-                let server = try RelayServer(host: address.host, port: address.port, token: token, link: turretLink, logger: logger)
+                let server = try RelayServer(
+                    host: address.host, port: address.port, token: token, rules: listenOptions.siteRules, link: turretLink, logger: logger)
                 try server.start()
                 return server
             } catch {
@@ -52,7 +53,7 @@ struct RelayCommand: ParsableCommand {
             }
         }
         StopSignal.install()
-        FileHandle.standardError.write(Data("relay: ws://\(listen)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n".utf8))
+        FileHandle.standardError.write(Data("relay: ws://\(address)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n".utf8))
         while !StopSignal.wait() {}
         server.stop()
         let counts = server.counts

@@ -13,6 +13,15 @@ struct ListenOptions: ParsableArguments {
     @Flag(help: "Allow anyone on the network to aim the turret without a token.")
     var insecure = false
 
+    @Option(help: "Names besides localhost and IP addresses the relay answers to, comma-separated, e.g. sentry.local (DNS rebinding).")
+    var allowHost: String?
+
+    @Option(help: "Web pages that may open the relay's WebSocket, comma-separated, e.g. http://app.local:8000 (other pages are refused).")
+    var allowOrigin: String?
+
+    /// The allow lists as rules (valid once `validate` passed).
+    var siteRules: SiteRules { (try? SiteRules(allowedHosts: allowHost, allowedOrigins: allowOrigin)) ?? SiteRules() }
+
     /// `listen` as an address.
     var address: ListenAddress? { ListenAddress(parsing: listen) }
 
@@ -23,6 +32,13 @@ struct ListenOptions: ParsableArguments {
                 flags: .init(address: "--listen", token: "--token", insecure: "--insecure", example: "127.0.0.1:12354"))
         } catch {
             throw ValidationError(error.description)
+        }
+        do {
+            _ = try SiteRules(allowedHosts: allowHost, allowedOrigins: allowOrigin)
+        } catch {
+            throw ValidationError(
+                error.description.replacingOccurrences(of: "allowed host", with: "--allow-host")
+                    .replacingOccurrences(of: "allowed origin", with: "--allow-origin"))
         }
     }
 }

@@ -12,13 +12,37 @@ struct WebConsoleOptions: ParsableArguments {
     @Flag(help: "Let anyone who can reach --web's address watch and aim the turret, without a token.")
     var webInsecure = false
 
+    @Option(
+        help:
+            "Names besides localhost and IP addresses the console answers to, comma-separated, e.g. sentry.local (requests for any other name are refused: DNS rebinding)."
+    )
+    var webAllowHost: String?
+
+    @Option(
+        help:
+            "Pages besides the console's own that may change settings or aim, comma-separated, e.g. http://dashboard.local:3000 (other pages are refused: cross-site requests)."
+    )
+    var webAllowOrigin: String?
+
+    /// The allow lists as rules (valid once `validate` passed).
+    var siteRules: SiteRules { (try? SiteRules(allowedHosts: webAllowHost, allowedOrigins: webAllowOrigin)) ?? SiteRules() }
+
     @Option(parsing: .unconditional, help: "At most this many video frames a second on the web console.")
     var webFps: Double = 15
 
     func validate() throws {
         guard let web else {
-            if webToken != nil || webInsecure { throw ValidationError("--web-token and --web-insecure go with --web [HOST:]PORT, e.g. --web 8080") }
+            if webToken != nil || webInsecure || webAllowHost != nil || webAllowOrigin != nil {
+                throw ValidationError("--web-token, --web-insecure, --web-allow-host and --web-allow-origin go with --web [HOST:]PORT, e.g. --web 8080")
+            }
             return
+        }
+        do {
+            _ = try SiteRules(allowedHosts: webAllowHost, allowedOrigins: webAllowOrigin)
+        } catch {
+            throw ValidationError(
+                error.description.replacingOccurrences(of: "allowed host", with: "--web-allow-host")
+                    .replacingOccurrences(of: "allowed origin", with: "--web-allow-origin"))
         }
         do {
             _ = try ListenAddress.checked(

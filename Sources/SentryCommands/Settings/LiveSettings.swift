@@ -35,6 +35,7 @@ extension Run {
             Self.liveSettings(base: frozenBase, values: values, switches: switches)
         }
         options.framesPerSecond = webConsole.webFps
+        options.rules = webConsole.siteRules
         options.keysGivenAsFlags = Set(
             Self.liveKeys.filter { key in
                 CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
