@@ -36,6 +36,19 @@ extension Kernel {
     func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
 }
 
+/// A kernel that slides a window down its input (convolutions, pools): it is cut
+/// by output rows, and a part reads the input rows its windows cover.
+protocol WindowedKernel: Kernel {
+    var geometry: WindowGeometry { get }
+}
+
+extension WindowedKernel {
+    var parallelRows: Int { geometry.outputHeight }
+    var outputPixels: Int { geometry.outputPixels }
+    var splitsByRows: Bool { true }
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { input == 0 ? geometry.inputRows(rows) : nil }
+}
+
 /// What an operator's `plan` gives the planner: its kernel, the activation it
 /// clamps to, its packed weights, and the tensors the kernel reads (in the order
 /// of `Step.inputs`; weights, paddings and sizes were taken while planning).

@@ -36,6 +36,14 @@ struct WindowGeometry {
         return (origin, max(0, -origin)..<min(kernel, input - origin))
     }
 
+    var outputPixels: Int { outputWidth * outputHeight }
+
+    /// Window positions times the window's cells: a windowed kernel's work per channel.
+    var windowCells: Int { outputPixels * window.width * window.height }
+
+    /// The window as a step's name shows it, e.g. "3x3/2".
+    var name: String { "\(window.width)x\(window.height)/\(window.strideX)" }
+
     /// The input rows that output rows `rows` read: what a thread running those rows
     /// needs the step before to have written.
     func inputRows(_ rows: Range<Int>) -> Range<Int> {

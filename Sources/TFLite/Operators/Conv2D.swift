@@ -2,7 +2,7 @@
 /// `PointwiseConv2D`) or any other window (`Conv2D`). Weights are repacked once,
 /// [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a kernel
 /// loads eight output channels' weights for one input value in one vector.
-struct Conv2D: Kernel {
+struct Conv2D: WindowedKernel {
     let geometry: WindowGeometry
     let inputChannels: Int
     let paddedOutputChannels: Int
@@ -58,23 +58,14 @@ struct Conv2D: Kernel {
         return prepared
     }
 
-    var operation: String { "CONV_2D \(geometry.window.width)x\(geometry.window.height)/\(geometry.window.strideX)" }
-    var work: Int {
-        geometry.outputWidth * geometry.outputHeight * geometry.window.width * geometry.window.height * inputChannels * outputChannels
-    }
-    var parallelRows: Int { geometry.outputHeight }
-    var outputPixels: Int { geometry.outputWidth * geometry.outputHeight }
-    var splitsByRows: Bool { true }
+    var operation: String { "CONV_2D \(geometry.name)" }
+    var work: Int { geometry.windowCells * inputChannels * outputChannels }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.convolution(
             input: step.inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: step.weights!,
             bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output,
             outputChannels: outputChannels, bounds: step.bounds)
-    }
-
-    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? {
-        input == 0 ? geometry.inputRows(rows) : nil
     }
 
     /// Stores eight channels from `channel` on, fewer at the end of the row, none past it.

@@ -1,6 +1,6 @@
 /// DEPTHWISE_CONV_2D: each channel convolved with its own window. Multiplier 1 (every
 /// BlazeFace layer) has the fast kernel; any other multiplier runs `DepthwiseConv2DMultiplier`.
-struct DepthwiseConv2D: Kernel {
+struct DepthwiseConv2D: WindowedKernel {
     let geometry: WindowGeometry
     let channels: Int
 
@@ -28,20 +28,13 @@ struct DepthwiseConv2D: Kernel {
             bias: planner.store(try planner.biasValues(op, count: filterShape[3], padded: filterShape[3])), reads: [op.inputs[0]])
     }
 
-    var operation: String { "DEPTHWISE_CONV_2D \(geometry.window.width)x\(geometry.window.height)/\(geometry.window.strideX)" }
-    var work: Int { geometry.outputWidth * geometry.outputHeight * geometry.window.width * geometry.window.height * channels }
-    var parallelRows: Int { geometry.outputHeight }
-    var outputPixels: Int { geometry.outputWidth * geometry.outputHeight }
-    var splitsByRows: Bool { true }
+    var operation: String { "DEPTHWISE_CONV_2D \(geometry.name)" }
+    var work: Int { geometry.windowCells * channels }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.depthwiseConvolution(
             input: step.inputs[0], channels: channels, geometry: geometry, rows: share, weights: step.weights!,
             bias: step.bias!, output: step.output, bounds: step.bounds)
-    }
-
-    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? {
-        input == 0 ? geometry.inputRows(rows) : nil
     }
 
     /// Depthwise convolution with multiplier 1: weights [kh][kw][channels], bias [channels].
@@ -218,8 +211,8 @@ struct DepthwiseConv2DMultiplier: Kernel {
     let inputChannels: Int
     let multiplier: Int
 
-    var operation: String { "DEPTHWISE_CONV_2D \(geometry.window.width)x\(geometry.window.height)/\(geometry.window.strideX)" }
-    var outputPixels: Int { geometry.outputWidth * geometry.outputHeight }
+    var operation: String { "DEPTHWISE_CONV_2D \(geometry.name)" }
+    var outputPixels: Int { geometry.outputPixels }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.depthwiseConvolution(

@@ -1,7 +1,7 @@
 import CVectorClamp
 
 /// MAX_POOL_2D: the largest value under each window, cells outside the input ignored.
-struct MaxPool2D: Kernel {
+struct MaxPool2D: WindowedKernel {
     let geometry: WindowGeometry
     let channels: Int
 
@@ -16,17 +16,10 @@ struct MaxPool2D: Kernel {
     }
 
     var operation: String { "MAX_POOL_2D" }
-    var work: Int { geometry.outputWidth * geometry.outputHeight * geometry.window.width * geometry.window.height * channels }
-    var parallelRows: Int { geometry.outputHeight }
-    var outputPixels: Int { geometry.outputWidth * geometry.outputHeight }
-    var splitsByRows: Bool { true }
+    var work: Int { geometry.windowCells * channels }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.maxPool(input: step.inputs[0], channels: channels, geometry: geometry, rows: share, output: step.output, bounds: step.bounds)
-    }
-
-    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? {
-        input == 0 ? geometry.inputRows(rows) : nil
     }
 
     /// Max pooling; cells outside the input are ignored, as in TFLite. Eight
