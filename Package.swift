@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Evaluation", dependencies: ["Geometry"]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
         .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol"]),
-        // A TFLite model reader and CPU interpreter for the operators BlazeFace uses.
+        // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
         .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
@@ -66,6 +66,9 @@ let package = Package(
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
         .target(name: "FaceDetection", dependencies: ["Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading"],
                 swiftSettings: optimisedInDebug),
+
+        // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
+        .target(name: "FaceMesh", dependencies: ["Imaging", "Geometry", "TFLite", "FaceDetection"], swiftSettings: optimisedInDebug),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.
@@ -163,6 +166,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "FaceMeshTests", dependencies: ["FaceMesh", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),

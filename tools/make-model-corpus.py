@@ -95,9 +95,24 @@ def pad_add_resize_model():
                  [pads, np.array([4, 4], np.int32).tobytes(), np.array([1, 64], np.int32).tobytes()], [0], [8])
 
 
+def prelu_model():
+    """A convolution, PRELU with one slope per channel (the face mesh's), and an ADD."""
+    conv = schema.Conv2DOptionsT()
+    conv.padding, conv.strideW, conv.strideH = schema.Padding.SAME, 1, 1
+    add = schema.AddOptionsT()
+    tensors = [tensor([1, 3, 3, 2], name="in"), tensor([2, 1, 1, 2], 1, name="w"), tensor([2], 3, name="b"),
+               tensor([1, 3, 3, 2], name="conv"), tensor([1, 1, 2], 2, name="slopes"), tensor([1, 3, 3, 2], name="prelu"),
+               tensor([1, 3, 3, 2], name="out")]
+    ops = [op(0, [0, 1, 2], [3], O.Conv2DOptions, conv), op(1, [3, 4], [5]), op(2, [5, 0], [6], O.AddOptions, add)]
+    return model(tensors, ops, [B.CONV_2D, B.PRELU, B.ADD],
+                 [np.array([1, -2, -1, 3], np.float32).tobytes(), np.array([0.25, 0.5], np.float32).tobytes(),
+                  np.array([0.5, -0.5], np.float32).tobytes()], [0], [6])
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, build in [("conv", conv_model), ("depthwise-pool", depthwise_pool_model), ("pad-add-resize", pad_add_resize_model)]:
+    for name, build in [("conv", conv_model), ("depthwise-pool", depthwise_pool_model), ("pad-add-resize", pad_add_resize_model),
+                        ("prelu", prelu_model)]:
         data = build()
         interpreter = Interpreter(model_content=data)
         interpreter.allocate_tensors()

@@ -12,9 +12,18 @@ public struct ScoredFace: Sendable, Equatable {
     public var width: Float
     public var height: Float
     public var score: Float
+    /// The eyes' centres (BlazeFace's first two keypoints): the subject's right
+    /// eye, on the image's left for a camera that does not mirror, and the left
+    /// one. They give the face's roll, which the face mesh's crop needs.
+    public var rightEye: SIMD2<Float>
+    public var leftEye: SIMD2<Float>
 
-    public init(x: Float, y: Float, width: Float, height: Float, score: Float) {
+    public init(
+        x: Float, y: Float, width: Float, height: Float, score: Float,
+        rightEye: SIMD2<Float> = .zero, leftEye: SIMD2<Float> = .zero
+    ) {
         (self.x, self.y, self.width, self.height, self.score) = (x, y, width, height, score)
+        (self.rightEye, self.leftEye) = (rightEye, leftEye)
     }
 
     /// The box rounded to whole pixels.
@@ -90,6 +99,8 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     /// A decoded box in letterbox coordinates (0...1).
     private struct Candidate {
         var minX, minY, maxX, maxY, score: Float
+        /// The two eye keypoints, x0 y0 x1 y1.
+        var eyes: SIMD4<Float>
         var area: Float { (maxX - minX) * (maxY - minY) }
 
         func overlap(_ other: Candidate) -> Float {
@@ -197,7 +208,13 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         for face in kept {
             let minX = (face.minX - padX) / scaleX * width + left, maxX = (face.maxX - padX) / scaleX * width + left
             let minY = (face.minY - padY) / scaleY * height + top, maxY = (face.maxY - padY) / scaleY * height + top
-            faces.append(ScoredFace(x: minX, y: minY, width: maxX - minX, height: maxY - minY, score: face.score))
+            let eyes =
+                (face.eyes - SIMD4(padX, padY, padX, padY)) / SIMD4(scaleX, scaleY, scaleX, scaleY)
+                * SIMD4(width, height, width, height) + SIMD4(left, top, left, top)
+            faces.append(
+                ScoredFace(
+                    x: minX, y: minY, width: maxX - minX, height: maxY - minY, score: face.score,
+                    rightEye: SIMD2(eyes[0], eyes[1]), leftEye: SIMD2(eyes[2], eyes[3])))
         }
     }
 
@@ -218,10 +235,12 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             let halfWidth = raw[2] / size / 2, halfHeight = raw[3] / size / 2
             guard halfWidth > 0, halfHeight > 0 else { continue }
             let score = 1 / (1 + exp(-logit))
+            let anchor4 = SIMD4(anchors[anchor].x, anchors[anchor].y, anchors[anchor].x, anchors[anchor].y)
+            let eyes = SIMD4(raw[4], raw[5], raw[6], raw[7]) / size + anchor4
             candidates.append(
                 Candidate(
                     minX: centerX - halfWidth, minY: centerY - halfHeight,
-                    maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score))
+                    maxX: centerX + halfWidth, maxY: centerY + halfHeight, score: score, eyes: eyes))
         }
     }
 
@@ -242,7 +261,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         while let best = candidates.first {
             remaining.removeAll(keepingCapacity: true)
             var total: Float = 0
-            var merged = Candidate(minX: 0, minY: 0, maxX: 0, maxY: 0, score: best.score)
+            var merged = Candidate(minX: 0, minY: 0, maxX: 0, maxY: 0, score: best.score, eyes: .zero)
             for candidate in candidates {
                 if candidate.overlap(best) > Self.suppressionThreshold {
                     total += candidate.score
@@ -250,6 +269,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
                     merged.minY += candidate.minY * candidate.score
                     merged.maxX += candidate.maxX * candidate.score
                     merged.maxY += candidate.maxY * candidate.score
+                    merged.eyes += candidate.eyes * candidate.score
                 } else {
                     remaining.append(candidate)
                 }
@@ -259,6 +279,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
                 merged.minY /= total
                 merged.maxX /= total
                 merged.maxY /= total
+                merged.eyes /= total
                 kept.append(merged)
             } else {
                 kept.append(best)

