@@ -39,7 +39,7 @@ public struct FaceLandmarks: Sendable, Equatable {
         public static let rightEyeTop = 159, rightEyeBottom = 145, leftEyeTop = 386, leftEyeBottom = 374
         public static let rightIris = 468, leftIris = 473
         public static let upperLipInner = 13, lowerLipInner = 14, mouthRight = 61, mouthLeft = 291
-        public static let noseTip = 1, chin = 152, forehead = 10
+        public static let noseTip = 1, noseBridge = 168, chin = 152, forehead = 10
         public static let rightBrowInner = 107, leftBrowInner = 336
         public static let rightCheek = 234, leftCheek = 454
     }

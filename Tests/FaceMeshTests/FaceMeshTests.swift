@@ -1,5 +1,6 @@
 import FaceDetection
 import FaceMesh
+import Expressions
 import Foundation
 import Geometry
 import Imaging
@@ -59,6 +60,30 @@ struct FaceMeshTests {
             let worst = zip(output, expected).map { abs($0 - $1) }.max()!
             #expect(worst <= 1e-4 * range, "output \(index): largest difference \(worst) of a range \(range)")
         }
+    }
+
+    /// The landmarks of the one face BlazeFace finds in a fixture.
+    static func face(in name: String) throws -> FaceLandmarks {
+        let detector = try BlazeFaceDetector(modelPath: try modelPath(BlazeFaceDetector.Variant.fullRange.fileName))
+        let mesh = try FaceMesh(meshPath: try modelPath(FaceMesh.meshFileName), irisPath: try modelPath(FaceMesh.irisFileName))
+        let image = try image(name)
+        var faces: [ScoredFace] = []
+        detector.detect(in: image, into: &faces)
+        let face = try #require(faces.first, "no face in \(name)")
+        return try #require(mesh.landmarks(in: image, region: FaceMesh.region(for: face)))
+    }
+
+    @Test("the photo turned 20° clockwise reads roll +20° (±3°), anticlockwise -20°; mirrored, yaw and roll change sign")
+    func poseOnPhotos() throws {
+        let upright = HeadPose(FaceFrame(try Self.face(in: "astronaut-face")))
+        let clockwise = HeadPose(FaceFrame(try Self.face(in: "astronaut-clockwise")))
+        let anticlockwise = HeadPose(FaceFrame(try Self.face(in: "astronaut-anticlockwise")))
+        #expect(abs(clockwise.roll - upright.roll - 20) <= 3, "\(clockwise) vs \(upright)")
+        #expect(abs(anticlockwise.roll - upright.roll + 20) <= 3, "\(anticlockwise) vs \(upright)")
+        let mirrored = HeadPose(FaceFrame(try Self.face(in: "astronaut-mirrored")))
+        #expect(abs(mirrored.yaw + upright.yaw) <= 3 && abs(mirrored.roll + upright.roll) <= 3, "\(mirrored) vs \(upright)")
+        // The astronaut faces the camera (yaw under 1°): yaw's sign is tested on hand-made points (ExpressionsTests).
+        #expect(abs(upright.roll) > 2, "the astronaut's head leans a little, so the sign of roll is tested: \(upright)")
     }
 
     @Test("the pipeline's 478 points are LiteRT's within 1% of the face's width", arguments: Reference.shared.cases)
