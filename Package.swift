@@ -120,7 +120,8 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "TFLite", "CoreAffinity",
+                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
+                "TFLite", "CoreAffinity",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "ChildProcesses", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ]

@@ -60,8 +60,8 @@ public struct ExpressionCalibration: Sendable, Equatable {
     public var browRaised: Float
 
     public static let standard = ExpressionCalibration(
-        eyeOpen: 0.30, eyeClosed: 0.08, mouthClosed: 0.03, mouthOpen: 0.45,
-        smileLiftWeight: 30, smileWidthWeight: 20, smileBias: -21, browRest: 0.38, browRaised: 0.55)
+        eyeOpen: 0.446, eyeClosed: 0.090, mouthClosed: 0.03, mouthOpen: 0.45,
+        smileLiftWeight: 78.66, smileWidthWeight: 4.56, smileBias: -1.14, browRest: 0.17, browRaised: 0.32)
 }
 
 /// Where each iris sits between its eye's corners (SPEC §8), per axis -1...1:

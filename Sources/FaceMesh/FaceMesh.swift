@@ -138,6 +138,9 @@ public final class FaceMesh {
         }
     }
 
+    /// Each eye's visible outline (the iris model's first 16 contour points), subject's right eye first.
+    public static let eyeOutlines = [Array(Eye.right.contourIndices.prefix(16)), Array(Eye.left.contourIndices.prefix(16))]
+
     /// The two eyes as the iris model sees them: the corners its crop is built on,
     /// the mesh points its 71 contour points refine, where its 5 iris points go.
     struct Eye {

@@ -29,7 +29,7 @@ struct ExpressionsTests {
                 let t = Float(step) / 400
                 switch state {
                 case .smile: (face.cornerLiftLeft, face.cornerLiftRight, face.mouthWidth) = (-0.1 + 0.3 * t, -0.1 + 0.3 * t, 0.75 + 0.3 * t)
-                case .blink: (face.eyeOpeningLeft, face.eyeOpeningRight) = (0.3 - 0.3 * t, 0.3 - 0.3 * t)
+                case .blink: (face.eyeOpeningLeft, face.eyeOpeningRight) = (0.45 - 0.45 * t, 0.45 - 0.45 * t)
                 default: face.mouthGap = 0.6 * t
                 }
                 let scores = Self.scores(face)
@@ -67,8 +67,10 @@ struct ExpressionsTests {
             (face.eyeOpeningLeft, face.eyeOpeningRight) = (left, right)
             return face
         }
-        let blink = [face(0.3, 0.3), face(0.15, 0.3), face(0.02, 0.2), face(0.01, 0.02), face(0.01, 0.01), face(0.01, 0.01),
-            face(0.1, 0.01), face(0.3, 0.1), face(0.3, 0.3)]
+        let blink = [
+            face(0.45, 0.45), face(0.2, 0.45), face(0.02, 0.3), face(0.01, 0.02), face(0.01, 0.01), face(0.01, 0.01),
+            face(0.15, 0.01), face(0.45, 0.15), face(0.45, 0.45),
+        ]
         let states = Self.states(blink)
         #expect(states.allSatisfy { !$0.contains(.winkLeft) && !$0.contains(.winkRight) }, "\(states)")
         #expect(states.contains { $0.contains(.blink) })
@@ -89,7 +91,9 @@ struct ExpressionsTests {
         #expect(abs(pose.pitch - mirroredPose.pitch) < 0.01)
     }
 
-    @Test("the pose reads back yaw, pitch and roll as the face was turned", arguments: [(20, 0, 0), (-30, 0, 0), (0, 15, 0), (0, -15, 0), (0, 0, 20), (25, -10, -15)] as [(Float, Float, Float)])
+    @Test(
+        "the pose reads back yaw, pitch and roll as the face was turned",
+        arguments: [(20, 0, 0), (-30, 0, 0), (0, 15, 0), (0, -15, 0), (0, 0, 20), (25, -10, -15)] as [(Float, Float, Float)])
     func pose(angles: (Float, Float, Float)) {
         var face = SyntheticFace()
         (face.yaw, face.pitch, face.roll) = angles

@@ -6,14 +6,14 @@ import Geometry
 /// toward the camera, in eye-corner distances), then turned, scaled and moved
 /// into the image. Every other point sits at the face's centre.
 struct SyntheticFace {
-    /// Lid gap over eye width, per side (0.3 open, 0 shut).
-    var eyeOpeningLeft: Float = 0.3
-    var eyeOpeningRight: Float = 0.3
+    /// Lid gap over eye width, per side (0.45 open, 0 shut).
+    var eyeOpeningLeft: Float = 0.45
+    var eyeOpeningRight: Float = 0.45
     var mouthGap: Float = 0.02
     var mouthWidth: Float = 0.75
     var cornerLiftLeft: Float = -0.05
     var cornerLiftRight: Float = -0.05
-    var browHeight: Float = 0.38
+    var browHeight: Float = 0.17
     /// Each iris' offset from its eye's centre, in eye-corner distances.
     var irisLeft = SIMD2<Float>(0, 0)
     var irisRight = SIMD2<Float>(0, 0)
@@ -46,16 +46,15 @@ struct SyntheticFace {
         local[234] = SIMD3(-0.75, -0.35, -0.4)
         local[454] = SIMD3(0.75, -0.35, -0.4)
         local[168] = SIMD3(0, 0.05, 0)
-        local[152] = SIMD3(0, -1.25, 0)
+        // The chin sits back from the nose bridge, as on a real face (see FaceFrame.chinLean).
+        local[152] = SIMD3(0, -1.25, -1.3 * tan(14.5 * .pi / 180))
         local[13] = SIMD3(0, -0.8 + mouthGap / 2, 0.1)
         local[14] = SIMD3(0, -0.8 - mouthGap / 2, 0.1)
         local[61] = SIMD3(-mouthWidth / 2, -0.8 + cornerLiftRight, 0.05)
         local[291] = SIMD3(mouthWidth / 2, -0.8 + cornerLiftLeft, 0.05)
-        local[107] = SIMD3(-0.15, 0.3 * 0.3 / 2 + browHeight, 0.05)
-        local[336] = SIMD3(0.15, 0.3 * 0.3 / 2 + browHeight, 0.05)
-        // The brows' height is measured from the middle lid of an open eye.
-        local[107].y = local[159].y + browHeight
-        local[336].y = local[386].y + browHeight
+        // The brows' height is measured from each eye's middle upper lid.
+        local[107] = SIMD3(-0.15, local[159].y + browHeight, 0.05)
+        local[336] = SIMD3(0.15, local[386].y + browHeight, 0.05)
         return FaceLandmarks(points: local.map(place))
     }
 

@@ -8,7 +8,9 @@ struct SentryProcess {
     static let executable = Bundle.main.bundleURL.appendingPathComponent("sentry").path
 
     var status: Int32
-    var standardOutput: String
+    var standardOutput: String { String(decoding: outputBytes, as: UTF8.self) }
+    /// What it printed, as bytes (raw pictures).
+    var outputBytes: Data
     var standardError: String
 
     init(_ arguments: [String], environment: [String: String]? = nil) throws {
@@ -31,7 +33,7 @@ struct SentryProcess {
         let errData = errors.wait()
         process.waitUntilExit()
         status = process.terminationStatus
-        standardOutput = String(decoding: outData, as: UTF8.self)
+        outputBytes = outData
         standardError = String(decoding: errData, as: UTF8.self)
     }
 }

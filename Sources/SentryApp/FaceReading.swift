@@ -1,0 +1,112 @@
+import Expressions
+import FaceDetection
+import FaceMesh
+import Foundation
+import Geometry
+import Imaging
+import Video
+
+/// `sentry faces`: every face in a photo read as points, expression, pose and gaze.
+public final class FaceReader {
+    /// One face as `sentry faces --json` prints it (SPEC §8's units).
+    public struct Face: Sendable, Encodable {
+        public var box: [Float]
+        public var score: Float
+        public var landmarks: [[Float]]
+        public var expressions: [String: Float]
+        public var states: [String]
+        public var pose: [String: Float]
+        public var gaze: [String: [Float]]
+        public var measures: FaceMeasures
+
+        /// The points again as values, for drawing.
+        public var points: FaceLandmarks { FaceLandmarks(points: landmarks.map { SIMD3($0[0], $0[1], $0[2]) }) }
+    }
+
+    /// One image's line.
+    public struct Report: Sendable, Encodable {
+        public var file: String
+        public var width: Int
+        public var height: Int
+        public var faces: [Face]
+    }
+
+    private let detector: BlazeFaceDetector
+    private let mesh: FaceMesh
+
+    /// BlazeFace's full-range model (its eye keypoints turn the mesh's crop) and the mesh.
+    public init() throws {
+        guard let path = ModelLocator.model(.fullRange) else {
+            throw DetectorError(description: "BlazeFace's model is not installed; run tools/setup or set SENTRY_DATA_DIR")
+        }
+        detector = try BlazeFaceDetector(modelPath: path)
+        mesh = try FaceMesh()
+    }
+
+    /// Reads the photo at `path`: its first frame, every face BlazeFace finds in it.
+    public func read(path: String) throws(ImageError) -> (report: Report, image: GrayImage) {
+        do throws(VideoError) {
+            let source = try FileFrameSource.open(path: path)
+            defer { source.close() }
+            guard let frame = try source.nextFrame() else { throw VideoError(source: path, reason: "has no picture", hint: "") }
+            return (read(frame.image, file: path), frame.image)
+        } catch {
+            throw ImageError(path: path, reason: error.reason)
+        }
+    }
+
+    /// A photo that could not be read, said as `sentry faces` is about photos, not cameras.
+    public struct ImageError: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "image \(path): \(reason); pass a JPEG or PNG photo (or any picture ffmpeg reads)" }
+    }
+
+    /// Every face in `image`, biggest first.
+    public func read(_ image: GrayImage, file: String) -> Report {
+        var detections: [ScoredFace] = []
+        detector.detect(in: image, into: &detections)
+        detections.sort { $0.width * $0.height > $1.width * $1.height }
+        let faces = detections.compactMap { detection -> Face? in
+            guard let points = mesh.landmarks(in: image, region: FaceMesh.region(for: detection)) else { return nil }
+            let measures = FaceMeasures(points)
+            let scores = ExpressionScores(measures)
+            var states = ExpressionStates()
+            // A photo is one moment: its states are the scores' at the "on" thresholds, a wink without its hold.
+            let active = states.update(scores, at: 0).union(states.update(scores, at: ExpressionStates.winkSeconds))
+            let pose = HeadPose(FaceFrame(points))
+            let gaze = Gaze(points)
+            return Face(
+                box: [detection.x, detection.y, detection.width, detection.height], score: detection.score,
+                landmarks: points.points.map { [$0.x, $0.y, $0.z] },
+                expressions: Dictionary(uniqueKeysWithValues: zip(ExpressionScores.names, scores.values)),
+                states: ExpressionState.allCases.filter(active.contains).map(\.rawValue),
+                pose: ["yaw": pose.yaw, "pitch": pose.pitch, "roll": pose.roll],
+                gaze: ["left": [gaze.left.x, gaze.left.y], "right": [gaze.right.x, gaze.right.y]],
+                measures: measures)
+        }
+        return Report(file: file, width: image.width, height: image.height, faces: faces)
+    }
+}
+
+/// How `sentry faces` prints a report.
+public enum FaceReportText {
+    /// One JSON object on one line.
+    public static func json(_ report: FaceReader.Report) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    }
+
+    /// `photo.jpg 480x480: 1 face: smile, yaw 3° pitch -2° roll 1°`, a face per clause.
+    public static func line(_ report: FaceReader.Report) -> String {
+        let faces = report.faces.map { face in
+            let states = face.states.isEmpty ? "neutral" : face.states.joined(separator: " ")
+            return String(
+                format: "%@ at %.0f,%.0f, yaw %.0f° pitch %.0f° roll %.0f°", states, face.box[0], face.box[1],
+                face.pose["yaw"] ?? 0, face.pose["pitch"] ?? 0, face.pose["roll"] ?? 0)
+        }
+        let count = report.faces.count == 1 ? "1 face" : "\(report.faces.count) faces"
+        return "\(report.file) \(report.width)x\(report.height): \(count)" + faces.map { "; " + $0 }.joined()
+    }
+}
