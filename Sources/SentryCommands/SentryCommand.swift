@@ -6,7 +6,9 @@ public struct SentryCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sentry",
         abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
-        subcommands: [Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self],
+        subcommands: [
+            Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self,
+        ],
         defaultSubcommand: Run.self
     )
 
