@@ -104,16 +104,22 @@ final class WorkerPool: @unchecked Sendable {
             (claims + unit).initialize(to: Atomic(0))
             (finished + unit).initialize(to: Atomic(0))
         }
+        // The pool is ready when every helper has started: a helper's start allocates
+        // (its name, its entry here), which must not land in a frame run later
+        // (a loaded machine can start a thread after the first frames).
+        let started = DispatchSemaphore(value: 0)
         for part in 1...max(helpers, 1) where helpers > 0 {
             let name = "sentry-tflite-\(part)"
             let thread = Thread { [unowned self] in
                 Self.nameKernelThread(name)
                 self.helperThreads.withLock { $0.append(currentThreadID()) }
+                started.signal()
                 self.loop()
             }
             thread.name = name
             thread.start()
         }
+        for _ in 0..<helpers { started.wait() }
     }
 
     /// Gives the calling thread `name` in the kernel (15 bytes at most), so
