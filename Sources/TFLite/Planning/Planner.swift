@@ -278,7 +278,7 @@ struct Planner {
             if PointwiseConv2D.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
             return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 ? [op.inputs[3]] : []))
         case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
-        case .prelu: return (shape[1], [op.inputs[0]])
+        case .prelu: return op.inputs.isEmpty ? nil : (shape[1], [op.inputs[0]])
         case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
         default: return nil
         }
