@@ -22,20 +22,23 @@ public struct SiteRules: Sendable {
     public let allowedOrigins: Set<String>
 
     /// Parses `--web-allow-host`/`--allow-host` and `--web-allow-origin`/`--allow-origin`
-    /// values: comma-separated lists (a flag or a settings-file line each).
-    public init(allowedHosts: String?, allowedOrigins: String?) throws(ServerError) {
+    /// values: comma-separated lists (a flag or a settings-file line each). An error
+    /// names the value by `hostFlag` or `originFlag`, so the user sees the flag they typed.
+    public init(
+        allowedHosts: String?, allowedOrigins: String?, hostFlag: String = "allowed host", originFlag: String = "allowed origin"
+    ) throws(ServerError) {
         func list(_ text: String?) -> [String] {
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         let hosts = list(allowedHosts), origins = list(allowedOrigins)
         if let bad = hosts.first(where: { $0.contains(":") || $0.contains("/") }) {
-            throw ServerError("allowed host \(bad) must be a name without port or scheme, e.g. sentry.local")
+            throw ServerError("\(hostFlag) \(bad) must be a name without port or scheme, e.g. sentry.local")
         }
         if let bad = origins.first(where: { origin in
             let parts = origin.split(separator: "://", maxSplits: 1)
             return parts.count != 2 || !["http", "https"].contains(parts[0].lowercased()) || parts[1].isEmpty || parts[1].dropLast().contains("/")
         }) {
-            throw ServerError("allowed origin \(bad) must be scheme://host[:port], e.g. http://sentry.local:8080")
+            throw ServerError("\(originFlag) \(bad) must be scheme://host[:port], e.g. http://sentry.local:8080")
         }
         self.init(allowedHosts: hosts, allowedOrigins: origins)
     }

@@ -34,11 +34,9 @@ struct ListenOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
         do {
-            _ = try SiteRules(allowedHosts: allowHost, allowedOrigins: allowOrigin)
+            _ = try SiteRules(allowedHosts: allowHost, allowedOrigins: allowOrigin, hostFlag: "--allow-host", originFlag: "--allow-origin")
         } catch {
-            throw ValidationError(
-                error.description.replacingOccurrences(of: "allowed host", with: "--allow-host")
-                    .replacingOccurrences(of: "allowed origin", with: "--allow-origin"))
+            throw ValidationError(error.description)
         }
     }
 }

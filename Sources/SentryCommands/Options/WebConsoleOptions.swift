@@ -38,11 +38,9 @@ struct WebConsoleOptions: ParsableArguments {
             return
         }
         do {
-            _ = try SiteRules(allowedHosts: webAllowHost, allowedOrigins: webAllowOrigin)
+            _ = try SiteRules(allowedHosts: webAllowHost, allowedOrigins: webAllowOrigin, hostFlag: "--web-allow-host", originFlag: "--web-allow-origin")
         } catch {
-            throw ValidationError(
-                error.description.replacingOccurrences(of: "allowed host", with: "--web-allow-host")
-                    .replacingOccurrences(of: "allowed origin", with: "--web-allow-origin"))
+            throw ValidationError(error.description)
         }
         do {
             _ = try ListenAddress.checked(

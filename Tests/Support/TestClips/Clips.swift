@@ -32,13 +32,9 @@ public enum Clips {
     /// 8 % more area) moves left from x = 470.
     public static let crossing = make(
         "crossing.mkv",
-        [
-            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=6",
-            "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-            "-filter_complex",
-            "[1]format=gray,crop=150:170:150:20,split[a][b];[b]scale=156:177[b2];"
-                + "[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray",
-        ])
+        astronautOnGray(
+            seconds: 6,
+            ",split[a][b];[b]scale=156:177[b2];[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray"))
 
     /// Nobody there: plain gray, 640x480 at 10 fps for 2 s.
     public static let nobody = make("nobody.mkv", ["-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=2", "-vf", "format=gray"])
@@ -49,11 +45,16 @@ extension Clips {
     /// 10 fps for 5 s: in view from 0 to 1.5 s and from 2.5 to 4 s.
     public static let comesAndGoes = make(
         "comes-and-goes.mkv",
+        astronautOnGray(seconds: 5, "[a];[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray"))
+
+    /// ffmpeg's arguments for clips of the astronaut's face on plain gray, 640x480
+    /// at 10 fps: `graph` goes on from the face (input 1, cropped to 150x170) and
+    /// lays it over the gray (input 0).
+    private static func astronautOnGray(seconds: Int, _ graph: String) -> [String] {
         [
-            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=5",
+            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=\(seconds)",
             "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path,
-            "-filter_complex",
-            "[1]format=gray,crop=150:170:150:20[a];"
-                + "[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray",
-        ])
+            "-filter_complex", "[1]format=gray,crop=150:170:150:20" + graph,
+        ]
+    }
 }
