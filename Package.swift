@@ -38,7 +38,7 @@ let package = Package(
         // builds, as the detectors are: every frame's pixels pass through it.
         .target(name: "Imaging", swiftSettings: optimisedInDebug),
         // Rectangles in frame pixels, servo aims, and SPEC §2's frame-to-angle formula.
-        .target(name: "Geometry"),
+        .target(name: "Geometry", swiftSettings: optimisedInDebug),
         // Seconds on the monotonic clock, for intervals and deadlines.
         .target(name: "MonotonicTime"),
 
@@ -50,7 +50,7 @@ let package = Package(
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
         .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol"]),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
-        .target(name: "Expressions", dependencies: ["Geometry"]),
+        .target(name: "Expressions", dependencies: ["Geometry"], swiftSettings: optimisedInDebug),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
         .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
@@ -141,7 +141,7 @@ let package = Package(
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
         .executableTarget(
             name: "count-allocations",
-            dependencies: ["FaceDetection", "Video", "Imaging", "Geometry",
+            dependencies: ["FaceDetection", "FaceMesh", "Expressions", "Video", "Imaging", "Geometry",
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
             path: "Benchmarks/Allocations"
         ),
@@ -170,7 +170,8 @@ let package = Package(
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry"]),
-        .testTarget(name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video"]),
+        .testTarget(
+            name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),

@@ -7,7 +7,9 @@
 // the `control` line allocates once per frame to show the counter is live.
 // Prints one line per path:
 //   <path> <allocations> allocations in <frames> frames
+import Expressions
 import FaceDetection
+import FaceMesh
 import Foundation
 import Geometry
 import Imaging
@@ -79,6 +81,10 @@ struct CountAllocations {
                     fullFrame: CascadeDetector(cascade: cascade),
                     neighbourhood: CascadeDetector(cascade: cascade), rate: 8)
             ))
+        // --expressions: full passes at 8 a second, the face mesh on every frame.
+        if let full = ModelLocator.model(.fullRange) {
+            detectors.append(("mesh-detect-fps-8", MeshFollowingDetector(fullFrame: try BlazeFaceDetector(modelPath: full), mesh: try FaceMesh(), rate: 8)))
+        }
         for (name, detector) in detectors {
             var faces: [Box] = []
             // Warm: two passes over the same frames let every buffer reach its size: a
@@ -94,7 +100,26 @@ struct CountAllocations {
                 count(frames.count) { index in
                     detector.detectFaces(in: frames[index], at: Double(2 * frames.count + index) / 30, into: &faces)
                 }, frames.count)
+            if let mesh = detector as? MeshFollowingDetector { try countExpressions(mesh, frames) }
         }
+    }
+
+    /// What the run's expression reader computes from the mesh each frame: scores, states, pose, gaze.
+    static func countExpressions(_ mesh: MeshFollowingDetector, _ frames: [GrayImage]) throws {
+        var faces: [Box] = [], states = ExpressionStates(), kept: Set<ExpressionState> = []
+        var time = 3.0
+        func read(_ image: GrayImage) {
+            time += 1 / 30
+            mesh.detectFaces(in: image, at: time, into: &faces)
+            guard let points = mesh.landmarks else { return }
+            let scores = ExpressionScores(FaceMeasures(points))
+            kept = states.update(scores, at: time)
+            let pose = HeadPose(FaceFrame(points)), gaze = Gaze(points)
+            precondition(pose.yaw.isFinite && gaze.left.x.isFinite)
+        }
+        for image in frames + frames { read(image) }
+        report("mesh-expressions", count(frames.count) { read(frames[$0]) }, frames.count)
+        precondition(kept.count < 6)
     }
 
     /// Allocations made by `body` over `frames` calls.

@@ -58,6 +58,8 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var loopMs: Double
     public var serial: String
     public var detector: String
+    /// The followed face read as points (`--expressions`); nil without them or without a face.
+    public var face: FaceReadingStatus?
     /// `/api/status` only: the live settings and the stream's figures.
     public var settings: [String: String]?
     public var stream: StreamFigures?
@@ -87,12 +89,36 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     }
 }
 
+/// The followed face as the console draws it (`--expressions`): the mesh, the
+/// eyes and irises, the pose axes, the six scores and the states (SPEC §8's units).
+public struct FaceReadingStatus: Codable, Sendable, Equatable {
+    /// The 478 points' x and y in frame pixels, one after the other (x0, y0, x1, y1…),
+    /// to a tenth of a pixel: the page draws from them, and pairs keep the JSON short.
+    public var points: [Float]
+    /// ARKit's names to 0...1, to two decimals.
+    public var expressions: [String: Float]
+    public var states: [String]
+    /// `yaw`, `pitch`, `roll` in degrees.
+    public var pose: [String: Float]
+    /// `left` and `right`: the iris centre against the eye corners, -1...1 per axis.
+    public var gaze: [String: [Float]]
+    /// The face is the tracker's target.
+    public var target: Bool
+
+    public init(
+        points: [Float], expressions: [String: Float], states: [String], pose: [String: Float], gaze: [String: [Float]], target: Bool
+    ) {
+        (self.points, self.expressions, self.states) = (points, expressions, states)
+        (self.pose, self.gaze, self.target) = (pose, gaze, target)
+    }
+}
+
 /// A line of the console's event log.
 public struct ConsoleEvent: Codable, Sendable, Equatable {
     public var sequence: Int
     /// Seconds since the source started (the frame clock).
     public var time: Double
-    /// `face`, `lock`, `fire`, `serial`, `camera`, `settings`, `steering`.
+    /// `face`, `lock`, `fire`, `expression`, `serial`, `camera`, `settings`, `steering`.
     public var kind: String
     public var text: String
 }
@@ -111,7 +137,8 @@ public struct StreamFigures: Codable, Sendable, Equatable {
 }
 
 /// The events a new frame's status implies against the last one: the
-/// target found or lost, locks, shots, serial state, who steers.
+/// target found or lost, locks, shots, expressions begun and ended, serial
+/// state, who steers.
 public enum EventDerivation {
     public static func events(from previous: FrameStatus?, to current: FrameStatus) -> [(kind: String, text: String)] {
         var events: [(String, String)] = []
@@ -128,6 +155,9 @@ public enum EventDerivation {
         for command in current.commands where command.hasPrefix("F") {
             events.append(("fire", "fire: sent \(command)"))
         }
+        let shown = current.face?.states ?? [], wasShown = previous?.face?.states ?? []
+        for state in shown where !wasShown.contains(state) { events.append(("expression", "\(state) began")) }
+        for state in wasShown where !shown.contains(state) { events.append(("expression", "\(state) ended")) }
         if let previous, previous.serial != current.serial {
             events.append(("serial", "serial: \(current.serial)"))
         }

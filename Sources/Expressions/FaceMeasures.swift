@@ -29,12 +29,13 @@ public struct FaceMeasures: Sendable, Equatable, Codable {
             let d = at(a) - at(b)
             return (d * d).sum().squareRoot()
         }
-        /// Three lid-to-lid gaps over the corners' distance.
-        func opening(_ lids: [(Int, Int)], corners: (Int, Int)) -> Float {
-            lids.map { distance($0.0, $0.1) }.reduce(0, +) / Float(lids.count) / max(distance(corners.0, corners.1), 1e-6)
+        /// Three lid-to-lid gaps over the corners' distance (a tuple, not an array: nothing to allocate per frame).
+        func opening(_ lids: ((Int, Int), (Int, Int), (Int, Int)), corners: (Int, Int)) -> Float {
+            let gaps = distance(lids.0.0, lids.0.1) + distance(lids.1.0, lids.1.1) + distance(lids.2.0, lids.2.1)
+            return gaps / 3 / max(distance(corners.0, corners.1), 1e-6)
         }
-        eyeOpeningRight = opening([(159, 145), (158, 153), (160, 144)], corners: (L.rightEyeOuter, L.rightEyeInner))
-        eyeOpeningLeft = opening([(386, 374), (385, 380), (387, 373)], corners: (L.leftEyeInner, L.leftEyeOuter))
+        eyeOpeningRight = opening(((159, 145), (158, 153), (160, 144)), corners: (L.rightEyeOuter, L.rightEyeInner))
+        eyeOpeningLeft = opening(((386, 374), (385, 380), (387, 373)), corners: (L.leftEyeInner, L.leftEyeOuter))
         mouthOpening = distance(L.upperLipInner, L.lowerLipInner)
         let middle = (at(L.upperLipInner) + at(L.lowerLipInner)) / 2
         cornerLiftRight = at(L.mouthRight).y - middle.y

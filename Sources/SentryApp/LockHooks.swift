@@ -45,16 +45,19 @@ final class LockHooks {
             }
         guard let command else { return }
         runner.submit(
-            HookRunner.Job(
-                name: "on-\(name)", command: command,
-                environment: [
-                    "SENTRY_EVENT": name,
-                    "SENTRY_PAN": String(turret.pan),
-                    "SENTRY_TILT": String(turret.tilt),
-                    "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
-                    "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
-                    "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
-                ]))
+            HookRunner.Job(name: "on-\(name)", command: command, environment: Self.environment(event: name, turret: turret, box: box, frameTime: frameTime)))
+    }
+
+    /// What every hook (`--on-lock`, `--on-lost`, `--on-expression`) finds in its environment.
+    static func environment(event: String, turret: Aim, box: Box, frameTime: Double) -> [String: String] {
+        [
+            "SENTRY_EVENT": event,
+            "SENTRY_PAN": String(turret.pan),
+            "SENTRY_TILT": String(turret.tilt),
+            "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
+            "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
+            "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
+        ]
     }
 
     func finish() { runner.finish() }

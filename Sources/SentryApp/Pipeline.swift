@@ -1,3 +1,4 @@
+import Expressions
 import FaceDetection
 import Geometry
 import Imaging
@@ -22,6 +23,8 @@ public struct PipelineSettings: Sendable {
     /// wall clock for real hardware, the frames' for the virtual camera's
     /// simulated servo.
     public var turretClock = TurretClock.wall
+    /// `--spare STATE`: never fire at a target whose face shows it (`--expressions`).
+    public var spare: ExpressionState?
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking
@@ -54,6 +57,8 @@ public struct FrameResult: Sendable {
     public var isLocked: Bool
     /// The lock was gained or lost this frame.
     public var lockEvent: LockOn.Event?
+    /// The target showed the `--spare` state: no shot this frame.
+    public var spared: ExpressionState?
     /// The angles the turret holds once this frame's commands arrive.
     public var commanded: Aim
     /// Seconds spent per stage.
@@ -80,6 +85,8 @@ public final class Pipeline {
     private var fire: FireControl?
     /// The timestamp of the last frame processed.
     public private(set) var lastFrameTime = 0.0
+    /// The `--spare` state the target shows, as last read (`spare(_:)`).
+    public private(set) var spared: ExpressionState?
 
     public init(detector: any FaceDetector, output: any CommandOutput, settings: PipelineSettings) {
         self.detector = detector
@@ -118,9 +125,10 @@ public final class Pipeline {
         if fire != nil, steering == .tracking {
             let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
-            if let shot = fire?.shot(
-                locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
-                at: frame.timestamp, wireTime: wireTime)
+            if spared == nil,
+                let shot = fire?.shot(
+                    locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
+                    at: frame.timestamp, wireTime: wireTime)
             {
                 commands.append(shot)
                 tracker.sent([shot], at: frame.timestamp)
@@ -132,7 +140,7 @@ public final class Pipeline {
         let t3 = monotonicSeconds()
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
-            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, commanded: commanded,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, spared: spared, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
@@ -147,6 +155,12 @@ public final class Pipeline {
         filter.tiltEnabled = new.tiltEnabled
         lock.lockAfter = new.lockAfter
         if let fireSettings = new.fire { fire?.settings = fireSettings }
+    }
+
+    /// Holds fire while the target shows the `--spare` state (`nil`: it does not),
+    /// as the expressions read it on the frame before.
+    public func spare(_ state: ExpressionState?) {
+        spared = state
     }
 
     /// Runs faces through `detector` from the next frame on.

@@ -1,4 +1,5 @@
 import Devices
+import Expressions
 import FaceDetection
 import Foundation
 import Hooks
@@ -43,6 +44,8 @@ public struct RunOptions: Sendable {
     public var onExit = ExitCommand.scan
     /// Commands run when the target is locked and when the lock is lost.
     public var hooks = LockHookSettings()
+    /// `--on-expression` (with `--expressions`).
+    public var expressionRules: [ExpressionRule] = []
     /// Print the HUD line on stderr.
     public var showStatus = true
     /// Print one line per frame that wrote commands, on stdout.
@@ -100,7 +103,13 @@ public enum Runner {
         logger.info(
             "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
         )
-        let web = try options.web.map { try WebConsole(options: $0, detectorName: detectorName, output: link.output, logger: logger) }
+        // The console may turn the expressions on while sentry runs, so it always gets their reader.
+        let expressions =
+            options.detector.expressions || options.web != nil
+            ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
+        let web = try options.web.map {
+            try WebConsole(options: $0, detectorName: detectorName, output: link.output, expressions: expressions, logger: logger)
+        }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
             try openCamera(options, logger: logger)
@@ -116,6 +125,7 @@ public enum Runner {
         if simulator == nil, let port = link.serialPort, let hotPlug = SerialHotPlug(port: port, logger: logger) { observers.append(hotPlug) }
         if let web { observers.append(web) }
         if let recorder { observers.append(recorder) }
+        if let expressions { observers.insert(expressions, at: 0) }
         observers.append(lockEvents)
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
         if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }

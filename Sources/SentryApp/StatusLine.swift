@@ -1,3 +1,4 @@
+import Expressions
 import Geometry
 import Tracking
 import TurretLinks
@@ -5,13 +6,16 @@ import TurretLinks
 /// The heads-up line on stderr, as in the original tracker's HUD:
 /// `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`, or
 /// `Locked — X: 93 | Y: 71` once the target is held `--lock-after`
-/// seconds; plus frame rate and serial state.
+/// seconds, `Spared — smiling — X: 93 | Y: 71` while it shows the `--spare`
+/// state; plus frame rate and serial state.
 public struct StatusLine: Sendable {
     /// The HUD text for a target's aim (or none).
-    public static func hud(for aim: Aim?, locked: Bool = false, tiltEnabled: Bool, steering: Steering = .tracking) -> String {
+    public static func hud(
+        for aim: Aim?, locked: Bool = false, tiltEnabled: Bool, steering: Steering = .tracking, spared: ExpressionState? = nil
+    ) -> String {
         if steering == .manualScan { return "Manual — scanning" }
         guard let aim else { return "Sentry mode — no targets" }
-        let mode = steering.isManual ? "Manual" : locked ? "Locked" : "Shooting"
+        let mode = steering.isManual ? "Manual" : spared.map { "Spared — \($0.participle)" } ?? (locked ? "Locked" : "Shooting")
         return tiltEnabled ? "\(mode) — X: \(aim.pan) | Y: \(aim.tilt)" : "\(mode) — X: \(aim.pan)"
     }
 

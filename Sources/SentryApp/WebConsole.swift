@@ -1,7 +1,9 @@
 import Config
 import Console
+import Expressions
 import FaceDetection
 import Foundation
+import Geometry
 import Imaging
 import Logging
 import MonotonicTime
@@ -96,7 +98,7 @@ final class LiveControl: ConsoleController {
             case .failure(let refusal): return .failure(refusal)
             }
             var handOff: DetectorHandOff?
-            if ["detector", "min-score", "detect-fps"].contains(where: { values[$0] != current[$0] }) {
+            if ["detector", "min-score", "detect-fps", "expressions"].contains(where: { values[$0] != current[$0] }) {
                 do {
                     let (detector, name) = try Runner.makeDetector(live.detector, logger: logger)
                     handOff = DetectorHandOff(detector: detector, name: name)
@@ -159,7 +161,11 @@ final class WebConsole: FrameObserver {
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    init(options: WebOptions, detectorName: String, output: any CommandOutput, logger: Logger) throws {
+    /// The followed face's reading, drawn over the video (`--expressions`).
+    private let expressions: ExpressionWatcher?
+
+    init(options: WebOptions, detectorName: String, output: any CommandOutput, expressions: ExpressionWatcher?, logger: Logger) throws {
+        self.expressions = expressions
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         control = LiveControl(options: options, logger: logger)
         server = try ConsoleServer(
@@ -202,14 +208,35 @@ final class WebConsole: FrameObserver {
             case .manual: "manual"
             case .manualScan: "manual-scan"
             }
-        let status = FrameStatus(
+        var status = FrameStatus(
             frame: result.index, time: result.timestamp, width: frame.image.width, height: frame.image.height,
             faces: faces, target: result.target.flatMap { result.faces.firstIndex(of: $0) },
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
-            mode: StatusLine.hud(for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering),
+            mode: StatusLine.hud(
+                for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering, spared: result.spared),
             steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - context.capturedAt) * 1000, serial: output.state.description, detector: detectorName)
+        status.face = expressions?.latest.map(Self.faceStatus)
         hub.publish(status, frame: frame, capturedAt: context.capturedAt)
+    }
+
+    /// A reading as the page takes it (rounded: it is drawn, not computed with).
+    static func faceStatus(_ reading: ExpressionReading) -> FaceReadingStatus {
+        func round(_ value: Float, _ places: Float) -> Float { (value * places).rounded() / places }
+        var points: [Float] = []
+        points.reserveCapacity(2 * FaceLandmarks.count)
+        for point in reading.landmarks.points { points += [round(point.x, 10), round(point.y, 10)] }
+        let scores = reading.scores
+        return FaceReadingStatus(
+            points: points,
+            expressions: Dictionary(uniqueKeysWithValues: zip(ExpressionScores.names, scores.values.map { round($0, 100) })),
+            states: ExpressionState.allCases.filter(reading.states.contains).map(\.rawValue),
+            pose: ["yaw": round(reading.pose.yaw, 10), "pitch": round(reading.pose.pitch, 10), "roll": round(reading.pose.roll, 10)],
+            gaze: [
+                "left": [round(reading.gaze.left.x, 100), round(reading.gaze.left.y, 100)],
+                "right": [round(reading.gaze.right.x, 100), round(reading.gaze.right.y, 100)],
+            ],
+            target: reading.isTarget)
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {

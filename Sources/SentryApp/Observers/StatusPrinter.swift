@@ -18,7 +18,7 @@ final class StatusPrinter: FrameObserver {
         update(
             hud: StatusLine.hud(
                 for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
-                steering: pipeline.steering))
+                steering: pipeline.steering, spared: result.spared))
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {

@@ -55,6 +55,8 @@ struct Run: ParsableCommand {
 
     @OptionGroup var detection: DetectionOptions
 
+    @OptionGroup var faces: ExpressionOptions
+
     @OptionGroup var capture: CameraOptions
 
     @OptionGroup var webConsole: WebConsoleOptions
@@ -79,7 +81,15 @@ struct Run: ParsableCommand {
         var settings = PipelineSettings(tracking: trackingOptions.settings, deadband: trackingOptions.deadband)
         settings.lockAfter = lockFire.lockAfter
         settings.fire = lockFire.fireSettings
+        settings.spare = try? faces.spareState
         return settings
+    }
+
+    /// The detector's options, with the mesh when the expressions are on.
+    var detectorOptions: DetectorOptions {
+        var options = detection.options
+        options.expressions = faces.enabled
+        return options
     }
 
     func run() throws {
@@ -96,7 +106,8 @@ struct Run: ParsableCommand {
         options.controls = capture.controls
         options.realtime = realtime
         options.loop = loop
-        options.detector = detection.options
+        options.detector = detectorOptions
+        options.expressionRules = (try? faces.rules) ?? []
         options.settings = pipelineSettings
         if webConsole.web != nil {
             // The console's changes are parsed on top of the command line run was parsed from.

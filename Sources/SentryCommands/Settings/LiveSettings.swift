@@ -13,7 +13,7 @@ extension Run {
     static let liveKeys = [
         "offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector", "detect-fps",
         "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
-        "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd",
+        "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd", "expressions", "spare",
     ]
 
     /// `--web`'s options, or `nil` without it. `commandLine`: the arguments
@@ -56,7 +56,7 @@ extension Run {
         }
         do {
             let run = try Run.parse(arguments)
-            return .success(LiveSettings(pipeline: run.pipelineSettings, detector: run.detection.options))
+            return .success(LiveSettings(pipeline: run.pipelineSettings, detector: run.detectorOptions))
         } catch {
             return .failure(ConsoleRefusal(Run.message(for: error)))
         }

@@ -1,0 +1,72 @@
+import Foundation
+import TestClips
+import Testing
+
+@Suite("Expressions in the run, through the real binary: hooks on held expressions, the spared target")
+struct ExpressionRunTests {
+    /// The astronaut's smiling face in view 0–1.5 s and 2.5–4 s, played in real time so
+    /// that each hook has finished before the next is due.
+    static let clipArguments = [
+        "--camera", Clips.comesAndGoes, "--serial", "sim", "--realtime", "--lock-after", "0.5", "--lost-after", "0.2",
+    ]
+
+    @Test("--on-expression runs once per held smile, not while it lasts, never for a shorter hold")
+    func heldSmile() throws {
+        let directory = try scratchDirectory()
+        func hook(_ name: String) -> String {
+            "echo \"$SENTRY_EVENT $SENTRY_EXPRESSION $SENTRY_SCORE $SENTRY_FRAME_TIME $SENTRY_PAN $SENTRY_BOX\" >> '\(directory.path)/\(name)'"
+        }
+        let run = try SentryProcess(
+            Self.clipArguments + [
+                "--quiet", "--on-expression", "smile:1=" + hook("one-second"), "--on-expression", "smile=" + hook("at-once"),
+                "--on-expression", "smile:2=" + hook("two-seconds"),
+            ])
+        #expect(run.status == 0, "\(run.standardError)")
+        func lines(_ name: String) -> [[Substring]] {
+            ((try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n").map {
+                $0.split(separator: " ")
+            }
+        }
+        // Each showing lasts 1.5 s: the 1 s hold is reached 1 s into it, a 2 s hold never.
+        let held = lines("one-second")
+        #expect(held.map { Double($0[3]) ?? -1 } == [1.0, 3.5], "\(held)")
+        for line in held {
+            #expect(line[0] == "expression" && line[1] == "smile", "\(line)")
+            #expect((Double(line[2]) ?? 0) >= 0.6, "the smile's score \(line[2])")
+            #expect(Int(line[4]) != nil && line[5].split(separator: ",").count == 4, "\(line)")
+        }
+        #expect(lines("at-once").count == 2)
+        #expect(lines("two-seconds").isEmpty)
+    }
+
+    @Test("--spare smile: a smiling locked target gets no F, and the status says it is spared")
+    func spared() throws {
+        let fire = Self.clipArguments + ["--fire", "--fire-cooldown", "1"]
+        let firing = try SentryProcess(fire + ["--quiet"])
+        #expect(firing.status == 0, "\(firing.standardError)")
+        #expect(firing.standardOutput.contains("2 shots fired"), "\(firing.standardOutput)")
+        let spared = try SentryProcess(fire + ["--spare", "smile"])
+        #expect(spared.status == 0, "\(spared.standardError)")
+        #expect(spared.standardOutput.contains(", 0 shots fired"), "\(spared.standardOutput)")
+        #expect(spared.standardError.contains("Spared — smiling — X: "), "\(spared.standardError)")
+        #expect(!spared.standardError.contains("Locked — "), "\(spared.standardError)")
+    }
+
+    @Test(
+        "bad expression flags: the error's first line says what and how, a usage exit; a setup error is one line",
+        arguments: [
+            (["--on-expression", "frown:2=x"], 64, "--on-expression frown is not an expression; use one of smile, blink"),
+            (["--on-expression", "smile:-2=x"], 64, "the hold '-2' must be seconds"),
+            (["--on-expression", "smile:soon=x"], 64, "the hold 'soon' must be seconds"),
+            (["--on-expression", "smile:2"], 64, "needs NAME[:HOLD]=COMMAND"),
+            (["--spare", "frown"], 64, "--spare frown is not an expression"),
+            (["--expressions", "--detector", "haar"], 1, "--expressions needs the BlazeFace detector"),
+        ])
+    func badFlags(arguments: [String], status: Int32, message: String) throws {
+        let run = try SentryProcess(["--camera", Clips.comesAndGoes, "--serial", "sim", "--quiet"] + arguments)
+        #expect(run.status == status, "\(run.standardError)")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.first?.contains(message) == true, "\(run.standardError)")
+        if status == 1 { #expect(lines.count == 1, "\(run.standardError)") }
+    }
+}
