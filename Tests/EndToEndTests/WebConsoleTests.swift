@@ -430,6 +430,47 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test("with --expressions the page draws cartoon eyes over the subject's eyes: white, a pupil, inside the face (screenshot in docs/)")
+    func cartoonEyes() throws {
+        let console = try RunningConsole(["--expressions"])
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/?view=eyes", "width": 1280, "height": 900])
+        try browser.run([
+            "wait":
+                "window.sentry.shown && window.sentry.shown.eyes.length === 2 && (window.sentry.shown.frame % 100) > 12 && (window.sentry.shown.frame % 100) < 22",
+            "timeout": 40,
+        ])
+        let shown = try Self.freeze(browser)
+        let eyes = try #require(try browser.eval("window.sentry.shown.eyes") as? [[String: Any]])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-eyes-\(UUID().uuidString).png").path
+        try browser.run(["screenshot": path])
+        if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
+            let docs = DemoClip.repository.appendingPathComponent("docs/console-eyes.png").path
+            try? FileManager.default.removeItem(atPath: docs)
+            try FileManager.default.copyItem(atPath: path, toPath: docs)
+        }
+        let face = DemoClip.face(at: Double(shown.frame % 100) / DemoClip.framesPerSecond)
+        let drawn = eyes.compactMap { eye -> (x: Double, y: Double, r: Double)? in
+            guard let x = eye["x"] as? Double, let y = eye["y"] as? Double, let r = eye["r"] as? Double, eye["closed"] as? Bool == false else { return nil }
+            return (x, y, r)
+        }
+        #expect(drawn.count == 2, "\(eyes)")
+        guard drawn.count == 2 else { return }
+        // The subject's right eye first, on the image's left; both in the upper part of the face, level.
+        #expect(drawn[0].x < drawn[1].x && abs(drawn[0].y - drawn[1].y) < 0.1 * face.width, "\(drawn), face \(face)")
+        for eye in drawn {
+            #expect(eye.x > face.x && eye.x < face.x + face.width && eye.y > face.y && eye.y < face.y + face.height * 0.6, "\(eye), face \(face)")
+            #expect(eye.r > 0.05 * face.width && eye.r < 0.25 * face.width, "\(eye), face \(face)")
+            // On screen: a white eye with a black pupil where the page says it drew one.
+            let side = eye.r * shown.scale
+            let rect = [shown.left + eye.x * shown.scale - side / 2, shown.top + eye.y * shown.scale - side / 2, side, side]
+            let white = try #require(try browser.run(["pixels": path, "rect": rect, "rgb": [255, 255, 255], "tolerance": 30]) as? [String: Double])
+            let black = try #require(try browser.run(["pixels": path, "rect": rect, "rgb": [0, 0, 0], "tolerance": 40]) as? [String: Double])
+            #expect(white["near"]! > 0.2 * side * side && black["near"]! > 0.1 * side * side, "white \(white), black \(black)")
+        }
+        #expect(console.stop() == 0)
+    }
+
     @Test("a click on the video aims the simulated servo at the clicked point; arrows nudge; A hands back to tracking")
     func click() throws {
         let (servo, console, browser) = try Self.consoleOnSimulatedServo()

@@ -10,7 +10,8 @@ let latest = null, settings = {}, shownFrame = -1;
 window.sentry = { framesShown: 0, lastFrameShown: -1, overlaysDrawn: 0, shown: null, freeze: false };
 
 const kinds = {
-  "invert-x": "switch", "invert-y": "switch", "tilt": "switch", "smooth": "switch",
+  "invert-x": "switch", "invert-y": "switch", "tilt": "switch", "smooth": "switch", "expressions": "switch",
+  "spare": ["none", "smile", "blink", "wink-left", "wink-right", "mouth-open"],
   "detector": ["blazeface", "blazeface-short", "haar", "lbp"], "search": ["scan", "hold", "last-seen"], "mount": ["fixed", "turret"],
 };
 
@@ -130,6 +131,7 @@ function showStatus(s) {
   $("serialState").textContent = s.serial;
   $("serial").textContent = "serial " + s.serial;
   $("frame").textContent = s.frame + " at " + s.time.toFixed(2) + " s";
+  showFace(s.face);
   for (const id of ["auto", "scan", "center"]) $(id).classList.toggle("on", (id === "auto") === (s.steering === "auto") && (id !== "scan" || s.steering === "manual-scan"));
 }
 
@@ -202,7 +204,7 @@ function drawFrame(bitmap, s, index) {
   else { g.fillStyle = "#000"; g.fillRect(0, 0, width, height); }
   if (!s) return;
   const rect = video.getBoundingClientRect();
-  window.sentry.shown = { frame: index, status: s.frame, faces: s.faces, target: s.target, width, height,
+  window.sentry.shown = { frame: index, status: s.frame, faces: s.faces, target: s.target, width, height, eyes: [],
                           canvas: { left: rect.left, top: rect.top, width: rect.width, height: rect.height } };
   g.lineWidth = 2;
   s.faces.forEach((face, i) => {
@@ -215,6 +217,7 @@ function drawFrame(bitmap, s, index) {
       g.fillText(face.score.toFixed(2), face.x, Math.max(12, face.y - 4));
     }
   });
+  if (s.face) drawFace(g, s.face);
   const [x, y] = aimPoint(s);
   g.strokeStyle = "#4dff88"; g.lineWidth = 2;
   g.beginPath(); g.moveTo(x - 14, y); g.lineTo(x + 14, y); g.moveTo(x, y - 14); g.lineTo(x, y + 14); g.stroke();
@@ -225,6 +228,99 @@ function drawFrame(bitmap, s, index) {
   const corner = s.fps.toFixed(1) + " fps · frame " + s.frame;
   g.strokeText(corner, 12, height - 10); g.fillText(corner, 12, height - 10);
   window.sentry.overlaysDrawn++;
+}
+
+// --- the face (--expressions): points, eyes, pose and scores; cartoon eyes ---
+// Each eye's outline in MediaPipe's numbering (the iris model's first 16 contour
+// points), its corners, its iris centre, its score and its gaze, subject's right eye first.
+const eyes = [
+  { outline: [33, 7, 163, 144, 145, 153, 154, 155, 133, 246, 161, 160, 159, 158, 157, 173], corners: [33, 133], iris: 468, side: "Right", wink: "wink-right" },
+  { outline: [263, 249, 390, 373, 374, 380, 381, 382, 362, 466, 388, 387, 386, 385, 384, 398], corners: [362, 263], iris: 473, side: "Left", wink: "wink-left" },
+];
+const scoreNames = ["eyeBlinkLeft", "eyeBlinkRight", "jawOpen", "mouthSmileLeft", "mouthSmileRight", "browInnerUp"];
+for (const box of ["view-mesh", "view-eyes"]) {
+  const view = new URLSearchParams(location.search).get("view");
+  if (view) $(box).checked = view.split(",").includes(box.slice(5));
+}
+
+function at(face, i) { return [face.points[2 * i], face.points[2 * i + 1]]; }
+function distance(a, b) { return Math.hypot(a[0] - b[0], a[1] - b[1]); }
+
+function drawFace(g, face) {
+  const size = distance(at(face, 234), at(face, 454));
+  if ($("view-mesh").checked) {
+    g.fillStyle = "rgba(120, 220, 255, .7)";
+    for (let i = 0; i < 468; i++) { const [x, y] = at(face, i); g.fillRect(x - 0.75, y - 0.75, 1.5, 1.5); }
+    g.lineWidth = 1.5;
+    for (const eye of eyes) {
+      g.strokeStyle = "#ffe14d"; g.beginPath();
+      eye.outline.forEach((i, n) => { const [x, y] = at(face, i); n ? g.lineTo(x, y) : g.moveTo(x, y); });
+      g.closePath(); g.stroke();
+      const centre = at(face, eye.iris);
+      const radius = [1, 2, 3, 4].reduce((sum, k) => sum + distance(centre, at(face, eye.iris + k)), 0) / 4;
+      g.strokeStyle = "#4dff88"; g.beginPath(); g.arc(centre[0], centre[1], radius, 0, 2 * Math.PI); g.stroke();
+    }
+    drawPoseAxes(g, face, size * 0.6);
+  }
+  if ($("view-eyes").checked) drawCartoonEyes(g, face);
+}
+
+// The face's own axes from the nose tip: red across (toward the image's right
+// when level), green up, blue out of the face, from yaw, pitch and roll (SPEC §8).
+function drawPoseAxes(g, face, length) {
+  const rad = Math.PI / 180, p = -face.pose.pitch * rad, b = -face.pose.yaw * rad, c = face.pose.roll * rad;
+  const turn = ([x, y, z]) => {
+    [y, z] = [y * Math.cos(p) - z * Math.sin(p), y * Math.sin(p) + z * Math.cos(p)];
+    [x, z] = [x * Math.cos(b) + z * Math.sin(b), -x * Math.sin(b) + z * Math.cos(b)];
+    return [x * Math.cos(c) - y * Math.sin(c), x * Math.sin(c) + y * Math.cos(c)];
+  };
+  const [ox, oy] = at(face, 1);
+  g.lineWidth = 3;
+  for (const [axis, colour] of [[[1, 0, 0], "#ff4040"], [[0, -1, 0], "#40ff60"], [[0, 0, -1], "#4080ff"]]) {
+    const [dx, dy] = turn(axis);
+    g.strokeStyle = colour; g.beginPath(); g.moveTo(ox, oy); g.lineTo(ox + dx * length, oy + dy * length); g.stroke();
+  }
+}
+
+// Big eyes over the subject's eyes: the pupils follow the gaze, the lids close
+// with a blink or a wink. What was drawn goes to window.sentry.shown.eyes.
+function drawCartoonEyes(g, face) {
+  const roll = face.pose.roll * Math.PI / 180;
+  for (const eye of eyes) {
+    const a = at(face, eye.corners[0]), b = at(face, eye.corners[1]);
+    const x = (a[0] + b[0]) / 2, y = (a[1] + b[1]) / 2, r = 0.8 * distance(a, b);
+    const closed = face.states.includes("blink") || face.states.includes(eye.wink);
+    g.lineWidth = Math.max(2, r / 10); g.strokeStyle = "#000";
+    g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI);
+    if (closed) {
+      g.fillStyle = "#f1c27d"; g.fill(); g.stroke();
+      g.beginPath(); g.moveTo(x - r * Math.cos(roll), y - r * Math.sin(roll)); g.lineTo(x + r * Math.cos(roll), y + r * Math.sin(roll)); g.stroke();
+    } else {
+      g.fillStyle = "#fff"; g.fill(); g.stroke();
+      // Gaze: x toward the image's right, y up, in the face's own axes; a real iris moves a third of its range.
+      const [gx, gy] = face.gaze[eye.side.toLowerCase()], reach = 0.55 * r;
+      const ux = Math.max(-1, Math.min(1, 2 * gx)) * reach, uy = -Math.max(-1, Math.min(1, 2 * gy)) * reach;
+      const px = x + ux * Math.cos(roll) - uy * Math.sin(roll), py = y + ux * Math.sin(roll) + uy * Math.cos(roll);
+      g.fillStyle = "#000"; g.beginPath(); g.arc(px, py, 0.4 * r, 0, 2 * Math.PI); g.fill();
+      g.fillStyle = "#fff"; g.beginPath(); g.arc(px - 0.12 * r, py - 0.12 * r, 0.1 * r, 0, 2 * Math.PI); g.fill();
+    }
+    if (window.sentry.shown) window.sentry.shown.eyes.push({ x, y, r, closed });
+  }
+}
+
+function showFace(face) {
+  $("faceNote").style.display = face ? "none" : "";
+  const scores = $("scores");
+  scores.textContent = "";
+  for (const name of scoreNames) {
+    const value = face ? face.expressions[name] : 0;
+    const label = document.createElement("span"), bar = document.createElement("div"), fill = document.createElement("div"), number = document.createElement("span");
+    label.textContent = name; bar.className = "bar"; fill.style.width = (100 * value).toFixed(0) + "%"; number.textContent = face ? value.toFixed(2) : "–";
+    bar.appendChild(fill); scores.append(label, bar, number);
+  }
+  $("states").textContent = face ? (face.states.join(", ") || "neutral") : "–";
+  $("pose").textContent = face ? ["yaw", "pitch", "roll"].map(k => k + " " + face.pose[k].toFixed(0) + "°").join("  ") : "–";
+  $("gaze").textContent = face ? ["left", "right"].map(k => k + " " + face.gaze[k].map(v => v.toFixed(2)).join(", ")).join("  ") : "–";
 }
 
 // --- the chart: 30 s of commanded angles and the face's centre ---
