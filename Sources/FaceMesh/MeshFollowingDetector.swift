@@ -19,6 +19,10 @@ public final class MeshFollowingDetector: FaceDetector {
     public let mesh: FaceMesh
     /// Seconds of video between full-frame passes.
     public let interval: Double
+    /// Seconds of video between runs of the mesh (`--expressions-fps`): the mesh and
+    /// the two iris networks cost about three BlazeFace passes, so at 30 fps they run
+    /// on every other frame by default.
+    public let meshInterval: Double
     /// What ran on the last frame: `.neighbourhood` is the mesh alone.
     public private(set) var lastPass = ScheduledDetector.Pass.full
     public private(set) var lastScores: [Float] = []
@@ -32,6 +36,7 @@ public final class MeshFollowingDetector: FaceDetector {
     /// The crop for the next frame, from this frame's points or a new detection.
     private var region: FaceRegion?
     private var nextFullPass = -Double.infinity
+    private var nextMesh = -Double.infinity
     private var lastTime = -Double.infinity
     private var detections: [ScoredFace] = []
     private var others: [Box] = []
@@ -40,29 +45,35 @@ public final class MeshFollowingDetector: FaceDetector {
     /// as the detector's box when the mesh will not take it (a profile).
     private var detected: ScoredFace?
 
-    /// Full passes with `fullFrame` at `rate` per second of video (nil: every frame).
-    public init(fullFrame: BlazeFaceDetector, mesh: FaceMesh, rate: Double?) {
+    /// Full passes with `fullFrame` at `rate` per second of video, the mesh at
+    /// `meshRate` (nil: every frame, for both).
+    public init(fullFrame: BlazeFaceDetector, mesh: FaceMesh, rate: Double?, meshRate: Double? = nil) {
         self.fullFrame = fullFrame
         self.mesh = mesh
         interval = rate.map { 1 / $0 } ?? 0
+        meshInterval = meshRate.map { 1 / $0 } ?? 0
     }
 
     /// Without a time every frame is a full pass.
     public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
-        nextFullPass = -.infinity
+        (nextFullPass, nextMesh) = (-.infinity, -.infinity)
         detectFaces(in: image, at: lastTime, into: &faces)
     }
 
     public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
-        // Video time that goes back (a file played again) starts the schedule over.
-        if time < lastTime { nextFullPass = -.infinity }
+        // Video time that goes back (a file played again) starts the schedules over.
+        if time < lastTime { (nextFullPass, nextMesh) = (-.infinity, -.infinity) }
         lastTime = time
         lastPass = .none
         detected = nil
+        let followed = region
         if time >= nextFullPass { fullPass(in: image, at: time) }
+        // Between the mesh's turns the face it follows holds its box and points (a new face starts it at once).
+        guard time >= nextMesh || region != followed || !followsFace else { return report(in: image, into: &faces) }
+        nextMesh = Self.next(nextMesh, at: time, every: meshInterval)
         let tried = region
         followsFace = tried.map { mesh.landmarks(in: image, region: $0, into: &points) } ?? false
-        if !followsFace {
+        if !followsFace, tried != nil {
             // The mesh lost the face: start again from a detection (a pass now if this frame had none).
             if lastPass != .full { fullPass(in: image, at: time) }
             if let detected, FaceMesh.region(for: detected) != tried {
@@ -74,11 +85,17 @@ public final class MeshFollowingDetector: FaceDetector {
         report(in: image, into: &faces)
     }
 
+    /// The next turn of a schedule `every` seconds: on the beat while it keeps up, else from `time`.
+    private static func next(_ due: Double, at time: Double, every interval: Double) -> Double {
+        time >= due && time < due + interval ? due + interval : time + interval
+    }
+
     /// Finds every face and picks the largest to follow; the mesh keeps its own
     /// crop when that is the face it already follows.
     private func fullPass(in image: GrayImage, at time: Double) {
         fullFrame.detect(in: image, into: &detections)
-        nextFullPass = time >= nextFullPass && time < nextFullPass + interval ? nextFullPass + interval : time + interval
+        // A pass out of turn (the mesh lost its face) leaves the schedule on its beat.
+        if time >= nextFullPass { nextFullPass = Self.next(nextFullPass, at: time, every: interval) }
         lastPass = .full
         others.removeAll(keepingCapacity: true)
         otherScores.removeAll(keepingCapacity: true)

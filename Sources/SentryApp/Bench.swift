@@ -2,6 +2,7 @@ import ChildProcesses
 import SystemPackage
 import CoreAffinity
 import FaceDetection
+import FaceMesh
 import Foundation
 import Geometry
 import Imaging
@@ -85,7 +86,8 @@ public enum Bench {
         defer { link.close() }
         let pipeline = Pipeline(detector: detector, output: link, settings: PipelineSettings())
         let scheduled = detector as? ScheduledDetector
-        let blazeFace = (scheduled?.fullFrame ?? detector) as? BlazeFaceDetector
+        let meshFollowing = detector as? MeshFollowingDetector
+        let blazeFace = (scheduled?.fullFrame ?? meshFollowing?.fullFrame ?? detector) as? BlazeFaceDetector
         var results: [FrameResult] = []
         var processTimes: [Double] = []
         var networkTimes: [Double] = []
@@ -95,8 +97,9 @@ public enum Bench {
             let start = monotonicSeconds()
             results.append(try pipeline.process(frame))
             processTimes.append(monotonicSeconds() - start)
-            if let scheduled { passes[scheduled.lastPass, default: 0] += 1 }
-            if let blazeFace, scheduled?.lastPass ?? .full == .full {
+            let pass = scheduled?.lastPass ?? meshFollowing?.lastPass
+            if let pass { passes[pass, default: 0] += 1 }
+            if let blazeFace, pass ?? .full == .full {
                 networkTimes.append(blazeFace.lastNetworkSeconds)
                 letterboxTimes.append(blazeFace.lastLetterboxSeconds)
                 boxDecodeTimes.append(blazeFace.lastDecodeSeconds)
@@ -120,11 +123,12 @@ public enum Bench {
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")
         print("  write         \(Stats(seconds: results.map(\.writeSeconds)))")
         print("  latency       \(Stats(seconds: zip(captureTimes, processTimes).map(+))) (capture to the command written to the pty)")
-        if let scheduled {
+        if let interval = scheduled?.interval ?? meshFollowing?.interval {
             print(
                 String(
-                    format: "  passes        %d full, %d neighbourhood, %d none (--detect-fps %g; network times: full passes)",
-                    passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / scheduled.interval))
+                    format:
+                        "  passes        %d full, %d \(meshFollowing == nil ? "neighbourhood" : "mesh alone"), %d none (--detect-fps %g; network times: full passes)",
+                    passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / interval))
         }
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
         if let blazeFace {
@@ -141,6 +145,7 @@ public enum Bench {
             }
         }
 
+        if let meshFollowing { meshReport(meshFollowing.mesh, tools: tools, profile: profile) }
         guard let tools else {
             print("  reference: skipped (tools/ not found; run from the repository or pass --tools)")
             return
@@ -216,7 +221,12 @@ public enum Bench {
         }
         print(
             String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
-        if scheduled == nil {
+        if meshFollowing != nil {
+            // The followed face's box is its mesh's bounds, drawn unlike a detector's box.
+            print(
+                "  \(reference.label) boxes matched (IoU >= \(reference.overlap)): \(matched)/\(total); with --expressions the followed face's box is its mesh's bounds"
+            )
+        } else if scheduled == nil {
             print(
                 "  \(reference.label) boxes matched by sentry (IoU >= \(reference.overlap)): \(matched)/\(total); sentry boxes: \(results.map(\.faces.count).reduce(0, +))"
             )
@@ -224,6 +234,49 @@ public enum Bench {
             // Between passes the boxes are the short-range model's, shaped differently: the aims are what agree (tests).
             print("  \(reference.label) boxes matched (IoU >= \(reference.overlap)): \(matched)/\(total), full passes' boxes only agree at that overlap")
         }
+    }
+
+    /// The face mesh's two networks alone against LiteRT's, in turns on one core
+    /// (as BlazeFace's), each on the input it last had: the mesh on the last frame's
+    /// crop, the iris model on its last eye; LiteRT on the fixtures' crops.
+    static func meshReport(_ mesh: FaceMesh, tools: String?, profile: Bool) {
+        if profile {
+            for network in FaceMesh.Network.allCases {
+                print("  \(network.rawValue):")
+                printProfile(mesh.stepTimings(network, runs: 50))
+            }
+        }
+        guard let tools, let reference = ReferenceProcess(["\(tools)/facemesh_reference.py", "bench", "--turns", "--runs", "50"]),
+            reference.readLine() != nil
+        else {
+            print("  LiteRT face mesh reference: skipped (run `make setup` to install the pip references)")
+            return
+        }
+        let coresBefore = Self.shareCore(with: reference.processIdentifier)
+        defer { coresBefore?.allow() }
+        for network in FaceMesh.Network.allCases {
+            var ours: [Double] = [], theirs: [Double] = [], turnRatios: [Double] = []
+            for _ in 0..<Self.turns {
+                let mine = mesh.backToBackSeconds(network, runs: Self.runsPerTurn)
+                guard let answer = reference.request("run \(network.rawValue) \(Self.runsPerTurn)"),
+                    let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer)
+                else { break }
+                let other = turn.network_ms.map { $0 / 1000 }
+                ours += mine
+                theirs += other
+                turnRatios.append(Stats.median(mine) / Stats.median(other))
+            }
+            guard !ours.isEmpty, !theirs.isEmpty else { break }
+            let (sentry, litert) = (Stats(seconds: ours), Stats(seconds: theirs))
+            print(
+                "  \(network.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) network \(sentry), LiteRT \(litert) (one thread, \(Self.turns) turns of \(Self.runsPerTurn), one core)"
+            )
+            print(
+                String(
+                    format: "  ratio sentry/LiteRT \(network.rawValue): median %.2fx, turn by turn %.2fx", sentry.median / litert.median,
+                    Stats.median(turnRatios)))
+        }
+        _ = reference.finish()
     }
 
     /// The network's time by operator: each step's fastest run, summed per operator.

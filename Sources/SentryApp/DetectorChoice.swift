@@ -33,6 +33,8 @@ public struct DetectorOptions: Sendable {
     /// `--expressions`: the face mesh on the followed face every frame, which also
     /// follows it between full passes (`MeshFollowingDetector`); BlazeFace only.
     public var expressions = false
+    /// Mesh runs per second of video with `expressions` (`--expressions-fps`); nil: every frame.
+    public var expressionRate: Double? = 15
 
     public init() {}
 
@@ -57,7 +59,13 @@ extension Runner {
                 throw DetectorError(
                     description: "--expressions needs the BlazeFace detector (its eye points turn the face mesh's crop); drop --detector \(name)")
             }
-            return (MeshFollowingDetector(fullFrame: blazeFace, mesh: try FaceMesh(threads: options.threads), rate: options.detectRate), name)
+            // The mesh on one thread whatever --threads says: its networks are small (the iris
+            // model's 64x64), and a second thread cost 1.2x the CPU for a couple of milliseconds.
+            return (
+                MeshFollowingDetector(
+                    fullFrame: blazeFace, mesh: try FaceMesh(threads: 1), rate: options.detectRate, meshRate: options.expressionRate
+                ), name
+            )
         }
         guard let rate = options.detectRate else { return (detector, name) }
         return (ScheduledDetector(fullFrame: detector, neighbourhood: try neighbourhoodDetector(for: detector, options), rate: rate), name)

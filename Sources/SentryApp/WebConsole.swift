@@ -98,7 +98,7 @@ final class LiveControl: ConsoleController {
             case .failure(let refusal): return .failure(refusal)
             }
             var handOff: DetectorHandOff?
-            if ["detector", "min-score", "detect-fps", "expressions"].contains(where: { values[$0] != current[$0] }) {
+            if ["detector", "min-score", "detect-fps", "expressions", "expressions-fps"].contains(where: { values[$0] != current[$0] }) {
                 do {
                     let (detector, name) = try Runner.makeDetector(live.detector, logger: logger)
                     handOff = DetectorHandOff(detector: detector, name: name)

@@ -39,6 +39,26 @@ struct ExpressionRunTests {
         #expect(lines("two-seconds").isEmpty)
     }
 
+    @Test("a wink runs wink-left's hook once, 0.15 s after the eye shuts; never wink-right's or blink's")
+    func wink() throws {
+        let directory = try scratchDirectory()
+        func hook(_ name: String) -> String { "echo \"$SENTRY_FRAME_TIME $SENTRY_SCORE\" >> '\(directory.path)/\(name)'" }
+        let run = try SentryProcess([
+            "--camera", Clips.wink, "--serial", "sim", "--quiet", "--on-expression", "wink-left=" + hook("wink-left"),
+            "--on-expression", "wink-right=" + hook("wink-right"), "--on-expression", "blink=" + hook("blink"),
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        func lines(_ name: String) -> [String] {
+            ((try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        let winks = lines("wink-left")
+        #expect(winks.count == 1, "\(winks)")
+        let delay = (winks.first.flatMap { Double($0.split(separator: " ")[0]) } ?? -1) - 1.0
+        print("wink → event: \(String(format: "%.3f", delay)) s of video after the first frame with the eye shut")
+        #expect(delay >= 0.15 && delay < 0.3, "\(winks)")
+        #expect(lines("wink-right").isEmpty && lines("blink").isEmpty)
+    }
+
     @Test("--spare smile: a smiling locked target gets no F, and the status says it is spared")
     func spared() throws {
         let fire = Self.clipArguments + ["--fire", "--fire-cooldown", "1"]

@@ -18,6 +18,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "Also print where BlazeFace's network spends its time, by operator.")
     var profile = false
 
+    @Flag(help: "With the face mesh on the followed face (--expressions), and its two networks against LiteRT's.")
+    var expressions = false
+
     @OptionGroup var detection: DetectionOptions
 
     @OptionGroup var capture: CameraOptions
@@ -26,12 +29,18 @@ struct Bench: ParsableCommand {
         guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
     }
 
+    var detectorOptions: DetectorOptions {
+        var options = detection.options
+        options.expressions = expressions
+        return options
+    }
+
     func run() throws {
         let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
         try failingCleanly {
             try SentryApp.Bench.run(
                 camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
-                detector: detection.options, tools: tools, profile: profile)
+                detector: detectorOptions, tools: tools, profile: profile)
         }
     }
 }

@@ -89,6 +89,7 @@ struct Run: ParsableCommand {
     var detectorOptions: DetectorOptions {
         var options = detection.options
         options.expressions = faces.enabled
+        options.expressionRate = faces.expressionsFps.perSecond
         return options
     }
 

@@ -13,6 +13,12 @@ struct ExpressionOptions: ParsableArguments {
     var expressions = false
 
     @Option(
+        help:
+            "With --expressions: face mesh runs per second of video; between them the face holds its box and reading. 'every': every frame (smoother aim, about twice the CPU)."
+    )
+    var expressionsFps: DetectRate = .perSecond(15)
+
+    @Option(
         help: ArgumentHelp(
             "Run a shell command when an expression is held HOLD seconds (default 0), once until it ends: NAME[:HOLD]=COMMAND, NAME one of \(ExpressionState.allCases.map(\.rawValue).joined(separator: ", ")). Repeatable; SENTRY_EXPRESSION, SENTRY_SCORE and --on-lock's variables in its environment. Turns on --expressions.",
             valueName: "name[:hold]=command"))
@@ -25,6 +31,9 @@ struct ExpressionOptions: ParsableArguments {
     var spare: String?
 
     func validate() throws {
+        if let rate = expressionsFps.perSecond, !(rate.isFinite && (1...240).contains(rate)) {
+            throw ValidationError("--expressions-fps \(expressionsFps) must be between 1 and 240 mesh runs a second, or 'every'")
+        }
         do {
             _ = try rules
             _ = try spareState

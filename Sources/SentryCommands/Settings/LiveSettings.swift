@@ -13,7 +13,7 @@ extension Run {
     static let liveKeys = [
         "offset", "invert-x", "invert-y", "tilt", "deadband", "lost-after", "min-score", "detector", "detect-fps",
         "smooth", "smooth-cutoff", "smooth-beta", "hysteresis", "switch-margin", "switch-frames", "search", "lock-after",
-        "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd", "expressions", "spare",
+        "fire-tolerance", "fire-cooldown", "mount", "fov", "kp", "ki", "kd", "expressions", "expressions-fps", "spare",
     ]
 
     /// `--web`'s options, or `nil` without it. `commandLine`: the arguments

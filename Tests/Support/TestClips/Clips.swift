@@ -47,6 +47,18 @@ extension Clips {
         "comes-and-goes.mkv",
         astronautOnGray(seconds: 5, "[a];[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray"))
 
+    /// The astronaut's face (320x320, still, smiling) on gray at 30 fps for 3 s,
+    /// her left eye shut from 1 s to 2 s (`astronaut-wink.png`, made by
+    /// tools/facemesh_reference.py): a wink, on frames 30 to 59.
+    public static let wink = make(
+        "wink.mkv",
+        [
+            "-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=30:d=3",
+            "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/facemesh-frames/astronaut-face.png").path,
+            "-i", DemoClip.repository.appendingPathComponent("Tests/Fixtures/facemesh-frames/astronaut-wink.png").path,
+            "-filter_complex", "[0][1]overlay=x=160:y=80[o];[o][2]overlay=x=160:y=80:enable='between(t,1,1.99)',format=gray",
+        ])
+
     /// ffmpeg's arguments for clips of the astronaut's face on plain gray, 640x480
     /// at 10 fps: `graph` goes on from the face (input 1, cropped to 150x170) and
     /// lays it over the gray (input 0).
