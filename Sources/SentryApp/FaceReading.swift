@@ -9,7 +9,7 @@ import Video
 /// `sentry faces`: every face in a photo read as points, expression, pose and gaze.
 public final class FaceReader {
     /// One face as `sentry faces --json` prints it (SPEC §8's units).
-    public struct Face: Sendable, Encodable {
+    public struct Face: Sendable {
         public var box: [Float]
         public var score: Float
         public var landmarks: [[Float]]
@@ -24,7 +24,7 @@ public final class FaceReader {
     }
 
     /// One image's line.
-    public struct Report: Sendable, Encodable {
+    public struct Report: Sendable {
         public var file: String
         public var width: Int
         public var height: Int
@@ -91,11 +91,35 @@ public final class FaceReader {
 
 /// How `sentry faces` prints a report.
 public enum FaceReportText {
-    /// One JSON object on one line.
-    public static func json(_ report: FaceReader.Report) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    /// One JSON object on one line, its keys in SPEC §8's order (`file`, `width`,
+    /// `height`, `faces`; per face `box`, `score`, `landmarks`, `expressions`,
+    /// `states`, `pose`, `gaze`, `measures`), for people reading it as much as for
+    /// programs: JSONEncoder orders keys as its dictionaries happen to.
+    public static func json(_ report: FaceReader.Report) -> String {
+        func numbers(_ values: [Float]) -> JSONText { .array(values.map(JSONText.number)) }
+        let faces = report.faces.map { face -> JSONText in
+            let measures = face.measures
+            return .object([
+                ("box", numbers(face.box)), ("score", .number(face.score)), ("landmarks", .array(face.landmarks.map(numbers))),
+                ("expressions", .object(ExpressionScores.names.map { ($0, .number(face.expressions[$0] ?? 0)) })),
+                ("states", .array(face.states.map(JSONText.string))),
+                ("pose", .object(["yaw", "pitch", "roll"].map { ($0, .number(face.pose[$0] ?? 0)) })),
+                ("gaze", .object(["left", "right"].map { ($0, numbers(face.gaze[$0] ?? [])) })),
+                (
+                    "measures",
+                    .object([
+                        ("eyeOpeningLeft", .number(measures.eyeOpeningLeft)), ("eyeOpeningRight", .number(measures.eyeOpeningRight)),
+                        ("mouthOpening", .number(measures.mouthOpening)), ("cornerLiftLeft", .number(measures.cornerLiftLeft)),
+                        ("cornerLiftRight", .number(measures.cornerLiftRight)), ("mouthWidth", .number(measures.mouthWidth)),
+                        ("browHeight", .number(measures.browHeight)),
+                    ])
+                ),
+            ])
+        }
+        return JSONText.object([
+            ("file", .string(report.file)), ("width", .number(Float(report.width))), ("height", .number(Float(report.height))),
+            ("faces", .array(faces)),
+        ]).text
     }
 
     /// `photo.jpg 480x480: 1 face: smile, yaw 3° pitch -2° roll 1°`, a face per clause.
@@ -108,5 +132,41 @@ public enum FaceReportText {
         }
         let count = report.faces.count == 1 ? "1 face" : "\(report.faces.count) faces"
         return "\(report.file) \(report.width)x\(report.height): \(count)" + faces.map { "; " + $0 }.joined()
+    }
+}
+
+/// A JSON value written with its object keys in the order given.
+enum JSONText {
+    case number(Float)
+    case string(String)
+    case array([JSONText])
+    case object([(String, JSONText)])
+
+    var text: String {
+        switch self {
+        // Whole numbers without a fraction, others as Swift's shortest round-tripping form; never NaN.
+        case .number(let value) where !value.isFinite: "null"
+        case .number(let value) where value == value.rounded() && abs(value) < 1e7: String(Int(value))
+        case .number(let value): "\(value)"
+        case .string(let value): Self.quoted(value)
+        case .array(let values): "[" + values.map(\.text).joined(separator: ",") + "]"
+        case .object(let pairs): "{" + pairs.map { Self.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quoted(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }

@@ -39,6 +39,13 @@ struct FacesCommandTests {
         let gaze = try #require(face["gaze"] as? [String: [Double]])
         #expect(gaze["left"]?.count == 2 && gaze["right"]?.count == 2)
         #expect(face["states"] is [String])
+        // The keys in SPEC §8's order, for a person reading the line.
+        func keys(_ text: Substring, _ names: [String]) -> [String.Index] { names.compactMap { text.range(of: "\"\($0)\":")?.lowerBound } }
+        let line = try #require(run.standardOutput.split(separator: "\n").last)
+        let top = keys(line, ["file", "width", "height", "faces"])
+        let inner = keys(line, ["box", "score", "landmarks", "expressions", "states", "pose", "gaze", "measures"])
+        #expect(top.count == 4 && top == top.sorted() && inner.count == 8 && inner == inner.sorted(), "\(line.prefix(300))")
+        #expect(keys(line, ["yaw", "pitch", "roll"]).sorted() == keys(line, ["yaw", "pitch", "roll"]))
     }
 
     @Test("--draw writes a PNG with the mesh in green and the irises in yellow where the JSON says they are")

@@ -38,7 +38,7 @@ struct Faces: ParsableCommand {
         for path in images {
             do {
                 let (report, image) = try reader.read(path: path)
-                print(json ? try FaceReportText.json(report) : FaceReportText.line(report))
+                print(json ? FaceReportText.json(report) : FaceReportText.line(report))
                 if let draw { try FaceDrawing.write(report, over: image, into: draw) }
             } catch let error as CustomStringConvertible & Error {
                 FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
