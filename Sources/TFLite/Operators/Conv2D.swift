@@ -9,7 +9,8 @@ struct Conv2D: WindowedKernel {
     let outputChannels: Int
 
     /// Checks the filter against the input, repacks the weights and picks the kernel.
-    /// A fourth input is a residual, a fused ADD (see `Planner.fusingAdds`).
+    /// A fourth input is a residual, a fused ADD (see `Planner.fusingAdds`); a fifth,
+    /// a fused PRELU's slopes (`Planner.fusingPrelus`), kept after the biases.
     static func plan(_ op: OperatorDescription, window: Window, activation: Activation, _ planner: inout Planner) throws(ModelError)
         -> PreparedOperator
     {
@@ -27,6 +28,10 @@ struct Conv2D: WindowedKernel {
         let pointwise = kernelWidth == 1 && kernelHeight == 1 && window.strideX == 1 && window.strideY == 1
         // Output channels padded to whole vectors; a classifier head's one channel
         // (no residual) keeps its weights contiguous for its own kernel.
+        let slopes = op.inputs.count > 4 && op.inputs[4] >= 0 ? try planner.constant(op.inputs[4], "PRELU slopes") : nil
+        if let slopes, !pointwise || slopes.count != outputChannels {
+            throw planner.fail("a PRELU of \(slopes.count) slopes is fused only into a 1x1 convolution to as many channels")
+        }
         let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
         let filter = try planner.constant(op.inputs[1], "CONV_2D filter")
         var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
@@ -40,10 +45,13 @@ struct Conv2D: WindowedKernel {
         var prepared = PreparedOperator(
             kernel: Conv2D(geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels),
             bounds: Bounds(activation), weights: planner.store(packed),
-            bias: planner.store(try planner.biasValues(op, count: outputChannels, padded: padded)), reads: [op.inputs[0]])
+            bias: planner.store(
+                try planner.biasValues(op, count: outputChannels, padded: padded)
+                    + (slopes.map { $0 + [Float](repeating: 0, count: padded - outputChannels) } ?? [])),
+            reads: [op.inputs[0]])
         guard pointwise else { return prepared }
         var residualChannels = 0
-        if op.inputs.count > 3 {
+        if op.inputs.count > 3, op.inputs[3] >= 0 {
             let residual = try planner.shape(of: op.inputs[3])
             let expected = planner.outputShape(of: op)
             guard residual.count == 4, residual.dropLast() == expected.dropLast(), residual[3] <= outputChannels else {
@@ -54,7 +62,7 @@ struct Conv2D: WindowedKernel {
         }
         prepared.kernel = PointwiseConv2D(
             pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
-            outputChannels: outputChannels, residualChannels: residualChannels)
+            outputChannels: outputChannels, residualChannels: residualChannels, hasSlopes: slopes != nil)
         return prepared
     }
 

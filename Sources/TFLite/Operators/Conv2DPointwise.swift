@@ -1,11 +1,13 @@
 /// CONV_2D with a 1x1 window and stride 1: a matrix product per pixel, with a
-/// fused ADD of a residual when the planner folded one in (`residualChannels` > 0).
+/// fused ADD of a residual when the planner folded one in (`residualChannels` > 0)
+/// and a fused PRELU (`hasSlopes`: the slopes follow the biases).
 struct PointwiseConv2D: Kernel {
     let pixels: Int
     let inputChannels: Int
     let paddedOutputChannels: Int
     let outputChannels: Int
     let residualChannels: Int
+    let hasSlopes: Bool
 
     /// Whether threads share it by output channels (sixteen at a time) rather than by
     /// pixels: when it has more channels than pixels (the deep layers), so that each
@@ -14,7 +16,7 @@ struct PointwiseConv2D: Kernel {
 
     private var byChannels: Bool { Self.splitsChannels(pixels: pixels, outputChannels: outputChannels) }
 
-    var operation: String { residualChannels > 0 ? "CONV_2D 1x1 + ADD" : "CONV_2D 1x1" }
+    var operation: String { "CONV_2D 1x1" + (residualChannels > 0 ? " + ADD" : "") + (hasSlopes ? " + PRELU" : "") }
     var work: Int { pixels * inputChannels * outputChannels }
     var parallelRows: Int { byChannels ? (outputChannels + 15) / 16 : pixels }
     var outputPixels: Int { pixels }
@@ -25,7 +27,8 @@ struct PointwiseConv2D: Kernel {
             channels: byChannels ? share.lowerBound * 16..<min(share.upperBound * 16, outputChannels) : nil,
             inputChannels: inputChannels, weights: step.weights!, bias: step.bias!,
             paddedOutputChannels: paddedOutputChannels, output: step.output, outputChannels: outputChannels,
-            bounds: step.bounds, residual: residualChannels > 0 ? step.inputs[1] : nil, residualChannels: residualChannels)
+            bounds: step.bounds, residual: residualChannels > 0 ? step.inputs[1] : nil, residualChannels: residualChannels,
+            slopes: hasSlopes ? step.bias! + paddedOutputChannels : nil)
     }
 
     /// Split by pixels, a part reads its own rows of its input and residual.
@@ -42,13 +45,16 @@ struct PointwiseConv2D: Kernel {
     /// get that tensor's values added before the activation; the channels after them
     /// get nothing, as if the residual had been zero-padded (a fused PAD).
     ///
+    /// With `slopes` (a fused PRELU), a value below zero is then multiplied by its
+    /// channel's slope.
+    ///
     /// Only output channels `channels` (all if nil; a range starting at a multiple of 16)
     /// are computed: threads share a layer with few pixels and many channels that way.
     static func pointwiseConvolution(
         input: UnsafePointer<Float>, pixels: Range<Int>, channels: Range<Int>? = nil, inputChannels: Int,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
-        residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0
+        residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0, slopes: UnsafePointer<Float>? = nil
     ) {
         if paddedOutputChannels == 1 {
             return pointwiseToOneChannel(
@@ -63,7 +69,8 @@ struct PointwiseConv2D: Kernel {
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
             let finish = Finish(
                 bounds: bounds, output: output, outputChannels: outputChannels, channel: channel,
-                lanes: min(channelEnd - channel, wide ? 16 : 8), residual: residual, residualChannels: residualChannels)
+                lanes: min(channelEnd - channel, wide ? 16 : 8), residual: residual, residualChannels: residualChannels,
+                slopes: slopes.map { $0 + channel })
             var pixel = pixels.lowerBound
             let end = pixels.upperBound
             // Eight channels only: eight pixels at a time, so that eight sums are in flight.
@@ -209,10 +216,13 @@ struct PointwiseConv2D: Kernel {
         let lanes: Int
         let low: ResidualHalf
         let high: ResidualHalf
+        /// A fused PRELU's slopes for the block's two vectors (the padding's are 0).
+        let prelu: Bool
+        let lowSlopes: Vector, highSlopes: Vector
 
         init(
             bounds: Bounds, output: UnsafeMutablePointer<Float>, outputChannels: Int, channel: Int, lanes: Int,
-            residual: UnsafePointer<Float>?, residualChannels: Int
+            residual: UnsafePointer<Float>?, residualChannels: Int, slopes: UnsafePointer<Float>?
         ) {
             self.bounds = bounds
             self.output = output + channel
@@ -220,13 +230,22 @@ struct PointwiseConv2D: Kernel {
             self.lanes = lanes
             low = ResidualHalf(residual, channels: residualChannels, from: channel)
             high = ResidualHalf(residual, channels: residualChannels, from: channel + 8)
+            prelu = slopes != nil
+            lowSlopes = slopes.map { load($0) } ?? Vector()
+            highSlopes = slopes.flatMap { lanes > 8 ? load($0 + 8) : nil } ?? Vector()
+        }
+
+        /// The activation, then the slopes below zero.
+        @_transparent func activated(_ sum: Vector, _ slopes: Vector) -> Vector {
+            let value = bounds.apply(sum)
+            return prelu ? value.replacing(with: value * slopes, where: value .< 0) : value
         }
 
         /// Stores the block's channels of `pixel`: the first `lanes` of `first`, then of `second`.
         @_transparent func write(_ first: Vector, _ second: Vector = Vector(), pixel: Int) {
             let out = output + pixel &* outputChannels
-            store(bounds.apply(low.added(to: first, pixel)), out, count: lanes)
-            if lanes > 8 { store(bounds.apply(high.added(to: second, pixel)), out + 8, count: lanes &- 8) }
+            store(activated(low.added(to: first, pixel), lowSlopes), out, count: lanes)
+            if lanes > 8 { store(activated(high.added(to: second, pixel), highSlopes), out + 8, count: lanes &- 8) }
         }
     }
 }

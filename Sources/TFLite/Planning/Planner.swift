@@ -60,7 +60,7 @@ struct Planner {
             throw fail("a RESIZE_BILINEAR has \(resize.inputs.count) inputs; it takes two (the tensor and its size)")
         }
         let (reluFused, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
-        let operators = fusingAdds(reluFused, outputs: graphOutputs)
+        let operators = fusingPrelus(fusingAdds(reluFused, outputs: graphOutputs), outputs: graphOutputs)
         var lastUse: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
         for output in graphOutputs { lastUse[output] = Int.max }
@@ -257,6 +257,35 @@ struct Planner {
         return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
+    /// Folds a PRELU into the 1x1 convolution that computes its input, when nothing
+    /// else reads that result (MediaPipe's face mesh and iris models end most blocks
+    /// with a 1x1 convolution, an ADD that `fusingAdds` folded into it, and a PRELU):
+    /// the convolution takes the slopes as a fifth input, applies them as it writes,
+    /// and writes the PRELU's output, one pass over the tensor fewer. It stays where
+    /// it is: the slopes are constant, and the PRELU's readers all come after it.
+    func fusingPrelus(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
+        var readers: [Int: Int] = [:]
+        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        var producer: [Int: Int] = [:]
+        for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
+        var fused = operators
+        var dropped = Set<Int>()
+        for (index, op) in operators.enumerated() {
+            guard case .prelu = op.operation, op.inputs.count == 2, op.outputs.count == 1, let source = op.inputs.first, source >= 0,
+                readers[source] == 1, !outputs.contains(source), let computing = producer[source], computing < index,
+                !dropped.contains(computing), fused[computing].outputs == [source], (2...4).contains(fused[computing].inputs.count),
+                case let .conv2D(window, .none) = fused[computing].operation, window.strideX == 1, window.strideY == 1,
+                fused[computing].inputs[1] >= 0, case let filter = model.tensors[fused[computing].inputs[1]].shape,
+                filter.count == 4, filter[1] == 1, filter[2] == 1, let slopes = constantValues[op.inputs[1]], slopes.count == filter[0]
+            else { continue }
+            var inputs = fused[computing].inputs
+            while inputs.count < 4 { inputs.append(-1) }
+            fused[computing] = OperatorDescription(operation: fused[computing].operation, inputs: inputs + [op.inputs[1]], outputs: op.outputs)
+            dropped.insert(index)
+        }
+        return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+    }
+
     /// How an operator can share rows with the steps before it: threads then run
     /// one part of the rows through all of them before the next part (`StepGroup`),
     /// with no wait between them, each thread reading rows it wrote itself. It can when
@@ -276,7 +305,7 @@ struct Planner {
                 return (shape[1], [])
             }
             if PointwiseConv2D.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
-            return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 ? [op.inputs[3]] : []))
+            return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 && op.inputs[3] >= 0 ? [op.inputs[3]] : []))
         case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
         case .prelu: return op.inputs.isEmpty ? nil : (shape[1], [op.inputs[0]])
         case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
