@@ -62,6 +62,16 @@ struct FaceMeshTests {
         }
     }
 
+    @Test(
+        "a PRELU after a 1x1 convolution is applied as the convolution writes: one pass fewer, the outputs above unchanged",
+        arguments: [("mesh", 22, 1), ("iris", 46, 7)])
+    func foldedPrelus(model: String, folded: Int, alone: Int) throws {
+        let path = try Self.modelPath(model == "mesh" ? FaceMesh.meshFileName : FaceMesh.irisFileName)
+        let steps = try Interpreter(model: try TFLiteModel.load(path: path), path: path).stepTimings(runs: 1).map(\.operation)
+        #expect(steps.filter { $0.hasPrefix("CONV_2D 1x1") && $0.hasSuffix("+ PRELU") }.count == folded)
+        #expect(steps.filter { $0 == "PRELU" }.count == alone)
+    }
+
     /// The landmarks of the one face BlazeFace finds in a fixture.
     static func face(in name: String) throws -> FaceLandmarks {
         let detector = try BlazeFaceDetector(modelPath: try modelPath(BlazeFaceDetector.Variant.fullRange.fileName))
