@@ -39,7 +39,8 @@ public final class ConsoleServer: Sendable {
         log: RefusalLog? = nil
     ) throws(ServerError) {
         self.address = address
-        let routes = ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token), rules: rules, log: log)
+        let routes = ConsoleRoutes(
+            hub: hub, controller: controller, token: AccessToken(token, cookieName: "sentry_token_\(address.port)"), rules: rules, log: log)
         do {
             // Streams stay open as long as a viewer watches: no request timeout.
             server = HTTPServer(
@@ -77,7 +78,7 @@ public struct ConsoleRoutes: HTTPHandler {
         self.controller = controller
         let api = ConsoleAPI(hub: hub, controller: controller)
         var routes = RoutedHTTPHandler()
-        routes.appendRoute("GET /") { _ in api.page() }
+        routes.appendRoute("GET /") { request in api.page(request, token: token) }
         routes.appendRoute("GET /stream.mjpg") { _ in api.videoStream() }
         routes.appendRoute("GET /api/events") { _ in api.eventStream() }
         routes.appendRoute("GET /api/status") { _ in api.status() }
@@ -91,7 +92,10 @@ public struct ConsoleRoutes: HTTPHandler {
         }
         routes.appendRoute("*") { request in ConsoleAPI.text(.notFound, "no such page: \(request.path); the console is at /") }
         let tokenGate = TokenGate(
-            token, refusal: ConsoleAPI.text(.unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN (or send Authorization: Bearer TOKEN)"),
+            token,
+            refusal: ConsoleAPI.text(
+                .unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN once (the page keeps it in a cookie), or send Authorization: Bearer TOKEN"
+            ),
             log: log, next: routes)
         gate = SiteGate(rules, hostFlag: "--web-allow-host", originFlag: "--web-allow-origin", log: log, next: tokenGate)
     }
@@ -113,8 +117,18 @@ struct ConsoleAPI: Sendable {
     /// Bodies above this are refused (413) before they are read.
     static let maximumBody = 16 * 1024
 
-    func page() -> HTTPResponse {
-        HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: Data(ConsolePage.html.utf8))
+    /// The page; opened with `?token=` (the link a user is given), first a redirect to
+    /// `/` that sets the token's cookie, so the token leaves the address bar and the
+    /// page's requests carry the cookie instead of a URL with the token in it.
+    func page(_ request: HTTPRequest, token: AccessToken) -> HTTPResponse {
+        if let setCookie = token.setCookie, request.query.contains(where: { $0.name == "token" }) {
+            return HTTPResponse(
+                statusCode: .seeOther, headers: [.location: "/", HTTPHeader("Set-Cookie"): setCookie, .cacheControl: "no-store"], body: Data())
+        }
+        return HTTPResponse(
+            statusCode: .ok,
+            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store", HTTPHeader("Referrer-Policy"): "no-referrer"],
+            body: Data(ConsolePage.html.utf8))
     }
 
     func videoStream() -> HTTPResponse {

@@ -60,17 +60,42 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The shared secret of a server reachable from the network: every request
-/// carries it as `?token=` or `Authorization: Bearer`.
+/// carries it as `?token=`, `Authorization: Bearer`, or (the console's page) the
+/// cookie `cookieName`, which the page's first visit with `?token=` sets, so that
+/// the page's own requests never put the token in a URL (logs, `Referer`).
 public struct AccessToken: Sendable {
     public let value: String?
+    /// Named after the port: cookies are per host, and two servers on one host must not share one.
+    public let cookieName: String
 
-    public init(_ value: String?) { self.value = value }
+    public init(_ value: String?, cookieName: String = "sentry_token") {
+        self.value = value
+        self.cookieName = cookieName
+    }
 
     /// True when `request` carries the token (or none is needed).
     public func admits(_ request: HTTPRequest) -> Bool {
         guard let value else { return true }
         if request.query.contains(where: { $0.name == "token" && $0.value == value }) { return true }
-        return request.headers[.authorization] == "Bearer \(value)"
+        if request.headers[.authorization] == "Bearer \(value)" { return true }
+        return cookie(in: request) == value
+    }
+
+    /// The value of this token's cookie in `request`, if it sends one.
+    func cookie(in request: HTTPRequest) -> String? {
+        for pair in (request.headers[HTTPHeader("Cookie")] ?? "").split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
+                return String(parts[1]).removingPercentEncoding
+            }
+        }
+        return nil
+    }
+
+    /// `Set-Cookie` for the page: sent back by this site's own requests only (`SameSite=Strict`:
+    /// never with a request another site makes), unreadable by scripts (`HttpOnly`).
+    public var setCookie: String? {
+        value.map { "\(cookieName)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""); Path=/; HttpOnly; SameSite=Strict" }
     }
 }
 

@@ -110,7 +110,7 @@ struct ConsoleRoutesTests {
         hub.close()
     }
 
-    @Test("with a token, every route refuses a request without it (401) and takes it by query or Bearer")
+    @Test("with a token, every route refuses a request without it (401) and takes it by query, Bearer or cookie")
     func token() async throws {
         let routes = routes(token: "s3cret")
         for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
@@ -120,9 +120,30 @@ struct ConsoleRoutesTests {
         }
         #expect(try await routes.handleRequest(request(.POST, "/api/aim", body: #"{"action":"scan"}"#)).statusCode == .unauthorized)
         #expect(try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "wrong")])).statusCode == .unauthorized)
-        #expect(try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "s3cret")])).statusCode == .ok)
+        #expect(try await routes.handleRequest(request(.GET, "/api/status", query: [.init(name: "token", value: "s3cret")])).statusCode != .unauthorized)
         #expect(try await routes.handleRequest(request(.GET, "/", headers: [.authorization: "Bearer s3cret"])).statusCode == .ok)
         #expect(controller.requests.withLock { $0 }.isEmpty)
+        hub.close()
+    }
+
+    @Test("the page opened with ?token= moves the token into a strict, script-proof cookie and out of the URL; the cookie admits the page's requests")
+    func tokenCookie() async throws {
+        let routes = routes(token: "s3 cret;=")
+        let first = try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "s3 cret;=")]))
+        #expect(first.statusCode == .seeOther && first.headers[.location] == "/")
+        let cookie = try #require(first.headers[HTTPHeader("Set-Cookie")])
+        #expect(cookie.hasPrefix("sentry_token=s3%20cret%3B%3D;") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+        let sent = String(cookie.prefix { $0 != ";" })
+        for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
+            let response = try await routes.handleRequest(request(.GET, path, headers: [HTTPHeader("Cookie"): "theme=dark; " + sent]))
+            #expect(response.statusCode != .unauthorized, "\(path)")
+        }
+        let page = try await routes.handleRequest(request(.GET, "/", headers: [HTTPHeader("Cookie"): sent]))
+        #expect(page.statusCode == .ok && page.headers[HTTPHeader("Referrer-Policy")] == "no-referrer")
+        #expect(try await routes.handleRequest(request(.GET, "/api/status", headers: [HTTPHeader("Cookie"): "sentry_token=wrong"])).statusCode == .unauthorized)
+        #expect(
+            try await routes.handleRequest(request(.GET, "/api/status", headers: [HTTPHeader("Cookie"): "other_token=s3%20cret%3B%3D"])).statusCode
+                == .unauthorized)
         hub.close()
     }
 

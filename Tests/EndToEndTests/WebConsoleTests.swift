@@ -31,7 +31,10 @@ final class RunningConsole {
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, process.isRunning, (try? HTTP.request(port: port, "GET", "/api/status"))?.status != 200 { usleep(20_000) }
+        let token = extra.firstIndex(of: "--web-token").map { ["Authorization: Bearer \(extra[$0 + 1])"] } ?? []
+        while Date() < deadline, process.isRunning, (try? HTTP.request(port: port, "GET", "/api/status", headers: token))?.status != 200 {
+            usleep(20_000)
+        }
     }
 
     var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
@@ -468,6 +471,26 @@ struct WebConsoleBrowserTests {
             let black = try #require(try browser.run(["pixels": path, "rect": rect, "rgb": [0, 0, 0], "tolerance": 40]) as? [String: Double])
             #expect(white["near"]! > 0.2 * side * side && black["near"]! > 0.1 * side * side, "white \(white), black \(black)")
         }
+        #expect(console.stop() == 0)
+    }
+
+    @Test(
+        "with a token, the page opened from its ?token= link drops the token from its URL, keeps it out of every request's URL, and still streams video and events"
+    )
+    func tokenOutOfURLs() throws {
+        let console = try RunningConsole(["--web-token", "t0k3n"])
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/?token=t0k3n", "width": 1280, "height": 900])
+        try browser.run([
+            "wait":
+                "window.sentry && window.sentry.framesShown > 5 && document.querySelectorAll('#log li').length > 0 && document.querySelectorAll('#settings input').length > 0",
+            "timeout": 30,
+        ])
+        #expect(try browser.eval("location.href") as? String == "\(console.base)/")
+        let urls = try #require(try browser.eval("JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))") as? String)
+        #expect(!urls.contains("token") && urls.contains("/api/status"), "\(urls)")
+        #expect(try browser.eval("document.cookie") as? String == "", "the cookie is HttpOnly")
+        #expect(try HTTP.request(port: console.port, "GET", "/api/status").status == 401)
         #expect(console.stop() == 0)
     }
 

@@ -1,7 +1,6 @@
 "use strict";
-const token = new URLSearchParams(location.search).get("token");
-const query = token ? "?token=" + encodeURIComponent(token) : "";
-const auth = token ? { "Authorization": "Bearer " + token } : {};
+// A token, when the console has one, travels in the cookie the server set when the
+// page was first opened with ?token= (never in a URL of ours: logs, Referer).
 const $ = id => document.getElementById(id);
 const video = $("video"), videoContext = video.getContext("2d");
 const statuses = new Map();
@@ -16,7 +15,7 @@ const kinds = {
 };
 
 async function post(path, body) {
-  const response = await fetch(path, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   let reply = {};
   try { reply = await response.json(); } catch (e) {}
   return { ok: response.ok, reply };
@@ -96,7 +95,7 @@ document.addEventListener("keydown", event => {
 });
 
 // --- the feed ---
-const events = new EventSource("/api/events" + query);
+const events = new EventSource("/api/events");
 events.addEventListener("frame", message => {
   const status = JSON.parse(message.data);
   statuses.set(status.frame, status);
@@ -147,7 +146,7 @@ function find(bytes, pattern, from) {
 async function stream() {
   for (;;) {
     try {
-      const response = await fetch("/stream.mjpg" + query, { headers: auth, cache: "no-store" });
+      const response = await fetch("/stream.mjpg", { cache: "no-store" });
       const reader = response.body.getReader();
       let buffer = new Uint8Array(0);
       for (;;) {
@@ -368,7 +367,7 @@ function drawChart() {
 
 async function loadSettings() {
   for (;;) {
-    const response = await fetch("/api/status" + query, { headers: auth, cache: "no-store" });
+    const response = await fetch("/api/status", { cache: "no-store" });
     if (response.ok) { settings = (await response.json()).settings || {}; buildForm(); return; }
     await new Promise(resolve => setTimeout(resolve, 500));
   }
