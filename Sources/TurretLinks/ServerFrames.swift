@@ -24,6 +24,10 @@ public enum ServerFrames {
         guard bytes.count >= 2 else { return nil }
         let first = bytes[bytes.startIndex], second = bytes[bytes.startIndex + 1]
         let opcode = first & 0x0F
+        // RFC 6455 §5.2: no extension was agreed, so the RSV bits are 0; opcodes 3-7 and B-F are reserved.
+        guard first & 0x70 == 0, [0x0, 0x1, 0x2, 0x8, 0x9, 0xA].contains(opcode) else {
+            throw Refusal(reason: String(format: "not a WebSocket frame (first byte 0x%02X)", first))
+        }
         guard second & 0x80 == 0 else { throw Refusal(reason: "a masked frame (a server never masks)") }
         var header = 2
         var length = UInt64(second & 0x7F)

@@ -92,6 +92,8 @@ struct ServerFrameTests {
             [0x81, 0x7E, 0x10, 0x01],  // just over the limit
             [0x89, 0x7E, 0x00, 0x80],  // a ping of 128 bytes
             [0x81, 0x85, 1, 2, 3, 4, 0, 0, 0, 0, 0],  // masked by the server
+            [0x47, 0x45],  // "GE": text, not frames (a reserved opcode)
+            [0xC1, 0x00],  // an RSV bit set, with no extension agreed
         ] as [[UInt8]])
     func refused(_ bytes: [UInt8]) {
         #expect(throws: ServerFrames.Refusal.self) { try Self.frame(bytes) }
