@@ -32,6 +32,8 @@ public final class WebSocketCommandOutput: QueuedLink {
     var reconnect = ReconnectSchedule()
     private var wasOpen = false
     public private(set) var bytesWritten = 0
+    /// The relay's address, looked up again behind each reconnection, never on the frame thread.
+    private let lookup: AddressLookup
     /// A relay's handshake reply is a few hundred bytes; a longer one is not a relay.
     static let largestHandshake = 8192
 
@@ -40,6 +42,9 @@ public final class WebSocketCommandOutput: QueuedLink {
     public init(url: RelayURL, timeout: Double = 3, logger: Logger) throws(LinkError) {
         self.url = url
         self.logger = logger
+        lookup = AddressLookup(host: url.host)
+        // At start, off the frame loop: the first lookup may wait.
+        lookup.lookUpNow()
         let deadline = monotonicSeconds() + timeout
         var failure: String?
         while true {
@@ -137,20 +142,20 @@ public final class WebSocketCommandOutput: QueuedLink {
     private struct Failure: Error { let reason: String }
 
     private func startConnecting() throws(Failure) {
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(url.host, String(url.port), &hints, &found) == 0, let address = found else {
-            throw Failure(reason: "host \(url.host) not found")
-        }
-        defer { freeaddrinfo(found) }
+        guard let found = lookup.latest() else { throw Failure(reason: "host \(url.host) not found") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = url.port.bigEndian
+        address.sin_addr.s_addr = found
         let raw = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard raw >= 0 else { throw Failure(reason: "no socket (\(Errno(rawValue: errno)))") }
         socket = FileDescriptor(rawValue: raw)
         var on: Int32 = 1
         setsockopt(raw, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        if connect(raw, address.pointee.ai_addr, address.pointee.ai_addrlen) != 0, errno != EINPROGRESS {
+        let started = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(raw, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if started != 0, errno != EINPROGRESS {
             throw Failure(reason: "\(Errno(rawValue: errno))".lowercased())
         }
         phase = .connecting

@@ -1,4 +1,6 @@
+import Foundation
 import Serial
+import Synchronization
 import Testing
 @testable import TurretLinks
 
@@ -97,5 +99,40 @@ struct ServerFrameTests {
         ] as [[UInt8]])
     func refused(_ bytes: [UInt8]) {
         #expect(throws: ServerFrames.Refusal.self) { try Self.frame(bytes) }
+    }
+}
+
+@Suite("A relay's name is looked up off the frame thread")
+struct AddressLookupTests {
+    @Test("a reconnection never waits for a slow name server: it takes the last address and looks again behind it")
+    func neverWaits() throws {
+        let lookups = Mutex(0)
+        let lookup = AddressLookup(host: "pi.local") { _ in
+            lookups.withLock { $0 += 1 }
+            Thread.sleep(forTimeInterval: 0.5)
+            return 0x0100_007F
+        }
+        let start = Date()
+        #expect(lookup.latest() == nil, "nothing found yet: this attempt fails, the lookup goes on")
+        #expect(lookup.latest() == nil)
+        #expect(Date().timeIntervalSince(start) < 0.1, "neither call waited")
+        #expect(lookups.withLock { $0 } <= 1, "one lookup at a time")
+        let deadline = Date().addingTimeInterval(3)
+        var found: UInt32?
+        while found == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            found = lookup.latest()
+        }
+        #expect(found == 0x0100_007F)
+    }
+
+    @Test("an IP literal is its own address, with no lookup")
+    func literal() {
+        let lookup = AddressLookup(host: "127.0.0.1") { _ in
+            Issue.record("looked up a literal")
+            return nil
+        }
+        #expect(lookup.latest() == 0x0100_007F)
+        #expect(lookup.lookUpNow() == 0x0100_007F)
     }
 }
