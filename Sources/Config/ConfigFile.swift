@@ -15,14 +15,17 @@ public enum ConfigValue: Sendable, Equatable, CustomStringConvertible {
     case integer(Int)
     case number(Double)
     case string(String)
+    /// A list of texts, for a flag that may be given more than once (`on-expression`).
+    case list([String])
 
-    /// As it would be typed on the command line.
+    /// As it would be typed on the command line (a list: its values, comma-separated).
     public var description: String {
         switch self {
         case .bool(let value): String(value)
         case .integer(let value): String(value)
         case .number(let value): String(value)
         case .string(let value): value
+        case .list(let values): values.joined(separator: ", ")
         }
     }
 }
@@ -48,10 +51,13 @@ public struct FlagCatalog: Sendable {
     public var options: Set<String>
     /// Switches (`tilt`; `false` in a file turns into `--no-tilt`).
     public var switches: Set<String>
+    /// Options that may be given more than once, and so as a list of texts in a file.
+    public var repeatable: Set<String>
 
-    public init(options: Set<String>, switches: Set<String>) {
+    public init(options: Set<String>, switches: Set<String>, repeatable: Set<String> = []) {
         self.options = options
         self.switches = switches
+        self.repeatable = repeatable
     }
 }
 
@@ -117,8 +123,12 @@ public struct ConfigFile: Sendable {
             case .int: converted = .integer(value.int!)
             case .double: converted = .number(value.double!)
             case .string: converted = .string(value.string!)
+            case .array where value.array!.allSatisfy { $0.type == .string }:
+                converted = .list(value.array!.map { $0.string! })
             default:
-                throw ConfigError(path: path, line: line, key: key, "expected one value (true or false, a number or \"text\"), got a TOML \(value.type)")
+                throw ConfigError(
+                    path: path, line: line, key: key, "expected one value (true or false, a number or \"text\") or a list of \"text\", got a TOML \(value.type)"
+                )
             }
             entries.append(ConfigEntry(key: key, value: converted, line: line))
         }
@@ -142,6 +152,12 @@ public struct ConfigFile: Sendable {
             }
             if case .bool = entry.value {
                 throw ConfigError(path: path, line: entry.line, key: entry.key, "expected a value, got \(entry.value)")
+            }
+            if case .list(let values) = entry.value {
+                guard catalog.repeatable.contains(entry.key) else {
+                    throw ConfigError(path: path, line: entry.line, key: entry.key, "takes one value, not a list")
+                }
+                return (entry, values.flatMap { ["--\(entry.key)", $0] })
             }
             return (entry, ["--\(entry.key)", entry.value.description])
         }
@@ -217,6 +233,7 @@ extension ConfigValue {
         case .number(let value): String(value)
         case .string(let value):
             "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .list(let values): "[" + values.map { ConfigValue.string($0).toml }.joined(separator: ", ") + "]"
         }
     }
 }

@@ -90,9 +90,9 @@ public struct ExpressionTriggers: Sendable {
         ran = rules.map { _ in false }
     }
 
-    /// Takes the states at `time` and calls `due` for each rule whose hold was
-    /// just reached. No face: pass no states, which ends every showing.
-    public mutating func update(_ active: Set<ExpressionState>, at time: Double, due: (ExpressionRule) -> Void) {
+    /// Takes the states at `time` and calls `due` with the index and the rule of each
+    /// rule whose hold was just reached. No face: pass no states, which ends every showing.
+    public mutating func update(_ active: Set<ExpressionState>, at time: Double, due: (Int, ExpressionRule) -> Void) {
         for index in rules.indices {
             guard active.contains(rules[index].state) else {
                 (since[index], ran[index]) = (nil, false)
@@ -102,7 +102,7 @@ public struct ExpressionTriggers: Sendable {
             since[index] = start
             if !ran[index], time - start >= rules[index].hold {
                 ran[index] = true
-                due(rules[index])
+                due(index, rules[index])
             }
         }
     }

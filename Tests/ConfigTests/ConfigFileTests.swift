@@ -4,7 +4,8 @@ import Testing
 
 @Suite("The settings file: TOML whose keys are the long flag names")
 struct ConfigFileTests {
-    static let catalog = FlagCatalog(options: ["offset", "camera", "lost-after", "search"], switches: ["tilt", "fire"])
+    static let catalog = FlagCatalog(
+        options: ["offset", "camera", "lost-after", "search", "on-expression"], switches: ["tilt", "fire"], repeatable: ["on-expression"])
 
     @Test("entries keep their lines, and become the arguments they stand for")
     func arguments() throws {
@@ -25,6 +26,14 @@ struct ConfigFileTests {
         #expect(arguments == ["--camera", "/dev/video0", "--offset", "30", "--tilt", "--no-fire", "--lost-after", "0.5"])
     }
 
+    @Test("a list of texts gives a repeatable flag once per text")
+    func lists() throws {
+        let file = try ConfigFile(path: "s.toml", text: "on-expression = [\"smile:2=./ring.sh\", \"wink-left=./next.sh\"]\n")
+        #expect(file.entries.first?.value == .list(["smile:2=./ring.sh", "wink-left=./next.sh"]))
+        let arguments = try file.arguments(for: Self.catalog).flatMap(\.arguments)
+        #expect(arguments == ["--on-expression", "smile:2=./ring.sh", "--on-expression", "wink-left=./next.sh"])
+    }
+
     @Test(
         "bad files: one line naming the file, the line and the key",
         arguments: [
@@ -33,6 +42,8 @@ struct ConfigFileTests {
             ("offset = true\n", "config s.toml:1: offset: expected a value, got true"),
             ("[turret]\nfov = 60\n", "config s.toml:1: turret: expected one value"),
             ("offset = [30, 40]\n", "config s.toml:1: offset: expected one value"),
+            ("offset = [\"30\", \"40\"]\n", "config s.toml:1: offset: takes one value, not a list"),
+            ("on-expression = [\"smile=x\", 2]\n", "config s.toml:1: on-expression: expected one value"),
             ("offset = 30\noffset =\n", "config s.toml:2: not valid TOML"),
             ("offset = 30\noffset = 31\n", "config s.toml:2: not valid TOML"),
             ("\u{7F}ELF", "config s.toml:1: not valid TOML"),

@@ -39,6 +39,24 @@ struct ExpressionRunTests {
         #expect(lines("two-seconds").isEmpty)
     }
 
+    @Test("rules from the settings file (a list) and from flags all run; sentry config lists them with where they came from")
+    func rulesFromFile() throws {
+        let directory = try scratchDirectory()
+        func hook(_ name: String) -> String { "smile:1=echo $SENTRY_FRAME_TIME >> '\(directory.path)/\(name)'" }
+        let config = directory.appendingPathComponent("sentry.toml")
+        let quoted = [hook("file-a"), hook("file-b")].map { "\"" + $0.replacingOccurrences(of: "'", with: "'") + "\"" }
+        try "on-expression = [\(quoted.joined(separator: ", "))]\n".write(to: config, atomically: true, encoding: .utf8)
+        let shown = try SentryProcess(["config", "--config", config.path, "--on-expression", hook("flag")])
+        let line = shown.standardOutput.split(separator: "\n").first { $0.hasPrefix("on-expression") } ?? ""
+        #expect(line.contains("file-a") && line.contains("file-b") && line.contains("flag"), "\(shown.standardOutput)")
+        let run = try SentryProcess(Self.clipArguments + ["--quiet", "--config", config.path, "--on-expression", hook("flag")])
+        #expect(run.status == 0, "\(run.standardError)")
+        for name in ["file-a", "file-b", "flag"] {
+            let lines = ((try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n")
+            #expect(lines.count == 2, "\(name): \(lines)")
+        }
+    }
+
     @Test("a wink runs wink-left's hook once, 0.15 s after the eye shuts; never wink-right's or blink's")
     func wink() throws {
         let directory = try scratchDirectory()

@@ -44,7 +44,7 @@ struct ExpressionRulesTests {
         for step in 0...Int(end * 10) {
             let time = Double(step) / 10
             let on = showings.contains { time >= $0.from && time < $0.to }
-            triggers.update(on ? [rule.state] : [], at: time) { _ in ran.append(time) }
+            triggers.update(on ? [rule.state] : [], at: time) { _, _ in ran.append(time) }
         }
         return ran
     }
@@ -66,7 +66,7 @@ struct ExpressionRulesTests {
         var triggers = ExpressionTriggers(rules: [ExpressionRule(state: .winkLeft, command: "x")])
         var ran = 0
         for (time, states) in [(0.0, Set<ExpressionState>([.smile])), (0.1, [.winkLeft, .smile]), (0.2, [.winkLeft]), (0.3, []), (0.4, [.winkLeft])] {
-            triggers.update(states, at: time) { _ in ran += 1 }
+            triggers.update(states, at: time) { _, _ in ran += 1 }
         }
         #expect(ran == 2)
     }

@@ -30,13 +30,14 @@ final class ExpressionWatcher: FrameObserver {
     private(set) var latest: ExpressionReading?
     private var states = ExpressionStates()
     private var triggers: ExpressionTriggers
-    /// `nil` without `--on-expression`. Its own runner: a doorbell never waits behind, or replaces, a lock hook.
-    let runner: HookRunner?
+    /// A runner per `--on-expression` rule: rules due on the same frame all run, and a
+    /// doorbell never waits behind, or replaces, a lock hook or another rule's command.
+    private let runners: [HookRunner]
     private let logger: Logger
 
     init(rules: [ExpressionRule], hookTimeout: Double, logger: Logger) {
         triggers = ExpressionTriggers(rules: rules)
-        runner = rules.isEmpty ? nil : HookRunner(timeout: hookTimeout, logger: logger)
+        runners = rules.map { _ in HookRunner(timeout: hookTimeout, logger: logger) }
         self.logger = logger
     }
 
@@ -63,12 +64,12 @@ final class ExpressionWatcher: FrameObserver {
         latest = reading
         for state in active.subtracting(before) { logger.info("expression: \(state.rawValue) began") }
         for state in before.subtracting(active) { logger.info("expression: \(state.rawValue) ended") }
-        triggers.update(active, at: result.timestamp) { rule in
+        triggers.update(active, at: result.timestamp) { index, rule in
             var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: box, frameTime: result.timestamp)
             environment["SENTRY_EXPRESSION"] = rule.state.rawValue
             environment["SENTRY_SCORE"] = String(format: "%.2f", rule.state.score(in: scores))
             logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
-            runner?.submit(HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment))
+            runners[index].submit(HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment))
         }
     }
 
@@ -76,13 +77,13 @@ final class ExpressionWatcher: FrameObserver {
         forget()
     }
 
-    func loopFinished() { runner?.finish() }
+    func loopFinished() { for runner in runners { runner.finish() } }
 
     /// No face: every state ends, and every hold starts over.
     private func forget() {
         for state in latest?.states ?? [] { logger.info("expression: \(state.rawValue) ended") }
         latest = nil
         states = ExpressionStates()
-        triggers.update([], at: 0) { _ in }
+        triggers.update([], at: 0) { _, _ in }
     }
 }

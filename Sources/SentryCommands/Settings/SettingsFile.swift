@@ -22,7 +22,7 @@ enum SettingsFile {
     }
 
     /// The long names `run` takes, from its own definition.
-    static let catalog: (options: [String], switches: [String], defaults: [String: String]) = {
+    static let catalog: (options: [String], switches: [String], defaults: [String: String], repeatable: Set<String>) = {
         struct Dump: Decodable {
             struct Command: Decodable { var arguments: [Argument] }
             struct Argument: Decodable {
@@ -31,23 +31,27 @@ enum SettingsFile {
                 var names: [Name]?
                 var preferredName: Name?
                 var defaultValue: String?
+                var isRepeating: Bool?
             }
             var command: Command
         }
         let ignored: Set = ["help", "version", "config", "experimental-dump-help"]
-        guard let dump = try? JSONDecoder().decode(Dump.self, from: Data(Run._dumpHelp().utf8)) else { return ([], [], [:]) }
-        var options: [String] = [], switches: [String] = [], defaults: [String: String] = [:]
+        guard let dump = try? JSONDecoder().decode(Dump.self, from: Data(Run._dumpHelp().utf8)) else { return ([], [], [:], []) }
+        var options: [String] = [], switches: [String] = [], defaults: [String: String] = [:], repeatable: Set<String> = []
         for argument in dump.command.arguments {
             guard let name = argument.preferredName, name.kind == "long", !ignored.contains(name.name) else { continue }
             // `--no-tilt` is how a file's `tilt = false` is said, not a key of its own.
             if name.name.hasPrefix("no-"), switches.contains(String(name.name.dropFirst(3))) { continue }
             if argument.kind == "option" { options.append(name.name) } else if argument.kind == "flag" { switches.append(name.name) }
             defaults[name.name] = argument.kind == "flag" ? "false" : argument.defaultValue
+            if argument.kind == "option", argument.isRepeating == true { repeatable.insert(name.name) }
         }
-        return (options, switches, defaults)
+        return (options, switches, defaults, repeatable)
     }()
 
-    static var flagCatalog: FlagCatalog { FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches)) }
+    static var flagCatalog: FlagCatalog {
+        FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches), repeatable: catalog.repeatable)
+    }
 
     /// The subcommands the file does not apply to.
     static let otherCommands: Set = [
@@ -138,11 +142,13 @@ enum SettingsFile {
             } else if name.hasPrefix("no-"), catalog.switches.contains(String(name.dropFirst(3))) {
                 found[String(name.dropFirst(3))] = ("false", merged.sources[index])
             } else if catalog.options.contains(name) {
-                if let inline {
-                    found[name] = (inline, merged.sources[index])
-                } else if index + 1 < arguments.count {
-                    found[name] = (arguments[index + 1], merged.sources[index])
-                    index += 1
+                guard let value = inline ?? (index + 1 < arguments.count ? arguments[index + 1] : nil) else { continue }
+                if inline == nil { index += 1 }
+                // A repeatable option's values add up (a rule from the file, another as a flag); others: the last wins.
+                if catalog.repeatable.contains(name), let earlier = found[name] {
+                    found[name] = (earlier.value + ", " + value, merged.sources[index])
+                } else {
+                    found[name] = (value, merged.sources[index])
                 }
             }
         }
