@@ -50,7 +50,7 @@ let package = Package(
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
         .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol"]),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
-        .target(name: "Expressions", dependencies: ["Geometry"], swiftSettings: optimisedInDebug),
+        .target(name: "Expressions", dependencies: ["Geometry", "Imaging"], swiftSettings: optimisedInDebug),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
         .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
-        .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry"]),
+        .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),

@@ -112,7 +112,7 @@ struct CountAllocations {
             time += 1 / 30
             mesh.detectFaces(in: image, at: time, into: &faces)
             guard let points = mesh.landmarks else { return }
-            let scores = ExpressionScores(FaceMeasures(points))
+            let scores = ExpressionScores(FaceMeasures(points), appearance: MouthAppearance(points, in: image) ?? .neutral)
             kept = states.update(scores, at: time)
             let pose = HeadPose(FaceFrame(points)), gaze = Gaze(points)
             precondition(pose.yaw.isFinite && gaze.left.x.isFinite)

@@ -22,13 +22,18 @@ public struct ExpressionScores: Sendable, Equatable, Codable {
         (self.mouthSmileLeft, self.mouthSmileRight, self.browInnerUp) = (mouthSmileLeft, mouthSmileRight, browInnerUp)
     }
 
-    public init(_ measures: FaceMeasures, calibration: ExpressionCalibration = .standard) {
+    /// The scores from the points' measures and the mouth's look in the frame
+    /// (`.neutral` where there is no frame behind the points).
+    public init(_ measures: FaceMeasures, appearance: MouthAppearance = .neutral, calibration: ExpressionCalibration = .standard) {
         let c = calibration
         eyeBlinkLeft = Self.ramp(measures.eyeOpeningLeft, from: c.eyeOpen, to: c.eyeClosed)
         eyeBlinkRight = Self.ramp(measures.eyeOpeningRight, from: c.eyeOpen, to: c.eyeClosed)
         jawOpen = Self.ramp(measures.mouthOpening, from: c.mouthClosed, to: c.mouthOpen)
         func smile(_ lift: Float) -> Float {
-            1 / (1 + exp(-(c.smileLiftWeight * lift + c.smileWidthWeight * measures.mouthWidth + c.smileBias)))
+            let look =
+                c.smileBrightnessWeight * appearance.brightness + c.smileContrastWeight * appearance.contrast
+                + c.smileHighlightsWeight * appearance.highlights
+            return 1 / (1 + exp(-(c.smileLiftWeight * lift + c.smileWidthWeight * measures.mouthWidth + look + c.smileBias)))
         }
         mouthSmileLeft = smile(measures.cornerLiftLeft)
         mouthSmileRight = smile(measures.cornerLiftRight)
@@ -43,7 +48,8 @@ public struct ExpressionScores: Sendable, Equatable, Codable {
 }
 
 /// The measures that mean neutral and fully shown. `standard` was fitted on
-/// labelled photos (docs/expressions.md says which and how well).
+/// labelled photos by tools/calibrate-expressions (docs/guide/faces.md says which
+/// and how well).
 public struct ExpressionCalibration: Sendable, Equatable {
     /// Eye opening (aspect ratio) of an open and of a closed eye.
     public var eyeOpen: Float
@@ -51,17 +57,22 @@ public struct ExpressionCalibration: Sendable, Equatable {
     /// Inner lip gap, in face sizes, of a closed and of a wide open mouth.
     public var mouthClosed: Float
     public var mouthOpen: Float
-    /// A side's smile is a logistic of its corner's lift and the mouth's width.
+    /// A side's smile is a logistic of its corner's lift, the mouth's width and the
+    /// mouth's look inside (`MouthAppearance`: teeth).
     public var smileLiftWeight: Float
     public var smileWidthWeight: Float
+    public var smileBrightnessWeight: Float
+    public var smileContrastWeight: Float
+    public var smileHighlightsWeight: Float
     public var smileBias: Float
     /// Inner brow height above the eye, at rest and raised.
     public var browRest: Float
     public var browRaised: Float
 
     public static let standard = ExpressionCalibration(
-        eyeOpen: 0.446, eyeClosed: 0.090, mouthClosed: 0.03, mouthOpen: 0.45,
-        smileLiftWeight: 78.66, smileWidthWeight: 4.56, smileBias: -1.14, browRest: 0.17, browRaised: 0.32)
+        eyeOpen: 0.427, eyeClosed: 0.083, mouthClosed: 0.03, mouthOpen: 0.45,
+        smileLiftWeight: 66.28, smileWidthWeight: 3.01, smileBrightnessWeight: 5.458, smileContrastWeight: 5.456,
+        smileHighlightsWeight: -2.690, smileBias: -3.62, browRest: 0.17, browRaised: 0.32)
 }
 
 /// Where each iris sits between its eye's corners (SPEC §8), per axis -1...1:

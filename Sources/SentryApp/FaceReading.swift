@@ -18,6 +18,8 @@ public final class FaceReader {
         public var pose: [String: Float]
         public var gaze: [String: [Float]]
         public var measures: FaceMeasures
+        /// The mouth's look inside; nil when too small to read (the scores then take `.neutral`).
+        public var appearance: MouthAppearance?
 
         /// The points again as values, for drawing.
         public var points: FaceLandmarks { FaceLandmarks(points: landmarks.map { SIMD3($0[0], $0[1], $0[2]) }) }
@@ -70,7 +72,8 @@ public final class FaceReader {
         let faces = detections.compactMap { detection -> Face? in
             guard let points = mesh.landmarks(in: image, region: FaceMesh.region(for: detection)) else { return nil }
             let measures = FaceMeasures(points)
-            let scores = ExpressionScores(measures)
+            let appearance = MouthAppearance(points, in: image)
+            let scores = ExpressionScores(measures, appearance: appearance ?? .neutral)
             var states = ExpressionStates()
             // A photo is one moment: its states are the scores' at the "on" thresholds, a wink without its hold.
             let active = states.update(scores, at: 0).union(states.update(scores, at: ExpressionStates.winkSeconds))
@@ -83,7 +86,7 @@ public final class FaceReader {
                 states: ExpressionState.allCases.filter(active.contains).map(\.rawValue),
                 pose: ["yaw": pose.yaw, "pitch": pose.pitch, "roll": pose.roll],
                 gaze: ["left": [gaze.left.x, gaze.left.y], "right": [gaze.right.x, gaze.right.y]],
-                measures: measures)
+                measures: measures, appearance: appearance)
         }
         return Report(file: file, width: image.width, height: image.height, faces: faces)
     }
@@ -98,28 +101,32 @@ public enum FaceReportText {
     public static func json(_ report: FaceReader.Report) -> String {
         func numbers(_ values: [Float]) -> JSONText { .array(values.map(JSONText.number)) }
         let faces = report.faces.map { face -> JSONText in
-            let measures = face.measures
             return .object([
                 ("box", numbers(face.box)), ("score", .number(face.score)), ("landmarks", .array(face.landmarks.map(numbers))),
                 ("expressions", .object(ExpressionScores.names.map { ($0, .number(face.expressions[$0] ?? 0)) })),
                 ("states", .array(face.states.map(JSONText.string))),
                 ("pose", .object(["yaw", "pitch", "roll"].map { ($0, .number(face.pose[$0] ?? 0)) })),
                 ("gaze", .object(["left", "right"].map { ($0, numbers(face.gaze[$0] ?? [])) })),
-                (
-                    "measures",
-                    .object([
-                        ("eyeOpeningLeft", .number(measures.eyeOpeningLeft)), ("eyeOpeningRight", .number(measures.eyeOpeningRight)),
-                        ("mouthOpening", .number(measures.mouthOpening)), ("cornerLiftLeft", .number(measures.cornerLiftLeft)),
-                        ("cornerLiftRight", .number(measures.cornerLiftRight)), ("mouthWidth", .number(measures.mouthWidth)),
-                        ("browHeight", .number(measures.browHeight)),
-                    ])
-                ),
+                ("measures", measures(face)),
             ])
         }
         return JSONText.object([
             ("file", .string(report.file)), ("width", .number(Float(report.width))), ("height", .number(Float(report.height))),
             ("faces", .array(faces)),
         ]).text
+    }
+
+    /// The distances the scores are read from and the mouth's look (null when too small to read).
+    private static func measures(_ face: FaceReader.Face) -> JSONText {
+        let m = face.measures
+        let look = face.appearance
+        let values: [(String, Float)] = [
+            ("eyeOpeningLeft", m.eyeOpeningLeft), ("eyeOpeningRight", m.eyeOpeningRight), ("mouthOpening", m.mouthOpening),
+            ("cornerLiftLeft", m.cornerLiftLeft), ("cornerLiftRight", m.cornerLiftRight), ("mouthWidth", m.mouthWidth),
+            ("browHeight", m.browHeight), ("mouthBrightness", look?.brightness ?? .nan), ("mouthContrast", look?.contrast ?? .nan),
+            ("mouthHighlights", look?.highlights ?? .nan),
+        ]
+        return .object(values.map { ($0.0, .number($0.1)) })
     }
 
     /// `photo.jpg 480x480: 1 face: smile, yaw 3° pitch -2° roll 1°`, a face per clause.

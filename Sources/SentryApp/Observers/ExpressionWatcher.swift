@@ -55,7 +55,7 @@ final class ExpressionWatcher: FrameObserver {
         guard let mesh = context.pipeline.detector as? MeshFollowingDetector, let points = mesh.landmarks, let box = result.faces.last else {
             return forget()
         }
-        let scores = ExpressionScores(FaceMeasures(points))
+        let scores = ExpressionScores(FaceMeasures(points), appearance: MouthAppearance(points, in: context.frame.image) ?? .neutral)
         let before = latest?.states ?? []
         let active = states.update(scores, at: result.timestamp)
         let reading = ExpressionReading(
