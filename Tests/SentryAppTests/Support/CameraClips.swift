@@ -44,6 +44,7 @@ enum DefaultDetection: String, CaseIterable, CustomTestStringConvertible {
     case blazefaceEightPerSecond = "blazeface, --detect-fps 8 (the default)"
     case blazefaceEveryFrame = "blazeface, --detect-fps every"
     case haar = "haar, --detect-fps 8"
+    case expressions = "blazeface, --expressions (the mesh follows the face)"
 
     var testDescription: String { rawValue }
 
@@ -55,6 +56,7 @@ enum DefaultDetection: String, CaseIterable, CustomTestStringConvertible {
         case .blazefaceEightPerSecond: break
         case .blazefaceEveryFrame: options.detectRate = nil
         case .haar: options.kind = .haar
+        case .expressions: options.expressions = true
         }
         return options
     }
