@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall man completions flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -42,8 +42,9 @@ test: setup firmware
 	$(MAKE) test-install
 	$(MAKE) test-vm
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the BlazeFace
-# models, the firmware (hex and sketch), the docs, the systemd units (sentry,
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man pages and
+# completions, the BlazeFace and face mesh models, the firmware (hex and sketch),
+# the docs, the systemd units (sentry,
 # sentry-relay), the udev
 # rule, the service user (systemd-sysusers) and an example settings file
 # (kept if one is there). Without DESTDIR it also creates the user and
@@ -53,6 +54,7 @@ SYSCONFDIR ?= /etc
 BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/sentry
 DOCDIR = $(PREFIX)/share/doc/sentry
+MANDIR = $(PREFIX)/share/man
 UNITDIR = $(SYSCONFDIR)/systemd/system
 UDEVDIR = $(SYSCONFDIR)/udev/rules.d
 SYSUSERSDIR = $(SYSCONFDIR)/sysusers.d
@@ -64,8 +66,31 @@ USER_DOCS = README.md docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md)
 INSTALL_BUILD = .build-install/release/sentry
 $(INSTALL_BUILD): setup
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry
-install: $(INSTALL_BUILD) firmware
+# Man pages: sentry(1) and one per subcommand (sentry-run(1)…), from the commands'
+# own definitions (swift-argument-parser's generate-manual), dated by the commit.
+MAN_PAGES = .build/man
+man: setup
+	$(SWIFT) package generate-manual --multi-page --date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)" >/dev/null
+	rm -rf $(MAN_PAGES) && mkdir -p $(MAN_PAGES)
+	for page in .build/plugins/GenerateManual/outputs/sentry/*.1; do \
+		name=$$(basename $$page .1 | tr . -); [ $$name = sentry-help ] && continue; \
+		sed -e 's/^\.Dt SENTRY\./.Dt SENTRY-/' -e '/^\.Xr sentry\.help /d' -e 's/^\.Xr sentry\./.Xr sentry-/' $$page > $(MAN_PAGES)/$$name.1 || exit 1; \
+	done
+
+# Tab completion for bash, zsh and fish, from the binary itself.
+COMPLETIONS = .build/completions
+completions: $(INSTALL_BUILD)
+	mkdir -p $(COMPLETIONS)
+	$(INSTALL_BUILD) --generate-completion-script bash > $(COMPLETIONS)/sentry
+	$(INSTALL_BUILD) --generate-completion-script zsh > $(COMPLETIONS)/_sentry
+	$(INSTALL_BUILD) --generate-completion-script fish > $(COMPLETIONS)/sentry.fish
+
+install: $(INSTALL_BUILD) firmware man completions
 	install -D -s -m 755 $(INSTALL_BUILD) $(DESTDIR)$(BINDIR)/sentry
+	for page in $(MAN_PAGES)/*.1; do install -D -m 644 $$page $(DESTDIR)$(MANDIR)/man1/$$(basename $$page) || exit 1; done
+	install -D -m 644 $(COMPLETIONS)/sentry $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sentry
+	install -D -m 644 $(COMPLETIONS)/_sentry $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sentry
+	install -D -m 644 $(COMPLETIONS)/sentry.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sentry.fish
 	for model in $(MODELS); do install -D -m 644 .cache/models/$$model $(DESTDIR)$(DATADIR)/models/$$model || exit 1; done
 	install -D -m 644 firmware/sentry/build-uno/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry.hex
 	install -D -m 644 firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
@@ -89,9 +114,14 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sentry $(addprefix $(DESTDIR)$(DATADIR)/models/,$(MODELS))
 	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(USER_DOCS))
+	rm -f $(DESTDIR)$(MANDIR)/man1/sentry.1 $(DESTDIR)$(MANDIR)/man1/sentry-*.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sentry $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sentry \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sentry.fish
 	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UNITDIR)/sentry-relay.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
-	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry; do \
+	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry \
+		$(MANDIR)/man1 $(MANDIR) $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/bash-completion \
+		$(PREFIX)/share/zsh/vendor-completions $(PREFIX)/share/zsh $(PREFIX)/share/fish/vendor_completions.d $(PREFIX)/share/fish; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
 
 # make flash [PORT=/dev/ttyACM0] [BOOTLOADER=old]: the sketch onto the board.

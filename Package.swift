@@ -134,8 +134,12 @@ let package = Package(
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: [.plugin(name: "BuildInfoPlugin")]
         ),
+        // `sentry --version`: VERSION and the checked-out commit, written into SentryCommands at build time.
+        .executableTarget(name: "build-info"),
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool(), dependencies: ["build-info"], path: "Sources/BuildInfoPlugin"),
         // The `sentry` executable: main.swift only.
         .executableTarget(name: "sentry", dependencies: ["SentryCommands"]),
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).

@@ -6,6 +6,7 @@ public struct SentryCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sentry",
         abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
+        version: "\(BuildInfo.version) (\(BuildInfo.commit))",
         subcommands: [
             Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self,
         ],

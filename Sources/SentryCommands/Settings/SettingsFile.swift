@@ -55,8 +55,8 @@ enum SettingsFile {
 
     /// The subcommands the file does not apply to.
     static let otherCommands: Set = [
-        "simulate", "bench", "eval", "devices", "capture", "flash", "relay", "help", "-h", "--help", "--version",
-        "--experimental-dump-help",
+        "simulate", "bench", "eval", "faces", "devices", "capture", "flash", "relay", "help", "-h", "--help", "--version",
+        "--experimental-dump-help", "--generate-completion-script",
     ]
 
     /// `arguments` (without the program name) with the file's settings
