@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall man completions flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -40,6 +40,7 @@ test: setup firmware
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-run FUZZ_SECONDS=30
 	$(MAKE) test-install
+	$(MAKE) test-deb
 	$(MAKE) test-vm
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man pages and
@@ -55,9 +56,9 @@ BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/sentry
 DOCDIR = $(PREFIX)/share/doc/sentry
 MANDIR = $(PREFIX)/share/man
-UNITDIR = $(SYSCONFDIR)/systemd/system
-UDEVDIR = $(SYSCONFDIR)/udev/rules.d
-SYSUSERSDIR = $(SYSCONFDIR)/sysusers.d
+UNITDIR ?= $(SYSCONFDIR)/systemd/system
+UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
+SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
 MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face_landmark.tflite iris_landmark.tflite
 # What a user reads, laid out as in the checkout so that the README's links work.
 USER_DOCS = README.md docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md)
@@ -74,14 +75,16 @@ man: setup
 	rm -rf $(MAN_PAGES) && mkdir -p $(MAN_PAGES)
 	for page in .build/plugins/GenerateManual/outputs/sentry/*.1; do \
 		name=$$(basename $$page .1 | tr . -); [ $$name = sentry-help ] && continue; \
-		sed -e 's/^\.Dt SENTRY\./.Dt SENTRY-/' -e '/^\.Xr sentry\.help /d' -e 's/^\.Xr sentry\./.Xr sentry-/' $$page > $(MAN_PAGES)/$$name.1 || exit 1; \
+		command=$$(echo $$name | tr - ' '); \
+		sed -e 's/^\.Dt SENTRY\./.Dt SENTRY-/' -e '/^\.Xr sentry\.help /d' -e 's/^\.Xr sentry\./.Xr sentry-/' \
+			-e "s/^\.Nm \"$$command\"$$/.Nm $$name/" -e "s/^\.Nm$$/.Nm \"$$command\"/" $$page > $(MAN_PAGES)/$$name.1 || exit 1; \
 	done
 
 # Tab completion for bash, zsh and fish, from the binary itself.
 COMPLETIONS = .build/completions
 completions: $(INSTALL_BUILD)
 	mkdir -p $(COMPLETIONS)
-	$(INSTALL_BUILD) --generate-completion-script bash > $(COMPLETIONS)/sentry
+	$(INSTALL_BUILD) --generate-completion-script bash | sed '1{/^#!/d}' > $(COMPLETIONS)/sentry
 	$(INSTALL_BUILD) --generate-completion-script zsh > $(COMPLETIONS)/_sentry
 	$(INSTALL_BUILD) --generate-completion-script fish > $(COMPLETIONS)/sentry.fish
 
@@ -107,6 +110,15 @@ install: $(INSTALL_BUILD) firmware man completions
 		systemctl daemon-reload 2>/dev/null || true; \
 		echo "installed; start it with: systemctl enable --now sentry (settings: $(SYSCONFDIR)/sentry/sentry.toml)"; \
 	fi
+
+# dist/sentry_<version>_<arch>.deb (tools/make-deb), checked by lintian.
+deb: firmware
+	tools/make-deb
+	lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$$(dpkg --print-architecture).deb
+
+# The package installed and purged with apt in a clean Debian 12 root (tools/deb-test).
+test-deb: deb
+	tools/deb-test
 
 # Removes what install put there; the settings file only if unchanged, the
 # service user never (files it owns may remain).
