@@ -181,21 +181,13 @@ public enum Bench {
             print("  \(reference.label) reference: failed (run `make setup` to install the pip references)")
             return
         }
-        // The networks alone, back to back, in turns: this machine's speed drifts by tens of
-        // percent within seconds, and turns of a fraction of a second keep that out of the ratio.
-        var ours: [Double] = [], theirs: [Double] = [], turnRatios: [Double] = []
+        // The networks alone, back to back, in turns (see takeTurns).
+        var turns = Turns()
         if let blazeFace {
             let coresBefore = threads == 1 ? Self.shareCore(with: referenceRun.processIdentifier) : nil
             defer { coresBefore?.allow() }
-            for _ in 0..<Self.turns {
-                let mine = blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
-                guard let answer = referenceRun.request("run \(Self.runsPerTurn)"),
-                    let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer)
-                else { break }
-                let other = turn.network_ms.map { $0 / 1000 }
-                ours += mine
-                theirs += other
-                turnRatios.append(Stats.median(mine) / Stats.median(other))
+            turns = Self.takeTurns(with: referenceRun, request: "run \(Self.runsPerTurn)") {
+                blazeFace.backToBackNetworkSeconds(on: first.image, runs: Self.runsPerTurn)
             }
         }
         guard referenceRun.finish() else {
@@ -211,13 +203,13 @@ public enum Bench {
             }
         }
         print(String(format: "  \(reference.label) detect median %8.3f ms   p99 %8.3f ms   (same frames, \(threadLabel))", result.median_ms, result.p99_ms))
-        if !ours.isEmpty, !theirs.isEmpty {
-            let (sentry, other) = (Stats(seconds: ours), Stats(seconds: theirs))
+        if !turns.ours.isEmpty, !turns.theirs.isEmpty {
+            let (sentry, other) = (Stats(seconds: turns.ours), Stats(seconds: turns.theirs))
             print("  network alone \(sentry) (back to back on one frame, \(Self.turns) turns of \(Self.runsPerTurn) with the reference)")
             print("  \(reference.label) network \(other) (its interpreter alone, in the same turns)")
             print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
             // Each turn's ratio is taken a few milliseconds apart: drift between turns stays out of it.
-            print(String(format: "  ratio turn by turn: median %.2fx (of \(turnRatios.count) turns' median ratios)", Stats.median(turnRatios)))
+            print(String(format: "  ratio turn by turn: median %.2fx (of \(turns.ratios.count) turns' median ratios)", Stats.median(turns.ratios)))
         }
         print(
             String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
@@ -255,28 +247,42 @@ public enum Bench {
         let coresBefore = Self.shareCore(with: reference.processIdentifier)
         defer { coresBefore?.allow() }
         for network in FaceMesh.Network.allCases {
-            var ours: [Double] = [], theirs: [Double] = [], turnRatios: [Double] = []
-            for _ in 0..<Self.turns {
-                let mine = mesh.backToBackSeconds(network, runs: Self.runsPerTurn)
-                guard let answer = reference.request("run \(network.rawValue) \(Self.runsPerTurn)"),
-                    let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer)
-                else { break }
-                let other = turn.network_ms.map { $0 / 1000 }
-                ours += mine
-                theirs += other
-                turnRatios.append(Stats.median(mine) / Stats.median(other))
+            let turns = Self.takeTurns(with: reference, request: "run \(network.rawValue) \(Self.runsPerTurn)") {
+                mesh.backToBackSeconds(network, runs: Self.runsPerTurn)
             }
-            guard !ours.isEmpty, !theirs.isEmpty else { break }
-            let (sentry, litert) = (Stats(seconds: ours), Stats(seconds: theirs))
+            guard !turns.ours.isEmpty, !turns.theirs.isEmpty else { break }
+            let (sentry, litert) = (Stats(seconds: turns.ours), Stats(seconds: turns.theirs))
             print(
                 "  \(network.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) network \(sentry), LiteRT \(litert) (one thread, \(Self.turns) turns of \(Self.runsPerTurn), one core)"
             )
             print(
                 String(
                     format: "  ratio sentry/LiteRT \(network.rawValue): median %.2fx, turn by turn %.2fx", sentry.median / litert.median,
-                    Stats.median(turnRatios)))
+                    Stats.median(turns.ratios)))
         }
         _ = reference.finish()
+    }
+
+    /// A network's seconds per run, ours and the reference's, and each turn's ratio of medians.
+    struct Turns {
+        var ours: [Double] = [], theirs: [Double] = [], ratios: [Double] = []
+    }
+
+    /// `turns` turns of `mine` (our network, `runsPerTurn` runs back to back) and the
+    /// reference answering `request` with as many: this machine's speed drifts by tens
+    /// of percent within seconds, and turns of a fraction of a second keep that drift
+    /// out of each turn's ratio. Stops early when the reference stops answering.
+    static func takeTurns(with reference: ReferenceProcess, request: String, _ mine: () -> [Double]) -> Turns {
+        var turns = Turns()
+        for _ in 0..<Self.turns {
+            let ours = mine()
+            guard let answer = reference.request(request), let turn = try? JSONDecoder().decode(ReferenceTurn.self, from: answer) else { break }
+            let theirs = turn.network_ms.map { $0 / 1000 }
+            turns.ours += ours
+            turns.theirs += theirs
+            turns.ratios.append(Stats.median(ours) / Stats.median(theirs))
+        }
+        return turns
     }
 
     /// The network's time by operator: each step's fastest run, summed per operator.
@@ -326,7 +332,7 @@ public enum Bench {
 
     /// A reference script run with python3, read a line at a time: its result,
     /// then (BlazeFace's, with --turns) one answer per request.
-    private final class ReferenceProcess {
+    final class ReferenceProcess {
         private let process: ChildProcess
         /// Our ends of its standard input and output.
         private let input: FileDescriptor, output: FileDescriptor
