@@ -112,10 +112,9 @@ struct CountAllocations {
             time += 1 / 30
             mesh.detectFaces(in: image, at: time, into: &faces)
             guard let points = mesh.landmarks else { return }
-            let scores = ExpressionScores(FaceMeasures(points), appearance: MouthAppearance(points, in: image) ?? .neutral)
-            kept = states.update(scores, at: time)
-            let pose = HeadPose(FaceFrame(points)), gaze = Gaze(points)
-            precondition(pose.yaw.isFinite && gaze.left.x.isFinite)
+            let reading = FaceReading(points, in: image)
+            kept = states.update(reading.scores, at: time)
+            precondition(reading.pose.yaw.isFinite && reading.gaze.left.x.isFinite)
         }
         for image in frames + frames { read(image) }
         report("mesh-expressions", count(frames.count) { read(frames[$0]) }, frames.count)

@@ -71,14 +71,11 @@ public final class FaceReader {
         detections.sort { $0.width * $0.height > $1.width * $1.height }
         let faces = detections.compactMap { detection -> Face? in
             guard let points = mesh.landmarks(in: image, region: FaceMesh.region(for: detection)) else { return nil }
-            let measures = FaceMeasures(points)
-            let appearance = MouthAppearance(points, in: image)
-            let scores = ExpressionScores(measures, appearance: appearance ?? .neutral)
+            let reading = FaceReading(points, in: image)
+            let (scores, pose, gaze) = (reading.scores, reading.pose, reading.gaze)
             var states = ExpressionStates()
             // A photo is one moment: its states are the scores' at the "on" thresholds, a wink without its hold.
             let active = states.update(scores, at: 0).union(states.update(scores, at: ExpressionStates.winkSeconds))
-            let pose = HeadPose(FaceFrame(points))
-            let gaze = Gaze(points)
             return Face(
                 box: [detection.x, detection.y, detection.width, detection.height], score: detection.score,
                 landmarks: points.points.map { [$0.x, $0.y, $0.z] },
@@ -86,7 +83,7 @@ public final class FaceReader {
                 states: ExpressionState.allCases.filter(active.contains).map(\.rawValue),
                 pose: ["yaw": pose.yaw, "pitch": pose.pitch, "roll": pose.roll],
                 gaze: ["left": [gaze.left.x, gaze.left.y], "right": [gaze.right.x, gaze.right.y]],
-                measures: measures, appearance: appearance)
+                measures: reading.measures, appearance: reading.appearance)
         }
         return Report(file: file, width: image.width, height: image.height, faces: faces)
     }

@@ -221,22 +221,21 @@ final class WebConsole: FrameObserver {
     }
 
     /// A reading as the page takes it (rounded: it is drawn, not computed with).
-    static func faceStatus(_ reading: ExpressionReading) -> FaceReadingStatus {
+    static func faceStatus(_ face: FollowedFace) -> FaceReadingStatus {
         func round(_ value: Float, _ places: Float) -> Float { (value * places).rounded() / places }
         var points: [Float] = []
         points.reserveCapacity(2 * FaceLandmarks.count)
-        for point in reading.landmarks.points { points += [round(point.x, 10), round(point.y, 10)] }
-        let scores = reading.scores
+        for point in face.landmarks.points { points += [round(point.x, 10), round(point.y, 10)] }
+        let (scores, pose, gaze) = (face.reading.scores, face.reading.pose, face.reading.gaze)
         return FaceReadingStatus(
             points: points,
             expressions: Dictionary(uniqueKeysWithValues: zip(ExpressionScores.names, scores.values.map { round($0, 100) })),
-            states: ExpressionState.allCases.filter(reading.states.contains).map(\.rawValue),
-            pose: ["yaw": round(reading.pose.yaw, 10), "pitch": round(reading.pose.pitch, 10), "roll": round(reading.pose.roll, 10)],
+            states: ExpressionState.allCases.filter(face.states.contains).map(\.rawValue),
+            pose: ["yaw": round(pose.yaw, 10), "pitch": round(pose.pitch, 10), "roll": round(pose.roll, 10)],
             gaze: [
-                "left": [round(reading.gaze.left.x, 100), round(reading.gaze.left.y, 100)],
-                "right": [round(reading.gaze.right.x, 100), round(reading.gaze.right.y, 100)],
+                "left": [round(gaze.left.x, 100), round(gaze.left.y, 100)], "right": [round(gaze.right.x, 100), round(gaze.right.y, 100)],
             ],
-            target: reading.isTarget)
+            target: face.isTarget)
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {

@@ -7,17 +7,15 @@ import Imaging
 import Logging
 import Video
 
-/// The followed face as the expressions read it on one frame.
-public struct ExpressionReading: Sendable {
+/// The followed face on one frame: its points, where it is, what they read, its states.
+public struct FollowedFace: Sendable {
     public var landmarks: FaceLandmarks
     /// Its box among the frame's faces (the mesh's bounds).
     public var box: Box
     /// The face is the tracker's target.
     public var isTarget: Bool
-    public var scores: ExpressionScores
+    public var reading: FaceReading
     public var states: Set<ExpressionState>
-    public var pose: HeadPose
-    public var gaze: Gaze
 }
 
 /// `--expressions`: reads the followed face's expression on every frame from the
@@ -27,7 +25,7 @@ public struct ExpressionReading: Sendable {
 /// Observers registered after it (the console, the status line) read `latest`.
 final class ExpressionWatcher: FrameObserver {
     /// The last frame's reading; nil when no face was followed (or the detector has no mesh).
-    private(set) var latest: ExpressionReading?
+    private(set) var latest: FollowedFace?
     private var states = ExpressionStates()
     private var triggers: ExpressionTriggers
     /// A runner per `--on-expression` rule: rules due on the same frame all run, and a
@@ -55,13 +53,11 @@ final class ExpressionWatcher: FrameObserver {
         guard let mesh = context.pipeline.detector as? MeshFollowingDetector, let points = mesh.landmarks, let box = result.faces.last else {
             return forget()
         }
-        let scores = ExpressionScores(FaceMeasures(points), appearance: MouthAppearance(points, in: context.frame.image) ?? .neutral)
+        let reading = FaceReading(points, in: context.frame.image)
+        let scores = reading.scores
         let before = latest?.states ?? []
         let active = states.update(scores, at: result.timestamp)
-        let reading = ExpressionReading(
-            landmarks: points, box: box, isTarget: result.target == box, scores: scores, states: active,
-            pose: HeadPose(FaceFrame(points)), gaze: Gaze(points))
-        latest = reading
+        latest = FollowedFace(landmarks: points, box: box, isTarget: result.target == box, reading: reading, states: active)
         for state in active.subtracting(before) { logger.info("expression: \(state.rawValue) began") }
         for state in before.subtracting(active) { logger.info("expression: \(state.rawValue) ended") }
         triggers.update(active, at: result.timestamp) { index, rule in
