@@ -21,16 +21,15 @@ final class AddressLookup: Sendable {
     }
     private let state = Mutex(State())
 
+    /// An IPv4 literal: its own address, never looked up.
+    let isLiteral: Bool
+
     init(host: String, resolve: @escaping @Sendable (String) -> UInt32? = AddressLookup.systemResolve) {
         self.host = host
         self.resolve = resolve
         var literal = in_addr()
-        if inet_pton(AF_INET, host, &literal) == 1 { state.withLock { $0.address = literal.s_addr } }
-    }
-
-    var isLiteral: Bool {
-        var literal = in_addr()
-        return inet_pton(AF_INET, host, &literal) == 1
+        isLiteral = inet_pton(AF_INET, host, &literal) == 1
+        if isLiteral { state.withLock { $0.address = literal.s_addr } }
     }
 
     /// Looks the name up now and waits: for the first connection, made before the frame loop runs.

@@ -56,5 +56,5 @@ struct ExpressionOptions: ParsableArguments {
     }
 
     /// Whether the mesh runs: asked for, or needed by a hook or `--spare`.
-    var enabled: Bool { expressions || !onExpression.isEmpty || (spare != nil && spare != "none") }
+    var enabled: Bool { expressions || !onExpression.isEmpty || (try? spareState) != nil }
 }
