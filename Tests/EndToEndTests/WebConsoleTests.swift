@@ -380,6 +380,19 @@ struct WebConsoleBrowserTests {
             target: shown["target"] as? Int)
     }
 
+    /// The page as a PNG in a scratch file; with SENTRY_UPDATE_SCREENSHOT set, also
+    /// copied to `docs/NAME` (the pictures the docs show).
+    static func screenshot(_ browser: Browser, keptAs name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-\(UUID().uuidString)-\(name)").path
+        try browser.run(["screenshot": path])
+        if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
+            let docs = DemoClip.repository.appendingPathComponent("docs/\(name)").path
+            try? FileManager.default.removeItem(atPath: docs)
+            try FileManager.default.copyItem(atPath: path, toPath: docs)
+        }
+        return path
+    }
+
     @Test("the page shows the video with the target box around the face's known position (screenshot in docs/)")
     func screenshot() throws {
         let console = try RunningConsole()
@@ -393,12 +406,7 @@ struct WebConsoleBrowserTests {
             "timeout": 30,
         ])
         let shown = try Self.freeze(browser)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-console-\(UUID().uuidString).png").path
-        try browser.run(["screenshot": path])
-        if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
-            try? FileManager.default.removeItem(atPath: DemoClip.repository.appendingPathComponent("docs/console.png").path)
-            try FileManager.default.copyItem(atPath: path, toPath: DemoClip.repository.appendingPathComponent("docs/console.png").path)
-        }
+        let path = try Self.screenshot(browser, keptAs: "console.png")
         let time = Double(shown.frame % 100) / DemoClip.framesPerSecond
         let face = DemoClip.face(at: time)
         func screen(_ x: Double, _ y: Double) -> (Double, Double) { (shown.left + x * shown.scale, shown.top + y * shown.scale) }
@@ -445,13 +453,7 @@ struct WebConsoleBrowserTests {
         ])
         let shown = try Self.freeze(browser)
         let eyes = try #require(try browser.eval("window.sentry.shown.eyes") as? [[String: Any]])
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-eyes-\(UUID().uuidString).png").path
-        try browser.run(["screenshot": path])
-        if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
-            let docs = DemoClip.repository.appendingPathComponent("docs/console-eyes.png").path
-            try? FileManager.default.removeItem(atPath: docs)
-            try FileManager.default.copyItem(atPath: path, toPath: docs)
-        }
+        let path = try Self.screenshot(browser, keptAs: "console-eyes.png")
         let face = DemoClip.face(at: Double(shown.frame % 100) / DemoClip.framesPerSecond)
         let drawn = eyes.compactMap { eye -> (x: Double, y: Double, r: Double)? in
             guard let x = eye["x"] as? Double, let y = eye["y"] as? Double, let r = eye["r"] as? Double, eye["closed"] as? Bool == false else { return nil }
