@@ -147,7 +147,7 @@ let package = Package(
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
         .executableTarget(
             name: "count-allocations",
-            dependencies: ["FaceDetection", "FaceMesh", "Expressions", "Video", "Imaging", "Geometry",
+            dependencies: ["FaceDetection", "FaceMesh", "Expressions", "Video", "Imaging", "Geometry", "CoreAffinity",
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
             path: "Benchmarks/Allocations"
         ),

@@ -7,6 +7,7 @@
 // the `control` line allocates once per frame to show the counter is live.
 // Prints one line per path:
 //   <path> <allocations> allocations in <frames> frames
+import CoreAffinity
 import Expressions
 import FaceDetection
 import FaceMesh
@@ -52,6 +53,18 @@ struct CountAllocations {
             count(frames.count) { index in
                 _ = buffers[index].withUnsafeBytes { LumaExtraction.extract(fourcc: "YUYV", from: $0, bytesPerLine: 1280, into: &luma) }
             }, frames.count)
+
+        // What the worker pool does when the caller has changed cores (rare on an idle
+        // machine, so a run alone would not show it): the helpers' allowed cores.
+        func moveCores(_ index: Int) {
+            guard var cores = CoreSet.allowed() else { return }
+            cores.remove(index % 2)
+            precondition(!cores.isEmpty || index % 2 == 0)
+            cores.insert(index % 2)
+            cores.allow()
+        }
+        for index in frames.indices { moveCores(index) }
+        report("core-set", count(frames.count, moveCores), frames.count)
 
         var detectors: [(String, any FaceDetector)] = []
         for variant in BlazeFaceDetector.Variant.allCases {

@@ -32,7 +32,12 @@ public struct CoreSet {
         return (0..<capacity).contains(core) ? core : nil
     }
 
-    public var isEmpty: Bool { words.indices.allSatisfy { words[$0] == 0 } }
+    /// A plain loop: `allSatisfy`'s closure allocated in a debug build, and the worker
+    /// pool asks in the middle of a network run whenever the caller has changed cores.
+    public var isEmpty: Bool {
+        for index in words.indices where words[index] != 0 { return false }
+        return true
+    }
 
     public mutating func insert(_ core: Int) { words[core / 64] |= 1 << UInt64(core % 64) }
 
