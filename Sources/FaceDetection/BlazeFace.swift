@@ -37,7 +37,8 @@ public struct ScoredFace: Sendable, Equatable {
 /// models) on sentry's own TFLite interpreter: letterbox the frame to the
 /// model input, run the network, decode the boxes from SSD anchors, merge
 /// overlapping ones with weighted non-maximum suppression, and undo the
-/// letterbox. Gray frames are fed as three equal channels.
+/// letterbox. A colour frame is fed as its RGB; a gray one as three equal
+/// channels (or one, for a detector made for gray frames only: see `init`).
 public final class BlazeFaceDetector: RegionFaceDetector {
     /// The two published models, told apart by their input size.
     public enum Variant: String, Sendable, CaseIterable {
@@ -81,6 +82,8 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     /// The letterbox (frame to input tensor) and the decoding with NMS, on the last frame.
     public private(set) var lastLetterboxSeconds: Double = 0
     public private(set) var lastDecodeSeconds: Double = 0
+    /// False for a detector made for gray frames only.
+    public let readsColour: Bool
     /// Bytes the interpreter holds for weights and activations.
     public var memoryBytes: Int { interpreter.memoryBytes }
 
@@ -114,14 +117,18 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     }
 
     /// Loads a BlazeFace `.tflite` model; the variant follows from its input size.
-    /// `threads` shares each convolution's rows between that many threads.
-    public init(modelPath: String, minScore: Float = BlazeFaceDetector.defaultMinScore, threads: Int = 1) throws(ModelError) {
+    /// `threads` shares each convolution's rows between that many threads. With
+    /// `colour` false the detector is for gray frames only (their colour is never
+    /// read): its first layer is folded to one channel, a little faster.
+    public init(modelPath: String, minScore: Float = BlazeFaceDetector.defaultMinScore, threads: Int = 1, colour: Bool = true)
+        throws(ModelError)
+    {
         guard Self.cpuHasVectorUnit else {
             throw ModelError(path: modelPath, reason: "this CPU lacks AVX2/FMA, which sentry's BlazeFace needs; use --detector haar")
         }
         let model = try TFLiteModel.load(path: modelPath)
-        // The frames are gray: the first layer is summed over the colour channels once, here.
-        interpreter = try Interpreter(model: model, path: modelPath, threads: threads, identicalInputChannels: true)
+        // Gray frames only: the first layer is summed over the colour channels once, here.
+        interpreter = try Interpreter(model: model, path: modelPath, threads: threads, identicalInputChannels: !colour)
         let shape = interpreter.inputShape
         guard shape.count == 4, shape[1] == shape[2], shape[3] == 1 || shape[3] == 3,
             let variant = Variant.allCases.first(where: { $0.inputSize == shape[1] })
@@ -130,6 +137,7 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         }
         self.variant = variant
         self.modelPath = modelPath
+        readsColour = shape[3] == 3
         self.minScore = minScore
         anchors = Self.anchors(for: variant)
         let shapes = interpreter.outputShapes
@@ -152,8 +160,18 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         split(into: &boxes)
     }
 
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into boxes: inout [Box]) {
+        detect(in: image, colour: colour, into: &scoredFaces)
+        split(into: &boxes)
+    }
+
     public func detectFaces(in image: GrayImage, region: Box, into boxes: inout [Box]) {
         detect(in: image, region: region, into: &scoredFaces)
+        split(into: &boxes)
+    }
+
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, region: Box, into boxes: inout [Box]) {
+        detect(in: image, colour: colour, region: region, into: &scoredFaces)
         split(into: &boxes)
     }
 
@@ -184,13 +202,14 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     /// The faces in `image` (or in `region` of it, as boxes in the whole
     /// image's pixels) with their scores, best first, written into `faces`
     /// (emptied first; its storage is reused, so steady state allocates nothing).
-    public func detect(in image: GrayImage, region: Box? = nil, into faces: inout [ScoredFace]) {
+    /// In colour with the frame's `colour`, unless the detector is for gray frames only.
+    public func detect(in image: GrayImage, colour: ChromaPlanes? = nil, region: Box? = nil, into faces: inout [ScoredFace]) {
         faces.removeAll(keepingCapacity: true)
         guard image.width > 0, image.height > 0 else { return }
         let area = region ?? Box(x: 0, y: 0, width: image.width, height: image.height)
         let start = monotonicSeconds()
         letterbox.fill(
-            interpreter.input, from: image,
+            interpreter.input, from: image, chroma: colour,
             region: Letterbox.Region(x: area.x, y: area.y, width: area.width, height: area.height))
         let filled = monotonicSeconds()
         interpreter.invoke()
@@ -317,11 +336,4 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             return true
         #endif
     }()
-}
-
-extension Letterbox {
-    /// Writes `region` of `image` (the whole image if nil) into `tensor`.
-    mutating func fill(_ tensor: UnsafeMutableBufferPointer<Float>, from image: GrayImage, region: Region? = nil) {
-        image.pixels.withUnsafeBufferPointer { fill(tensor, from: $0, width: image.width, height: image.height, region: region) }
-    }
 }

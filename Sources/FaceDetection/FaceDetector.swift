@@ -1,7 +1,8 @@
 import Geometry
 import Imaging
 
-/// Anything that finds faces in a grayscale frame.
+/// Anything that finds faces in a frame: in its luma, and in its colour where
+/// the detector can use it (the networks, trained on colour).
 ///
 /// Detectors keep scratch buffers between calls, so one instance serves one
 /// thread; create one per thread.
@@ -15,9 +16,17 @@ public protocol FaceDetector: AnyObject {
     /// that do not look at every frame in full (`ScheduledDetector`) use it.
     func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box])
 
+    /// The same with the frame's colour (nil for a gray frame): BlazeFace finds
+    /// small faces in colour it misses in gray; the cascades read only the luma.
+    func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into faces: inout [Box])
+
     /// The detector's confidence (0...1) in each face of the last call, in
     /// the order of its boxes; empty when it has no scores (cascades).
     var lastScores: [Float] { get }
+
+    /// Whether a frame's colour changes what it finds: the camera is then asked
+    /// for a colour format and the sources keep the colour.
+    var readsColour: Bool { get }
 }
 
 extension FaceDetector {
@@ -25,7 +34,13 @@ extension FaceDetector {
         detectFaces(in: image, into: &faces)
     }
 
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into faces: inout [Box]) {
+        detectFaces(in: image, at: time, into: &faces)
+    }
+
     public var lastScores: [Float] { [] }
+
+    public var readsColour: Bool { false }
 
     /// The faces in `image` as a new array.
     public func detectFaces(in image: GrayImage) -> [Box] {
@@ -41,4 +56,13 @@ public protocol RegionFaceDetector: FaceDetector {
     /// Replaces `faces` with the faces inside `region` of `image`, as boxes
     /// in the whole image's pixels.
     func detectFaces(in image: GrayImage, region: Box, into faces: inout [Box])
+
+    /// The same with the frame's colour (nil for a gray frame).
+    func detectFaces(in image: GrayImage, colour: ChromaPlanes?, region: Box, into faces: inout [Box])
+}
+
+extension RegionFaceDetector {
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, region: Box, into faces: inout [Box]) {
+        detectFaces(in: image, region: region, into: &faces)
+    }
 }

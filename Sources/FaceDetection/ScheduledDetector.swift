@@ -75,17 +75,23 @@ public final class ScheduledDetector: FaceDetector {
         interval = 1 / rate
     }
 
+    public var readsColour: Bool { fullFrame.readsColour || neighbourhood.readsColour }
+
     /// Without a time every frame is a full pass.
     public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
-        fullPass(in: image, at: lastTime, calibrating: false, into: &faces)
+        fullPass(in: image, colour: nil, at: lastTime, calibrating: false, into: &faces)
     }
 
     public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+        detectFaces(in: image, colour: nil, at: time, into: &faces)
+    }
+
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into faces: inout [Box]) {
         // Video time that goes back (a file played again) starts the schedule over.
         if time < lastTime { (nextFullPass, nextCalibration) = (-.infinity, -.infinity) }
         lastTime = time
         if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
-            return fullPass(in: image, at: time, calibrating: true, into: &faces)
+            return fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
         }
         guard let last = followed else {
             lastPass = .none
@@ -93,10 +99,10 @@ public final class ScheduledDetector: FaceDetector {
             lastScores.removeAll(keepingCapacity: true)
             return
         }
-        neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: last.box, in: image), into: &found)
+        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: last.box, in: image), into: &found)
         // The face nearest to where it was; none: it is lost, look at the whole frame now.
         guard let nearest = found.indices.min(by: { Self.distance(found[$0], last.box) < Self.distance(found[$1], last.box) }) else {
-            return fullPass(in: image, at: time, calibrating: true, into: &faces)
+            return fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
         }
         let scores = neighbourhood.lastScores
         let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
@@ -107,8 +113,8 @@ public final class ScheduledDetector: FaceDetector {
 
     /// `calibrating`: also measure the neighbourhood model's difference on
     /// the followed face (only worth it when neighbourhood passes follow).
-    private func fullPass(in image: GrayImage, at time: Double, calibrating: Bool, into faces: inout [Box]) {
-        fullFrame.detectFaces(in: image, into: &found)
+    private func fullPass(in image: GrayImage, colour: ChromaPlanes?, at time: Double, calibrating: Bool, into faces: inout [Box]) {
+        fullFrame.detectFaces(in: image, colour: colour, at: time, into: &found)
         nextFullPass = time >= nextFullPass && time < nextFullPass + interval ? nextFullPass + interval : time + interval
         lastPass = .full
         let scores = fullFrame.lastScores
@@ -135,7 +141,7 @@ public final class ScheduledDetector: FaceDetector {
                 // (a cold neighbourhood pass would delay it); the next full pass measures.
                 nextCalibration = time + interval / 2
             } else if time >= nextCalibration {
-                calibrate(on: followed.box, in: image)
+                calibrate(on: followed.box, in: image, colour: colour)
                 attempts += 1
                 // Each measurement is one frame's noise from both models: the first few full
                 // passes all measure, so the average settles within half a second; then once a second.
@@ -148,8 +154,8 @@ public final class ScheduledDetector: FaceDetector {
     /// Runs the neighbourhood model where the full pass found `face` and
     /// keeps how its box differs; keeps the last correction when it finds
     /// nothing there or something too unlike the face to be the same one.
-    private func calibrate(on face: Box, in image: GrayImage) {
-        neighbourhood.detectFaces(in: image, region: Self.neighbourhood(of: face, in: image), into: &found)
+    private func calibrate(on face: Box, in image: GrayImage, colour: ChromaPlanes?) {
+        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: face, in: image), into: &found)
         guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }),
             let measured = BoxCorrection(from: nearest, to: face)
         else { return }

@@ -54,6 +54,8 @@ public final class MeshFollowingDetector: FaceDetector {
         meshInterval = meshRate.map { 1 / $0 } ?? 0
     }
 
+    public var readsColour: Bool { fullFrame.readsColour }
+
     /// Without a time every frame is a full pass.
     public func detectFaces(in image: GrayImage, into faces: inout [Box]) {
         (nextFullPass, nextMesh) = (-.infinity, -.infinity)
@@ -61,13 +63,17 @@ public final class MeshFollowingDetector: FaceDetector {
     }
 
     public func detectFaces(in image: GrayImage, at time: Double, into faces: inout [Box]) {
+        detectFaces(in: image, colour: nil, at: time, into: &faces)
+    }
+
+    public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into faces: inout [Box]) {
         // Video time that goes back (a file played again) starts the schedules over.
         if time < lastTime { (nextFullPass, nextMesh) = (-.infinity, -.infinity) }
         lastTime = time
         lastPass = .none
         detected = nil
         let followed = region
-        if time >= nextFullPass { fullPass(in: image, at: time) }
+        if time >= nextFullPass { fullPass(in: image, colour: colour, at: time) }
         // Between the mesh's turns the face it follows holds its box and points (a new face starts it at once).
         guard time >= nextMesh || region != followed || !followsFace else { return report(in: image, into: &faces) }
         nextMesh = Self.next(nextMesh, at: time, every: meshInterval)
@@ -75,7 +81,7 @@ public final class MeshFollowingDetector: FaceDetector {
         followsFace = tried.map { mesh.landmarks(in: image, region: $0, into: &points) } ?? false
         if !followsFace, tried != nil {
             // The mesh lost the face: start again from a detection (a pass now if this frame had none).
-            if lastPass != .full { fullPass(in: image, at: time) }
+            if lastPass != .full { fullPass(in: image, colour: colour, at: time) }
             if let detected, FaceMesh.region(for: detected) != tried {
                 followsFace = mesh.landmarks(in: image, region: FaceMesh.region(for: detected), into: &points)
             }
@@ -92,8 +98,8 @@ public final class MeshFollowingDetector: FaceDetector {
 
     /// Finds every face and picks the largest to follow; the mesh keeps its own
     /// crop when that is the face it already follows.
-    private func fullPass(in image: GrayImage, at time: Double) {
-        fullFrame.detect(in: image, into: &detections)
+    private func fullPass(in image: GrayImage, colour: ChromaPlanes?, at time: Double) {
+        fullFrame.detect(in: image, colour: colour, into: &detections)
         // A pass out of turn (the mesh lost its face) leaves the schedule on its beat.
         if time >= nextFullPass { nextFullPass = Self.next(nextFullPass, at: time, every: interval) }
         lastPass = .full

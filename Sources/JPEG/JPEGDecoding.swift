@@ -17,6 +17,11 @@ public enum JPEGHeader {
 
     /// `body` given a decoder with `bytes`' header read (width, height, sampling); nil if it is not a JPEG.
     static func withHeader<Result>(of bytes: [UInt8], _ body: (tjhandle, Int32, Int32, Int32) -> Result?) -> Result? {
+        withHeader(of: bytes) { handle, width, height, subsampling, _ in body(handle, width, height, subsampling) }
+    }
+
+    /// The same with the colour space (`TJCS_…`).
+    static func withHeader<Result>(of bytes: [UInt8], _ body: (tjhandle, Int32, Int32, Int32, Int32) -> Result?) -> Result? {
         guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
@@ -24,7 +29,7 @@ public enum JPEGHeader {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colourspace)
         }
         guard status == 0 else { return nil }
-        return body(handle, width, height, subsampling)
+        return body(handle, width, height, subsampling, colourspace)
     }
 }
 
@@ -41,6 +46,56 @@ public enum JPEGDecoder {
                 tjDecompress2(handle, bytes, UInt(bytes.count), $0.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0)
             }
             return status == 0 ? (Int(width), Int(height), pixels) : nil
+        }
+    }
+}
+
+extension JPEGDecoder {
+    /// How a JPEG's chroma is sampled against its luma, for those read as planes.
+    public enum Sampling: Sendable, Equatable {
+        /// 4:4:4
+        case full
+        /// 4:2:2
+        case halfWidth
+        /// 4:2:0
+        case halfBoth
+    }
+
+    /// A colour JPEG's own Y'CbCr planes (full range, as JPEG stores them), without
+    /// conversion: the luma is what `gray` gives. Nil for a gray JPEG, one in another
+    /// colour space (CMYK) or sampling (4:4:0, 4:1:1), and wherever `gray` gives nil.
+    public static func planes(_ bytes: [UInt8], maximumPixels: Int)
+        -> (width: Int, height: Int, sampling: Sampling, y: [UInt8], cb: [UInt8], cr: [UInt8])?
+    {
+        JPEGHeader.withHeader(of: bytes) { handle, width, height, subsampling, colourspace in
+            guard width > 0, height > 0, Int(width) * Int(height) <= maximumPixels, colourspace == Int32(TJCS_YCbCr.rawValue) else { return nil }
+            let sampling: Sampling
+            switch subsampling {
+            case Int32(TJSAMP_444.rawValue): sampling = .full
+            case Int32(TJSAMP_422.rawValue): sampling = .halfWidth
+            case Int32(TJSAMP_420.rawValue): sampling = .halfBoth
+            default: return nil
+            }
+            // The decoder writes whole blocks: the luma plane too is padded to them (an odd
+            // size's last column or row is written twice); it is cropped to the picture below.
+            let lumaWidth = Int(tjPlaneWidth(0, width, subsampling)), lumaHeight = Int(tjPlaneHeight(0, height, subsampling))
+            let chromaWidth = Int(tjPlaneWidth(1, width, subsampling)), chromaHeight = Int(tjPlaneHeight(1, height, subsampling))
+            var y = [UInt8](repeating: 0, count: lumaWidth * lumaHeight)
+            var cb = [UInt8](repeating: 128, count: chromaWidth * chromaHeight), cr = cb
+            let status = y.withUnsafeMutableBufferPointer { y in
+                cb.withUnsafeMutableBufferPointer { cb in
+                    cr.withUnsafeMutableBufferPointer { cr in
+                        var planes: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, cb.baseAddress, cr.baseAddress]
+                        var strides: [Int32] = [Int32(lumaWidth), Int32(chromaWidth), Int32(chromaWidth)]
+                        return tjDecompressToYUVPlanes(handle, bytes, UInt(bytes.count), &planes, width, &strides, height, 0)
+                    }
+                }
+            }
+            guard status == 0 else { return nil }
+            if lumaWidth != Int(width) || lumaHeight != Int(height) {
+                y = (0..<Int(height)).flatMap { row in y[row * lumaWidth..<row * lumaWidth + Int(width)] }
+            }
+            return (Int(width), Int(height), sampling, y, cb, cr)
         }
     }
 }

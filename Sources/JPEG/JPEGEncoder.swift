@@ -9,8 +9,10 @@ public struct YUVPicture: Sendable {
         case none
         /// Half width, full height (YUYV cameras).
         case halfWidth
-        /// Half width, half height (YU12 cameras).
+        /// Half width, half height (YU12 cameras, video files).
         case halfBoth
+        /// One sample per pixel (RGB photos).
+        case full
     }
 
     public var width: Int
@@ -37,6 +39,7 @@ public struct YUVPicture: Sendable {
         case .none: (0, 0)
         case .halfWidth: ((width + 1) / 2, height)
         case .halfBoth: ((width + 1) / 2, (height + 1) / 2)
+        case .full: (width, height)
         }
     }
 }
@@ -78,6 +81,7 @@ public final class JPEGEncoder {
             case .none: Int32(TJSAMP_GRAY.rawValue)
             case .halfWidth: Int32(TJSAMP_422.rawValue)
             case .halfBoth: Int32(TJSAMP_420.rawValue)
+            case .full: Int32(TJSAMP_444.rawValue)
             }
         let needed = Int(tjBufSize(Int32(picture.width), Int32(picture.height), subsampling))
         if needed > capacity {

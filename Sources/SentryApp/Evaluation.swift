@@ -10,17 +10,27 @@ public enum Evaluation {
         public var detector: String
         public var images: Int
         public var faces: Int
-        /// At IoU 0.5 and 0.3.
+        /// At IoU 0.5 and 0.3: on the photos in colour for a detector that reads it, else in gray.
         public var scores: [DetectionScore]
+        /// The same detector on the photos' gray, for one that reads colour (nil for the cascades).
+        public var grayScores: [DetectionScore]?
 
         public var description: String {
             var lines = ["sentry eval: \(images) images, \(faces) labelled faces, detector \(detector)"]
-            for score in scores {
-                lines.append(
-                    String(
-                        format: "  IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
-                        score.threshold, score.recall, score.precision, score.f1,
-                        score.found, score.missed, score.falseAlarms))
+            func add(_ scores: [DetectionScore], _ label: String) {
+                for score in scores {
+                    lines.append(
+                        String(
+                            format: "  %@IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
+                            label, score.threshold, score.recall, score.precision, score.f1,
+                            score.found, score.missed, score.falseAlarms))
+                }
+            }
+            if let grayScores {
+                add(scores, "colour ")
+                add(grayScores, "gray   ")
+            } else {
+                add(scores, "")
             }
             return lines.joined(separator: "\n")
         }
@@ -34,20 +44,26 @@ public enum Evaluation {
             throw LabelError(path: path, reason: "the images folder \(directory) does not exist")
         }
         let (detector, name) = try Runner.makeDetector(options)
-        var scores = [DetectionScore(threshold: 0.5), DetectionScore(threshold: 0.3)]
+        let colour = detector.readsColour
+        var scores = [DetectionScore(threshold: 0.5), DetectionScore(threshold: 0.3)], grayScores = scores
         var detections: [Box] = []
-        for image in labels.images {
+        // Photos an hour apart: each one a full pass, however often a --detect-fps schedule looks.
+        for (index, image) in labels.images.enumerated() {
+            let time = Double(index) * 3600
             let file = URL(fileURLWithPath: directory).appendingPathComponent(image.file).path
-            let source = try FileFrameSource.open(path: file)
+            let source = try FileFrameSource.open(path: file, colour: colour)
             defer { source.close() }
             guard let frame = try source.nextFrame() else {
                 throw VideoError(source: file, reason: "has no frame", hint: "check the image file")
             }
-            detector.detectFaces(in: frame.image, into: &detections)
+            detector.detectFaces(in: frame.image, colour: frame.chroma, at: time, into: &detections)
             for index in scores.indices { scores[index].add(faces: image.faces, ignored: image.ignored, detections: detections) }
+            guard colour else { continue }
+            detector.detectFaces(in: frame.image, colour: nil, at: time + 1800, into: &detections)
+            for index in grayScores.indices { grayScores[index].add(faces: image.faces, ignored: image.ignored, detections: detections) }
         }
         return Report(
             detector: name, images: labels.images.count, faces: labels.images.map(\.faces.count).reduce(0, +),
-            scores: scores)
+            scores: scores, grayScores: colour ? grayScores : nil)
     }
 }

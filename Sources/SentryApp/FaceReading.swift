@@ -48,10 +48,10 @@ public final class FaceReader {
     /// Reads the photo at `path`: its first frame, every face BlazeFace finds in it.
     public func read(path: String) throws(ImageError) -> (report: Report, image: GrayImage) {
         do throws(VideoError) {
-            let source = try FileFrameSource.open(path: path)
+            let source = try FileFrameSource.open(path: path, colour: true)
             defer { source.close() }
             guard let frame = try source.nextFrame() else { throw VideoError(source: path, reason: "has no picture", hint: "") }
-            return (read(frame.image, file: path), frame.image)
+            return (read(frame.image, colour: frame.chroma, file: path), frame.image)
         } catch {
             throw ImageError(path: path, reason: error.reason)
         }
@@ -64,10 +64,10 @@ public final class FaceReader {
         public var description: String { "image \(path): \(reason); pass a JPEG or PNG photo (or any picture ffmpeg reads)" }
     }
 
-    /// Every face in `image`, biggest first.
-    public func read(_ image: GrayImage, file: String) -> Report {
+    /// Every face in `image` (found in its `colour` where it has any), biggest first.
+    public func read(_ image: GrayImage, colour: ChromaPlanes? = nil, file: String) -> Report {
         var detections: [ScoredFace] = []
-        detector.detect(in: image, into: &detections)
+        detector.detect(in: image, colour: colour, into: &detections)
         detections.sort { $0.width * $0.height > $1.width * $1.height }
         let faces = detections.compactMap { detection -> Face? in
             guard let points = mesh.landmarks(in: image, region: FaceMesh.region(for: detection)) else { return nil }

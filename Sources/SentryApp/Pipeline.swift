@@ -102,7 +102,7 @@ public final class Pipeline {
     public func process(_ frame: Frame) throws(LinkError) -> FrameResult {
         let t0 = monotonicSeconds()
         var faces: [Box] = []
-        detector.detectFaces(in: frame.image, at: frame.timestamp, into: &faces)
+        detector.detectFaces(in: frame.image, colour: frame.chroma, at: frame.timestamp, into: &faces)
         let t1 = monotonicSeconds()
         if output.takeReconnected() {
             filter.reset()

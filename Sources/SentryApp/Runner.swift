@@ -98,7 +98,7 @@ public enum Runner {
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
         } else {
-            source = try openCamera(options, logger: logger)
+            source = try openCamera(options, colour: detector.readsColour, logger: logger)
         }
         logger.info(
             "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
@@ -111,8 +111,8 @@ public enum Runner {
             try WebConsole(options: $0, detectorName: detectorName, output: link.output, expressions: expressions, logger: logger)
         }
         defer { web?.close() }
-        let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil, logger: logger) { () throws(VideoError) in
-            try openCamera(options, logger: logger)
+        let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
+            () throws(VideoError) in try openCamera(options, colour: detector.readsColour, logger: logger)
         }
         defer { camera.close() }
 
@@ -163,25 +163,25 @@ public enum Runner {
     /// A frame source for `--camera`: a V4L2 device node, or a file.
     public static func openCamera(
         _ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
-        framesPerSecond: Double? = nil, pixelFormat: String? = nil,
+        framesPerSecond: Double? = nil, pixelFormat: String? = nil, colour: Bool = false,
         controls: CameraControls = CameraControls(), logger: Logger? = nil
     ) throws(VideoError) -> any FrameSource {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             let camera = try V4L2Camera(
-                path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat,
+                path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat, colour: colour,
                 controls: controls, isCancelled: { StopSignal.isRequested })
             for note in camera.notes { logger?.notice("\(note)") }
             return camera
         }
-        return try FileFrameSource.open(path: path, size: size, realtime: realtime, loop: loop, isCancelled: { StopSignal.isRequested })
+        return try FileFrameSource.open(path: path, size: size, realtime: realtime, loop: loop, colour: colour, isCancelled: { StopSignal.isRequested })
     }
 
-    /// The camera `options` describe.
-    static func openCamera(_ options: RunOptions, logger: Logger) throws(VideoError) -> any FrameSource {
+    /// The camera `options` describe; `colour`: in a colour format where it has one.
+    static func openCamera(_ options: RunOptions, colour: Bool, logger: Logger) throws(VideoError) -> any FrameSource {
         try openCamera(
             options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
-            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat,
+            framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat, colour: colour,
             controls: options.controls, logger: logger)
     }
 }

@@ -6,7 +6,9 @@ import SystemPackage
 /// Frames from a video file or still image, decoded to 8-bit gray by an
 /// `ffmpeg` subprocess writing YUV4MPEG (`-f yuv4mpegpipe -pix_fmt gray`):
 /// its header carries the size and frame rate, so no `ffprobe` has to run
-/// first (one process start less, ~90 ms sooner to the first frame).
+/// first (one process start less, ~90 ms sooner to the first frame). In
+/// colour (`colour`, for the networks) it is 4:2:0 in full range instead,
+/// whose luma is exactly that gray.
 ///
 /// Frames come as fast as they decode, or at the file's own rate with
 /// `realtime`. Timestamps follow the file's frame rate either way, so a file
@@ -26,25 +28,29 @@ public final class FileFrameSource: FrameSource {
     private var closed = false
     private let isCancelled: @Sendable () -> Bool
     private var buffer: [UInt8]
+    /// The frame's colour, when opened in colour.
+    private var chroma: ChromaPlanes?
+    /// Deliver the colour with each frame (only a source opened in colour has any).
+    public var keepsColour = true
     /// The "FRAME\n" line before each frame.
     private var marker = [UInt8](repeating: 0, count: 6)
 
     /// Frames from the file at `path` (see `init`): a JPEG or PNG photo taken as it is
     /// (no `size`, no `loop`) decoded in process (`StillImage`), anything else by ffmpeg.
     public static func open(
-        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false, colour: Bool = false,
         isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(VideoError) -> any FrameSource {
-        if size == nil, !loop, let still = StillImage.open(path: path) { return still }
-        return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, isCancelled: isCancelled)
+        if size == nil, !loop, let still = StillImage.open(path: path, colour: colour) { return still }
+        return try FileFrameSource(path: path, size: size, realtime: realtime, loop: loop, colour: colour, isCancelled: isCancelled)
     }
 
     /// Opens `path`; `size` rescales frames, `realtime` paces them at the
-    /// file's frame rate, `loop` plays the file again at its end.
-    /// `isCancelled` is asked when a signal interrupts a wait for a frame:
-    /// true ends the stream there.
+    /// file's frame rate, `loop` plays the file again at its end, `colour`
+    /// decodes the colour too. `isCancelled` is asked when a signal interrupts
+    /// a wait for a frame: true ends the stream there.
     public init(
-        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false,
+        path: String, size: FrameSize? = nil, realtime: Bool = false, loop: Bool = false, colour: Bool = false,
         isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(VideoError) {
         self.path = path
@@ -63,12 +69,14 @@ public final class FileFrameSource: FrameSource {
         if realtime { arguments.append("-re") }
         if loop { arguments += ["-stream_loop", "-1"] }
         arguments += ["-i", path, "-map", "0:v:0"]
-        if let size { arguments += ["-vf", "scale=\(size.width):\(size.height)"] }
-        arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", "gray", "-"]
+        // Full range: the luma of 4:2:0 is then byte for byte ffmpeg's gray.
+        let scale = [size.map { "\($0.width):\($0.height)" }, colour ? "out_range=full" : nil].compactMap { $0 }
+        if !scale.isEmpty { arguments += ["-vf", "scale=" + scale.joined(separator: ":")] }
+        arguments += ["-f", "yuv4mpegpipe", "-pix_fmt", colour ? "yuv420p" : "gray", "-"]
         (process, output, errors) = try Self.start("ffmpeg", arguments, source: path)
         let header: StreamHeader
         do {
-            header = try Self.readHeader(output, source: path)
+            header = try Self.readHeader(output, source: path, colour: colour)
         } catch {
             // Our end closed first, so an ffmpeg still writing ends too; its errors read before waiting, so a
             // full error pipe cannot hold it up.
@@ -83,6 +91,7 @@ public final class FileFrameSource: FrameSource {
         }
         (width, height, framesPerSecond) = (header.width, header.height, header.framesPerSecond)
         buffer = [UInt8](repeating: 0, count: width * height)
+        if colour { chroma = ChromaPlanes(layout: .halfBoth, lumaWidth: width, lumaHeight: height, range: .full) }
     }
 
     /// What a YUV4MPEG stream header says.
@@ -114,8 +123,9 @@ public final class FileFrameSource: FrameSource {
         return bytes
     }
 
-    /// `YUV4MPEG2 W640 H480 F30:1 … Cmono`: the size, the rate, and one gray plane per frame.
-    static func readHeader(_ fd: FileDescriptor, source: String) throws(VideoError) -> StreamHeader {
+    /// `YUV4MPEG2 W640 H480 F30:1 … Cmono`: the size, the rate, and one gray plane per frame
+    /// (`C420jpeg` or `C420mpeg2` and three planes, in `colour`).
+    static func readHeader(_ fd: FileDescriptor, source: String, colour: Bool = false) throws(VideoError) -> StreamHeader {
         guard let line = readLine(fd) else {
             throw VideoError(source: source, reason: "no picture in it", hint: "pass a video or image file that ffmpeg can play")
         }
@@ -125,7 +135,7 @@ public final class FileFrameSource: FrameSource {
         }
         func field(_ tag: Character) -> Substring? { fields.first { $0.first == tag }?.dropFirst() }
         guard let width = field("W").flatMap({ Int($0) }), let height = field("H").flatMap({ Int($0) }), width > 0, height > 0,
-            (field("C") ?? "mono").hasPrefix("mono")
+            (field("C") ?? "mono").hasPrefix(colour ? "420" : "mono")
         else {
             throw VideoError(source: source, reason: "ffmpeg's stream header is \(fields.joined(separator: " ").prefix(80))", hint: "install Debian's ffmpeg")
         }
@@ -174,7 +184,7 @@ public final class FileFrameSource: FrameSource {
             switch readFully(count: count, into: &buffer) {
             case .cancelled: return nil
             case .ended: complete = false
-            case .read: complete = true
+            case .read: complete = chroma == nil || readChroma()
             }
         }
         if !complete {
@@ -192,7 +202,16 @@ public final class FileFrameSource: FrameSource {
         let rate = framesPerSecond > 0 ? framesPerSecond : 25
         return Frame(
             image: GrayImage(width: width, height: height, pixels: buffer),
-            timestamp: Double(frameIndex) / rate, index: frameIndex)
+            timestamp: Double(frameIndex) / rate, index: frameIndex, chroma: keepsColour ? chroma : nil)
+    }
+
+    /// The two chroma planes after the luma; false if the stream ended in them.
+    private func readChroma() -> Bool {
+        guard var planes = chroma else { return true }
+        chroma = nil  // not shared while it is written: no copy
+        defer { chroma = planes }
+        let count = planes.width * planes.height
+        return readFully(count: count, into: &planes.u) == .read && readFully(count: count, into: &planes.v) == .read
     }
 
     private enum ReadOutcome { case read, ended, cancelled }

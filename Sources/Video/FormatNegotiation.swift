@@ -36,22 +36,27 @@ public struct FormatChoice: Sendable, Equatable {
 /// Picks the format and size to capture in (pure, so it is tested over
 /// recorded device answers).
 ///
-/// - Formats: luma is all detection needs, so `GREY` first, then `YUYV`
-///   (luma is every other byte), then planar YUV 4:2:0 (`YU12`/`YV12`: the Y
-///   plane comes first), which libv4l produces from MJPEG and most others.
-///   A device's own format wins over one libv4l emulates.
+/// - Formats: for the cascades luma is all detection needs, so `GREY` first,
+///   then `YUYV` (luma is every other byte), then YUV 4:2:0 (`YU12`/`YV12`/
+///   `NV12`: the Y plane comes first), which libv4l produces from MJPEG and
+///   most others. For the networks, trained on colour, the colour formats
+///   come first and `GREY` last. A device's own format wins over one libv4l
+///   emulates.
 /// - Size: the supported size nearest the requested one (by area, then by
 ///   width); 640x480 when nothing is requested.
 public enum FormatNegotiation {
-    public static let preferredFourccs = ["GREY", "YUYV", "YU12", "YV12"]
+    public static let preferredFourccs = ["GREY", "YUYV", "YU12", "YV12", "NV12"]
+    /// The same formats when the colour matters.
+    public static let colourFourccs = ["YUYV", "YU12", "YV12", "NV12", "GREY"]
     public static let defaultSize = FrameSize(width: 640, height: 480)
 
-    public static func choose(from formats: [CameraFormat], requested: FrameSize?) -> FormatChoice? {
+    public static func choose(from formats: [CameraFormat], requested: FrameSize?, colour: Bool = false) -> FormatChoice? {
         let target = requested ?? defaultSize
-        let usable = formats.filter { preferredFourccs.contains($0.fourcc) }
+        let order = colour ? colourFourccs : preferredFourccs
+        let usable = formats.filter { order.contains($0.fourcc) }
         let best = usable.min { a, b in
             if a.emulated != b.emulated { return !a.emulated }
-            return preferredFourccs.firstIndex(of: a.fourcc)! < preferredFourccs.firstIndex(of: b.fourcc)!
+            return order.firstIndex(of: a.fourcc)! < order.firstIndex(of: b.fourcc)!
         }
         guard let best, let size = nearest(to: target, in: best.sizes) else { return nil }
         return FormatChoice(fourcc: best.fourcc, size: size)

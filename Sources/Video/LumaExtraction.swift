@@ -7,7 +7,7 @@ import Imaging
 public enum LumaExtraction {
     /// - Parameters:
     ///   - fourcc: `GREY` (Y only), `YUYV` (Y at every other byte), or
-    ///     `YU12`/`YV12` (planar 4:2:0: the Y plane comes first).
+    ///     `YU12`/`YV12`/`NV12` (4:2:0: the Y plane comes first).
     ///   - source: the driver's buffer, `bytesPerLine` bytes per row.
     ///   - image: receives `image.width` x `image.height` luma bytes.
     /// - Returns: false when the buffer is too short for the image.

@@ -4,8 +4,9 @@ import Imaging
 import JPEG
 
 /// A photo decoded in process, JPEG by libjpeg-turbo (linked already for the
-/// console's stream) and PNG by libpng: one gray frame, as ffmpeg gives it,
-/// without starting ffmpeg. ffmpeg loads some 200 libraries: after a boot,
+/// console's stream) and PNG by libpng: one gray frame, as ffmpeg gives it
+/// (with its colour when asked: a JPEG's own chroma planes, a PNG's from its
+/// RGB), without starting ffmpeg. ffmpeg loads some 200 libraries: after a boot,
 /// with nothing in the page cache, that alone took 0.3 s of the time to the
 /// first aim.
 ///
@@ -23,7 +24,7 @@ public final class StillImage: FrameSource {
     /// What ffmpeg's stream header says for a still.
     public let framesPerSecond: Double = 25
     public let name: String
-    private var image: GrayImage?
+    private var frame: Frame?
 
     /// Larger pictures and files go to ffmpeg (which streams them) rather than into one buffer here.
     static let maximumPixels = 8192 * 8192
@@ -31,43 +32,61 @@ public final class StillImage: FrameSource {
     /// The names ffmpeg reads as one picture (its image2 demuxer), where `.mjpeg` is a stream of them.
     static let jpegExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif"]
 
-    private init(image: GrayImage, name: String) {
-        (width, height) = (image.width, image.height)
-        self.image = image
+    private init(_ decoded: Decoded, name: String) {
+        (width, height) = (decoded.image.width, decoded.image.height)
+        frame = Frame(image: decoded.image, timestamp: 0, index: 0, chroma: decoded.chroma)
         self.name = name
     }
 
-    /// The photo at `path`, or nil when ffmpeg should open it (see the type).
-    public static func open(path: String) -> StillImage? {
+    /// A photo's luma, and its colour when asked for and it has any.
+    struct Decoded {
+        var image: GrayImage
+        var chroma: ChromaPlanes?
+    }
+
+    /// The photo at `path`, or nil when ffmpeg should open it (see the type); in `colour`
+    /// where it has any (a JPEG in a sampling read here only as gray goes to ffmpeg).
+    public static func open(path: String, colour: Bool = false) -> StillImage? {
         let suffix = (path as NSString).pathExtension.lowercased()
         guard jpegExtensions.contains(suffix) || suffix == "png" else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= maximumBytes,
             let bytes = FileManager.default.contents(atPath: path)
         else { return nil }
-        let image = suffix == "png" ? decodePNG(Array(bytes)) : decodeJPEG(Array(bytes))
-        return image.map { StillImage(image: $0, name: (path as NSString).lastPathComponent) }
+        let decoded = suffix == "png" ? decodePNG(Array(bytes), colour: colour) : decodeJPEG(Array(bytes), colour: colour)
+        return decoded.map { StillImage($0, name: (path as NSString).lastPathComponent) }
     }
 
     public func nextFrame() throws(VideoError) -> Frame? {
-        defer { image = nil }
-        return image.map { Frame(image: $0, timestamp: 0, index: 0) }
+        defer { frame = nil }
+        return frame
     }
 
-    public func close() { image = nil }
+    public func close() { frame = nil }
 
-    /// libjpeg-turbo's luma of an upright JPEG, nil for anything else (a warning, as for a
-    /// truncated file, included: ffmpeg's to judge).
-    static func decodeJPEG(_ file: [UInt8]) -> GrayImage? {
-        guard file.starts(with: [0xFF, 0xD8, 0xFF]), !hasTurningOrientation(file),
-            let gray = JPEGDecoder.gray(file, maximumPixels: maximumPixels)
-        else { return nil }
-        return GrayImage(width: gray.width, height: gray.height, pixels: gray.pixels)
+    /// libjpeg-turbo's luma of an upright JPEG (and its chroma planes in `colour`), nil for
+    /// anything else (a warning, as for a truncated file, included: ffmpeg's to judge).
+    static func decodeJPEG(_ file: [UInt8], colour: Bool = false) -> Decoded? {
+        guard file.starts(with: [0xFF, 0xD8, 0xFF]), !hasTurningOrientation(file) else { return nil }
+        if colour, JPEGHeader.read(file)?.isGray == false {
+            guard let planes = JPEGDecoder.planes(file, maximumPixels: maximumPixels) else { return nil }
+            let layout: ChromaPlanes.Layout =
+                switch planes.sampling {
+                case .full: .full
+                case .halfWidth: .halfWidth
+                case .halfBoth: .halfBoth
+                }
+            return Decoded(
+                image: GrayImage(width: planes.width, height: planes.height, pixels: planes.y),
+                chroma: ChromaPlanes(layout: layout, lumaWidth: planes.width, lumaHeight: planes.height, range: .full, u: planes.cb, v: planes.cr))
+        }
+        guard let gray = JPEGDecoder.gray(file, maximumPixels: maximumPixels) else { return nil }
+        return Decoded(image: GrayImage(width: gray.width, height: gray.height, pixels: gray.pixels))
     }
 
     /// The gray of an 8-bit, opaque, sRGB PNG: its own values, or BT.601 luma in full range
     /// (0.299 R + 0.587 G + 0.114 B, rounded) as ffmpeg's `-pix_fmt gray` computes it; nil for anything else.
-    static func decodePNG(_ file: [UInt8]) -> GrayImage? {
+    static func decodePNG(_ file: [UInt8], colour wantsColour: Bool = false) -> Decoded? {
         guard hasSRGBGamma(file) else { return nil }
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
@@ -89,13 +108,15 @@ public final class StillImage: FrameSource {
             png_image_free(&png)
             return nil
         }
-        guard colour else { return GrayImage(width: width, height: height, pixels: values) }
+        guard colour else { return Decoded(image: GrayImage(width: width, height: height, pixels: values)) }
         var pixels = [UInt8](repeating: 0, count: width * height)
         for index in pixels.indices {
             let (red, green, blue) = (Float(values[3 * index]), Float(values[3 * index + 1]), Float(values[3 * index + 2]))
             pixels[index] = UInt8(0.299 * red + 0.587 * green + 0.114 * blue + 0.5)
         }
-        return GrayImage(width: width, height: height, pixels: pixels)
+        return Decoded(
+            image: GrayImage(width: width, height: height, pixels: pixels),
+            chroma: wantsColour ? ChromaPlanes(rgb: values, width: width, height: height) : nil)
     }
 
     /// Whether a PNG has no gamma of its own, or sRGB's (gAMA 45455, 1/2.2): libpng corrects

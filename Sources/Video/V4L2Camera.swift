@@ -39,7 +39,8 @@ public final class V4L2Camera: FrameSource {
 
     public init(
         path: String, size: FrameSize? = nil, framesPerSecond requestedRate: Double? = nil,
-        fourcc forcedFourcc: String? = nil, controls: CameraControls = CameraControls(), isCancelled: @escaping @Sendable () -> Bool = { false }
+        fourcc forcedFourcc: String? = nil, colour: Bool = false, controls: CameraControls = CameraControls(),
+        isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
@@ -50,7 +51,7 @@ public final class V4L2Camera: FrameSource {
         card = capabilities.card
         let offered = Self.formats(fd: fd)
         let formats = forcedFourcc.map { forced in offered.filter { $0.fourcc == forced } } ?? offered
-        guard let choice = FormatNegotiation.choose(from: formats, requested: size) else {
+        guard let choice = FormatNegotiation.choose(from: formats, requested: size, colour: colour) else {
             let offered = offered.map(\.fourcc).joined(separator: ", ")
             throw VideoError(
                 source: path, reason: "offers no format sentry can read (\(forcedFourcc.map { "\($0) asked; " } ?? "")has: \(offered))",
@@ -83,7 +84,12 @@ public final class V4L2Camera: FrameSource {
         try controls.apply(fd: fd, path: path)
         image = GrayImage(width: width, height: height)
         let (lumaWidth, lumaHeight) = (width, height)
-        chroma = ChromaPlanes.layout(of: fourcc).map { ChromaPlanes(layout: $0, lumaWidth: lumaWidth, lumaHeight: lumaHeight) }
+        // Limited range unless the driver says full (or JPEG's colour space, whose default is full).
+        let quantization = format.fmt.pix.quantization, colourSpace = format.fmt.pix.colorspace
+        let range: ChromaPlanes.Range =
+            quantization == V4L2_QUANTIZATION_FULL_RANGE.rawValue
+                || (quantization == V4L2_QUANTIZATION_DEFAULT.rawValue && colourSpace == V4L2_COLORSPACE_JPEG.rawValue) ? .full : .limited
+        chroma = ChromaPlanes.layout(of: fourcc).map { ChromaPlanes(layout: $0, lumaWidth: lumaWidth, lumaHeight: lumaHeight, range: range) }
         self.fd = fd
         owned = true  // from here on, close() in deinit releases it
         try startStreaming()
