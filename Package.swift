@@ -121,7 +121,7 @@ let package = Package(
             name: "SentryApp",
             dependencies: [
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
-                "TFLite", "CoreAffinity",
+                "TFLite", "CoreAffinity", "Letterboxing",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "ChildProcesses", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ]
@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection", "FlyingFox"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "VideoTests", dependencies: ["Video", "Imaging", "VirtualCamera", "FaceDetection"]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
         // Threads of a running process from /proc, for the tests of helper threads.
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),

