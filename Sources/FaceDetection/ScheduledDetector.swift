@@ -105,6 +105,10 @@ public final class ScheduledDetector: FaceDetector {
             return fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
         }
         let scores = neighbourhood.lastScores
+        // No measurement yet (the face was first seen by the last full pass): the first one
+        // is this box against that pass's, a frame apart, rather than none: an uncorrected
+        // box would move the aim a step that the first measurement moves back.
+        if correction == nil, lastPass == .full { measure(from: found[nearest], to: last.box) }
         let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
         followed = (box, nearest < scores.count ? scores[nearest] : 1)
         lastPass = .neighbourhood
@@ -156,9 +160,14 @@ public final class ScheduledDetector: FaceDetector {
     /// nothing there or something too unlike the face to be the same one.
     private func calibrate(on face: Box, in image: GrayImage, colour: ChromaPlanes?) {
         neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: face, in: image), into: &found)
-        guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }),
-            let measured = BoxCorrection(from: nearest, to: face)
-        else { return }
+        guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }) else { return }
+        measure(from: nearest, to: face)
+    }
+
+    /// Moves the correction toward the one that turns `box` (the neighbourhood model's)
+    /// into `face` (the full pass's); nothing when the two are too unlike.
+    private func measure(from box: Box, to face: Box) {
+        guard let measured = BoxCorrection(from: box, to: face) else { return }
         measurements += 1
         // A running mean over the first measurements, then an average that follows slow changes.
         let weight = max(1 / Double(measurements), Self.correctionWeight)

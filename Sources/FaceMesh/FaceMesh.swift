@@ -35,16 +35,16 @@ public final class FaceMesh {
     private let contourOutput: Int
     private let irisOutput: Int
 
-    /// Loads both models; the frames are gray, so each first layer is summed over
-    /// the colour channels once (as BlazeFace's is).
-    public init(meshPath: String, irisPath: String, threads: Int = 1) throws(ModelError) {
+    /// Loads both models. With `colour` false the mesh is for gray frames only: each
+    /// first layer is summed over the colour channels once (as BlazeFace's then is).
+    public init(meshPath: String, irisPath: String, threads: Int = 1, colour: Bool = true) throws(ModelError) {
         guard BlazeFaceDetector.cpuHasVectorUnit else {
             throw ModelError(path: meshPath, reason: "this CPU lacks AVX2/FMA, which sentry's networks need")
         }
         self.meshPath = meshPath
         self.irisPath = irisPath
-        mesh = try Interpreter(model: try TFLiteModel.load(path: meshPath), path: meshPath, threads: threads, identicalInputChannels: true)
-        iris = try Interpreter(model: try TFLiteModel.load(path: irisPath), path: irisPath, threads: threads, identicalInputChannels: true)
+        mesh = try Interpreter(model: try TFLiteModel.load(path: meshPath), path: meshPath, threads: threads, identicalInputChannels: !colour)
+        iris = try Interpreter(model: try TFLiteModel.load(path: irisPath), path: irisPath, threads: threads, identicalInputChannels: !colour)
         let meshShapes = mesh.outputShapes.map { $0.reduce(1, *) }
         guard mesh.inputShape.prefix(3) == [1, 192, 192], let points = meshShapes.firstIndex(of: 1404),
             let presence = meshShapes.firstIndex(of: 1)
@@ -61,13 +61,13 @@ public final class FaceMesh {
     }
 
     /// Loads both models from where sentry finds its models (`ModelLocator`).
-    public convenience init(threads: Int = 1) throws(ModelError) {
+    public convenience init(threads: Int = 1, colour: Bool = true) throws(ModelError) {
         guard let mesh = ModelLocator.file(named: Self.meshFileName), let iris = ModelLocator.file(named: Self.irisFileName) else {
             throw ModelError(
                 path: Self.meshFileName,
                 reason: "not found in \(ModelLocator.searchDirectories().joined(separator: ", ")); run tools/setup or set SENTRY_DATA_DIR")
         }
-        try self.init(meshPath: mesh, irisPath: iris, threads: threads)
+        try self.init(meshPath: mesh, irisPath: iris, threads: threads, colour: colour)
     }
 
     /// The crop for a detected face: its box, turned level by its eyes (MediaPipe's
@@ -89,15 +89,16 @@ public final class FaceMesh {
 
     /// The face's 478 points in `region` of `image`, or nil when the mesh's
     /// presence score says the crop holds no face.
-    public func landmarks(in image: GrayImage, region: FaceRegion) -> FaceLandmarks? {
+    public func landmarks(in image: GrayImage, colour: ChromaPlanes? = nil, region: FaceRegion) -> FaceLandmarks? {
         var face = FaceLandmarks(points: [SIMD3<Float>](repeating: .zero, count: FaceLandmarks.count))
-        return landmarks(in: image, region: region, into: &face) ? face : nil
+        return landmarks(in: image, colour: colour, region: region, into: &face) ? face : nil
     }
 
     /// The same into `face`, whose storage is reused (a frame loop allocates
     /// nothing); false, with `face` unchanged, when the crop holds no face.
-    public func landmarks(in image: GrayImage, region: FaceRegion, into face: inout FaceLandmarks) -> Bool {
-        RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, region: region)
+    /// In colour with the frame's `colour`, unless the mesh was made for gray frames only.
+    public func landmarks(in image: GrayImage, colour: ChromaPlanes? = nil, region: FaceRegion, into face: inout FaceLandmarks) -> Bool {
+        RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, colour: colour, region: region)
         mesh.invoke()
         presence = 1 / (1 + exp(-mesh.output(presenceOutput)[0]))
         guard presence > Self.minPresence else { return false }
@@ -107,7 +108,8 @@ public final class FaceMesh {
             let from = face.position(eye.corners.0), to = face.position(eye.corners.1)
             let eyeRegion = FaceRegion(
                 boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
-            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, region: eyeRegion, mirrored: mirrored)
+            RegionCrop.fill(
+                iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: eyeRegion, mirrored: mirrored)
             iris.invoke()
             Self.project(iris.output(contourOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &face.points, at: eye.contourIndices)
             Self.project(

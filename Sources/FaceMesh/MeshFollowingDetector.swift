@@ -78,12 +78,12 @@ public final class MeshFollowingDetector: FaceDetector {
         guard time >= nextMesh || region != followed || !followsFace else { return report(in: image, into: &faces) }
         nextMesh = Self.next(nextMesh, at: time, every: meshInterval)
         let tried = region
-        followsFace = tried.map { mesh.landmarks(in: image, region: $0, into: &points) } ?? false
+        followsFace = tried.map { mesh.landmarks(in: image, colour: colour, region: $0, into: &points) } ?? false
         if !followsFace, tried != nil {
             // The mesh lost the face: start again from a detection (a pass now if this frame had none).
             if lastPass != .full { fullPass(in: image, colour: colour, at: time) }
             if let detected, FaceMesh.region(for: detected) != tried {
-                followsFace = mesh.landmarks(in: image, region: FaceMesh.region(for: detected), into: &points)
+                followsFace = mesh.landmarks(in: image, colour: colour, region: FaceMesh.region(for: detected), into: &points)
             }
         }
         if lastPass == .none, followsFace { lastPass = .neighbourhood }

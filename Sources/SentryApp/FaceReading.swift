@@ -70,7 +70,7 @@ public final class FaceReader {
         detector.detect(in: image, colour: colour, into: &detections)
         detections.sort { $0.width * $0.height > $1.width * $1.height }
         let faces = detections.compactMap { detection -> Face? in
-            guard let points = mesh.landmarks(in: image, region: FaceMesh.region(for: detection)) else { return nil }
+            guard let points = mesh.landmarks(in: image, colour: colour, region: FaceMesh.region(for: detection)) else { return nil }
             let reading = FaceReading(points, in: image)
             let (scores, pose, gaze) = (reading.scores, reading.pose, reading.gaze)
             var states = ExpressionStates()

@@ -101,7 +101,7 @@ public enum Runner {
             source = try openCamera(options, colour: detector.readsColour, logger: logger)
         }
         logger.info(
-            "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps; detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
+            "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps\(detector.readsColour ? (source.hasColour ? ", in colour" : ", gray") : ""); detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
         )
         // The console may turn the expressions on while sentry runs, so it always gets their reader.
         let expressions =

@@ -32,6 +32,7 @@ public final class FileFrameSource: FrameSource {
     private var chroma: ChromaPlanes?
     /// Deliver the colour with each frame (only a source opened in colour has any).
     public var keepsColour = true
+    public var hasColour: Bool { chroma != nil }
     /// The "FRAME\n" line before each frame.
     private var marker = [UInt8](repeating: 0, count: 6)
 

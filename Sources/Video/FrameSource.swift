@@ -12,8 +12,11 @@ public protocol FrameSource: AnyObject {
     /// The next frame, `nil` at the end of the stream.
     func nextFrame() throws(VideoError) -> Frame?
     /// Also deliver each frame's colour (`Frame.chroma`), where the source
-    /// has any; off by default, since detection never needs it.
+    /// has any.
     var keepsColour: Bool { get set }
+    /// Whether its frames have colour to deliver (a camera in a colour format,
+    /// a file or photo opened in colour).
+    var hasColour: Bool { get }
     /// Stops capture and releases the device or process. Idempotent.
     func close()
 }
@@ -35,9 +38,11 @@ public struct VideoError: Error, CustomStringConvertible, Equatable {
 }
 
 extension FrameSource {
-    /// Gray sources (files, the virtual camera) have no colour to keep.
+    /// Gray sources (the virtual camera) have no colour to keep.
     public var keepsColour: Bool {
         get { false }
         set {}
     }
+
+    public var hasColour: Bool { false }
 }

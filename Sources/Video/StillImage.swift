@@ -25,6 +25,7 @@ public final class StillImage: FrameSource {
     public let framesPerSecond: Double = 25
     public let name: String
     private var frame: Frame?
+    public let hasColour: Bool
 
     /// Larger pictures and files go to ffmpeg (which streams them) rather than into one buffer here.
     static let maximumPixels = 8192 * 8192
@@ -35,6 +36,7 @@ public final class StillImage: FrameSource {
     private init(_ decoded: Decoded, name: String) {
         (width, height) = (decoded.image.width, decoded.image.height)
         frame = Frame(image: decoded.image, timestamp: 0, index: 0, chroma: decoded.chroma)
+        hasColour = decoded.chroma != nil
         self.name = name
     }
 

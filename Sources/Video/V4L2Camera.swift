@@ -28,6 +28,8 @@ public final class V4L2Camera: FrameSource {
     private var image: GrayImage
     private var chroma: ChromaPlanes?
     public var keepsColour = false
+    /// Whether the format it captures in has colour (YUYV, YU12, YV12, NV12).
+    public var hasColour: Bool { chroma != nil }
     private var lastSequence: UInt32?
     private var firstTimestamp: Double?
     private var frameIndex = 0

@@ -108,7 +108,7 @@ struct ColourTests {
     }
 
     /// The letterbox in colour against the RGB one: all but a few values within one level
-    /// (0.2-0.75% are not on these frames, 0.13-0.22 levels off on average). Converted first, a
+    /// (0.2-0.75% are not on these frames, 0.1-0.3 levels off on average). Converted first, a
     /// pixel out of gamut (a saturated colour, noise in the black) is clipped before the filter
     /// averages it; shrunk in Y'CbCr, after: there the two differ by a few levels.
     static func expectAgreement(_ colour: [Float], _ channels: [Float], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -116,7 +116,7 @@ struct ColourTests {
         let beyondOne = Float(levels.filter { $0 > 1.001 }.count) / Float(levels.count)
         let mean = levels.reduce(0, +) / Float(levels.count)
         #expect(
-            beyondOne < 0.01 && mean < 0.3 && levels.max()! <= 8,
+            beyondOne < 0.01 && mean < 0.4 && levels.max()! <= 8,
             "\(beyondOne * 100)% beyond one level, mean \(mean), largest \(levels.max()!)", sourceLocation: sourceLocation)
     }
 
@@ -138,6 +138,19 @@ struct ColourTests {
         Self.expectAgreement(colour, channels)
         // Colour, not three equal channels.
         #expect(stride(from: 0, to: colour.count, by: 3).contains { abs(colour[$0] - colour[$0 + 2]) > 0.1 })
+    }
+
+    @Test(
+        "a gray picture in colour (a gray video decoded as full-range 4:2:0) gives exactly the gray letterbox",
+        arguments: [nil, Letterbox.Region(x: 37, y: 21, width: 151, height: 163)])
+    func grayInColour(region: Letterbox.Region?) throws {
+        let frame = try Self.record("YU12")
+        let neutral = ChromaPlanes(layout: .halfBoth, lumaWidth: frame.width, lumaHeight: frame.height, range: .full)
+        var letterbox = Letterbox(size: 128, channels: 3)
+        var colour = [Float](repeating: 0, count: 128 * 128 * 3), gray = colour
+        colour.withUnsafeMutableBufferPointer { letterbox.fill($0, from: frame.image, chroma: neutral, region: region) }
+        gray.withUnsafeMutableBufferPointer { letterbox.fill($0, from: frame.image, region: region) }
+        #expect(colour == gray)
     }
 
     @Test("a colour JPEG gives its own full-range planes (luma as in gray), converted as OpenCV converts JPEG's Y'CbCr")
