@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: aarch64 test-aarch64 setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
 
 setup:
 	@tools/setup
@@ -146,6 +146,21 @@ test-install:
 
 # sentry on a real V4L2 driver (vivid) in a qemu VM: formats, sizes, rate,
 # devices, and a face shown through the driver's loopback.
+# make aarch64: sentry for a Raspberry Pi's 64-bit OS, cross-built with Debian
+# unstable's swiftlang in two Debian roots that tools/aarch64-roots makes from
+# Debian's packages (once per machine, in .cache/aarch64): dist/aarch64/sentry,
+# the Swift runtime inside as in make install's binary. tools/aarch64-run runs
+# it under qemu-user (docs/aarch64.md).
+AARCH64_BUILD = .build-aarch64/aarch64-unknown-linux-gnu/release/sentry
+aarch64:
+	tools/aarch64-build release --product sentry --static-swift-stdlib
+	mkdir -p dist/aarch64
+	tools/aarch64-build strip $(AARCH64_BUILD) dist/aarch64/sentry
+
+# The aarch64 build under qemu-user: its unit tests and its commands against the x86 build's.
+test-aarch64: release aarch64
+	tools/aarch64-test
+
 test-vm: release
 	tools/vm-test .build/release/sentry
 

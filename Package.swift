@@ -9,14 +9,20 @@ import PackageDescription
 /// The compiler then notes that it ignores `-enable-batch-mode` for these targets.
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O", "-wmo", "-num-threads", "2"], .when(configuration: .debug))]
 
+/// The machine the build is for. A manifest runs on the machine that builds, so
+/// a cross build says its target (`make aarch64` sets SENTRY_TARGET_ARCH).
+#if arch(x86_64)
+let buildMachine = "x86_64"
+#else
+let buildMachine = "aarch64"
+#endif
+let targetArchitecture = Context.environment["SENTRY_TARGET_ARCH"] ?? buildMachine
+
 /// The neural-network kernels and BlazeFace's letterbox use AVX2 and FMA on
 /// x86-64 (every x86-64 CPU since 2013 but some Atoms and Celerons); sentry
 /// checks the CPU before any of this code runs and falls back to Haar without them.
-#if arch(x86_64)
-let vectorUnit: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
-#else
-let vectorUnit: [SwiftSetting] = []
-#endif
+/// On aarch64 NEON, the baseline, needs no flag.
+let vectorUnit: [SwiftSetting] = targetArchitecture == "x86_64" ? [.unsafeFlags(["-target-cpu", "haswell"])] : []
 
 let package = Package(
     name: "sentry",

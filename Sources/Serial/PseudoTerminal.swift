@@ -30,9 +30,15 @@ public final class PseudoTerminal {
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
         controller = FileDescriptor(rawValue: master)
         device = FileDescriptor(rawValue: slave)
-        // ttyname_r: plain ttyname shares one buffer between threads.
+        // ttyname_r: plain ttyname shares one buffer between threads. Where it fails (under
+        // qemu-user its check of the name against the descriptor does), the descriptor's link.
         var name = [CChar](repeating: 0, count: 128)
-        devicePath = ttyname_r(slave, &name, name.count) == 0 ? String(cString: name) : ""
+        if ttyname_r(slave, &name, name.count) == 0 {
+            devicePath = String(cString: name)
+        } else {
+            let count = readlink("/proc/self/fd/\(slave)", &name, name.count - 1)
+            devicePath = count > 0 ? String(decoding: name[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        }
     }
 
     deinit { close() }

@@ -281,7 +281,8 @@ public final class WebSocketCommandOutput: QueuedLink {
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)]
+            let length = UInt16(truncatingIfNeeded: payload.count), extended: UInt8 = 0x80 | 126
+            frame += [extended, UInt8(length >> 8), UInt8(length & 0xFF)]
         }
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
         frame += mask

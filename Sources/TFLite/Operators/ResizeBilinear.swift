@@ -85,9 +85,12 @@ struct ResizeBilinear: Kernel {
                 let (left, right) = (Vector(repeating: 1 - dx), Vector(repeating: dx))
                 var channel = 0
                 while channel < channels {
-                    var value =
-                        load(topLeft + channel) * above * left + load(bottomLeft + channel) * below * left
-                        + load(topRight + channel) * above * right + load(bottomRight + channel) * below * right
+                    // Split for the type checker (Swift 6.2 gave up on it as one expression).
+                    let upperLeft: Vector = load(topLeft + channel) * above * left
+                    let lowerLeft: Vector = load(bottomLeft + channel) * below * left
+                    let upperRight: Vector = load(topRight + channel) * above * right
+                    let lowerRight: Vector = load(bottomRight + channel) * below * right
+                    var value = upperLeft + lowerLeft + upperRight + lowerRight
                     if let addend { value += load(addend + offset + channel) }
                     store(value, out + channel, count: channels - channel)
                     channel += 8
