@@ -106,7 +106,8 @@ struct FireControlTests {
             }
         }
         #expect(shots.count == 5)
-        #expect(zip(shots.dropFirst(), shots).allSatisfy { $0 - $1 >= 2 && $0 - $1 < 2 + 1.5 / 30 })
+        let gaps = zip(shots.dropFirst(), shots).map { (later: Double, earlier: Double) in later - earlier }
+        #expect(gaps.allSatisfy { $0 >= 2 && $0 < 2 + 1.5 / 30 })
     }
 }
 

@@ -19,7 +19,7 @@ struct StillImageTests {
         try ffmpeg(["-i", fixture(photo), "-q:v", "3", made])
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: made)))
         let path = folder.appendingPathComponent(name).path
-        try Data(bytes.prefix(2) + segment + bytes.dropFirst(2)).write(to: URL(fileURLWithPath: path))
+        try Data(Array(bytes.prefix(2)) + segment + Array(bytes.dropFirst(2))).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -52,9 +52,11 @@ struct StillImageTests {
             let all = (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * UInt32(count - 1 - $0))) }
             return bigEndian ? all : all.reversed()
         }
-        let tiff =
-            (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + bytes(42, 2) + bytes(8, 4)
-            + bytes(1, 2) + bytes(0x0112, 2) + bytes(3, 2) + bytes(1, 4) + bytes(UInt32(orientation), 2) + [0, 0] + bytes(0, 4)
+        // In parts: Swift 6.2's type checker gave up on it as one expression.
+        let order: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
+        let header: [UInt8] = order + bytes(42, 2) + bytes(8, 4)
+        let entry: [UInt8] = bytes(1, 2) + bytes(0x0112, 2) + bytes(3, 2) + bytes(1, 4) + bytes(UInt32(orientation), 2)
+        let tiff: [UInt8] = header + entry + [0, 0] + bytes(0, 4)
         let body = Array("Exif\0\0".utf8) + tiff
         return [0xFF, 0xE1] + [UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
     }
@@ -167,13 +169,14 @@ struct StillImageTests {
         let gamma: [UInt8] = [0, 0, 0, 4] + Array("gAMA".utf8) + [0, 1, 0x86, 0xA0]
         let chunk = gamma + Self.crc32(Array(gamma.dropFirst(4)))
         let linear = folder.appendingPathComponent("linear.png")
-        try Data(bytes.prefix(33) + chunk + bytes.dropFirst(33)).write(to: linear)
+        try Data(Array(bytes.prefix(33)) + chunk + Array(bytes.dropFirst(33))).write(to: linear)
         #expect(StillImage.open(path: linear.path) == nil)
         #expect(try FileFrameSource.open(path: linear.path) is FileFrameSource)
         // sRGB's own gamma (1/2.2) changes nothing: in process, ffmpeg's pixels exactly.
         let srgbGamma: [UInt8] = [0, 0, 0, 4] + Array("gAMA".utf8) + [0, 0, 0xB1, 0x8F]
         let sRGB = folder.appendingPathComponent("srgb.png")
-        try Data(bytes.prefix(33) + srgbGamma + Self.crc32(Array(srgbGamma.dropFirst(4))) + bytes.dropFirst(33)).write(to: sRGB)
+        let srgbChunk: [UInt8] = srgbGamma + Self.crc32(Array(srgbGamma.dropFirst(4)))
+        try Data(Array(bytes.prefix(33)) + srgbChunk + Array(bytes.dropFirst(33))).write(to: sRGB)
         let opened = try #require(StillImage.open(path: sRGB.path))
         #expect(try Self.difference(try #require(try opened.nextFrame()).image, sRGB.path) == (0, 0))
     }

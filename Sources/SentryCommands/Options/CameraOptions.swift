@@ -11,7 +11,7 @@ struct CameraOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Camera frame rate (cameras only).")
     var fps: Double?
 
-    @Option(help: "Camera pixel format: GREY, YUYV or YU12 (default: the best the camera offers).")
+    @Option(help: "Camera pixel format: GREY, YUYV, YU12, YV12 or NV12 (default: a colour one for BlazeFace, GREY for the cascades).")
     var pixelFormat: String?
 
     @Option(parsing: .unconditional, help: "Camera gain (see `sentry devices` for the range).")
