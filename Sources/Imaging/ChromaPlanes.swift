@@ -61,12 +61,10 @@ public struct ChromaPlanes: Sendable, Equatable {
         self.init(layout: .full, lumaWidth: width, lumaHeight: height, range: .full)
         for index in 0..<width * height {
             let (red, green, blue) = (Float(rgb[3 * index]), Float(rgb[3 * index + 1]), Float(rgb[3 * index + 2]))
-            u[index] = Self.byte(128 - 0.168736 * red - 0.331264 * green + 0.5 * blue)
-            v[index] = Self.byte(128 + 0.5 * red - 0.418688 * green - 0.081312 * blue)
+            u[index] = RGBConversion.level(128 - 0.168736 * red - 0.331264 * green + 0.5 * blue)
+            v[index] = RGBConversion.level(128 + 0.5 * red - 0.418688 * green - 0.081312 * blue)
         }
     }
-
-    private static func byte(_ value: Float) -> UInt8 { UInt8(min(max(value + 0.5, 0), 255)) }
 
     /// The layout a camera format carries, or `nil` for gray ones.
     public static func layout(of fourcc: String) -> Layout? {

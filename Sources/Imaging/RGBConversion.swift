@@ -25,7 +25,9 @@ public struct RGBConversion: Sendable, Equatable {
     /// One pixel, rounded to the nearest level and clipped to 0...255.
     public func rgb(y: UInt8, cb: UInt8, cr: UInt8) -> (red: UInt8, green: UInt8, blue: UInt8) {
         let luma = (Float(y) - lumaOffset) * lumaScale, u = Float(cb) - 128, v = Float(cr) - 128
-        func byte(_ value: Float) -> UInt8 { UInt8(min(max(value + 0.5, 0), 255)) }
-        return (byte(luma + crToRed * v), byte(luma + cbToGreen * u + crToGreen * v), byte(luma + cbToBlue * u))
+        return (Self.level(luma + crToRed * v), Self.level(luma + cbToGreen * u + crToGreen * v), Self.level(luma + cbToBlue * u))
     }
+
+    /// `value` as a byte: rounded half up and clipped to 0...255, as Pillow rounds.
+    static func level(_ value: Float) -> UInt8 { UInt8(min(max(value + 0.5, 0), 255)) }
 }
