@@ -35,7 +35,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
@@ -47,6 +46,8 @@ let package = Package(
         .target(name: "Geometry", swiftSettings: optimisedInDebug),
         // Seconds on the monotonic clock, for intervals and deadlines.
         .target(name: "MonotonicTime"),
+        // Threads of sentry's own and a condition to wait on, without Foundation.
+        .target(name: "Threading"),
 
         // Pure logic.
         // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
@@ -58,7 +59,7 @@ let package = Package(
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
         .target(name: "Expressions", dependencies: ["Geometry", "Imaging"], swiftSettings: optimisedInDebug),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
-        .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "TFLite", dependencies: ["CVectorClamp", "CoreAffinity", "Threading"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the kernels' clamp as clang's vector select (see the file).
         .systemLibrary(name: "CVectorClamp"),
         // One header: glibc's calls for a thread's core and allowed cores (the worker pool's helpers).
@@ -97,10 +98,10 @@ let package = Package(
         .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "SystemPackage", package: "swift-system"),
                                               .product(name: "Logging", package: "swift-log")]),
         // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.
-        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", .product(name: "SystemPackage", package: "swift-system"),
+        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "Threading", "WebSocketFrames", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
-        .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial"]),
+        .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "Threading"]),
         // The settings file: TOML whose keys are the long flag names.
         .target(name: "Config", dependencies: ["TOMLKit"]),
         // One header: pidfd_open, so a thread can wait for a child with poll and a timeout.
@@ -108,14 +109,16 @@ let package = Package(
         // Programs sentry starts (ffmpeg, hooks, avrdude, reference scripts): posix_spawn, waited for through a pidfd.
         .target(name: "ChildProcesses", dependencies: ["CProcessHandle", .product(name: "SystemPackage", package: "swift-system")]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
-        .target(name: "Hooks", dependencies: ["ChildProcesses", .product(name: "Logging", package: "swift-log")]),
-        // What the relay and the web console share: listen addresses, the token rule, starting a FlyingFox server.
-        .target(name: "WebServing", dependencies: ["FlyingFox", "MonotonicTime", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Hooks", dependencies: ["ChildProcesses", "Threading", .product(name: "Logging", package: "swift-log")]),
+        // RFC 6455's frames and handshake, for the relay link (a client) and the servers. Pure.
+        .target(name: "WebSocketFrames"),
+        // What the relay and the web console share: an HTTP/1.1 and WebSocket server with limits, listen addresses, the site and token rules.
+        .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
-        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "FlyingFox",
+        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
-        .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "FlyingFox",
+        .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
                                                 .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"], plugins: [.plugin(name: "EmbedPagePlugin")]),
         // The console page (Sources/Console/Page: HTML, CSS, JavaScript) built into the binary as one string.
@@ -162,7 +165,7 @@ let package = Package(
         .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "Imaging", "FuzzSupport"], path: "Fuzz/Cascade"),
         .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["TurretProtocol", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
-        .executableTarget(name: "fuzz-frames", dependencies: ["TurretLinks", "FuzzSupport"], path: "Fuzz/Frames"),
+        .executableTarget(name: "fuzz-frames", dependencies: ["TurretLinks", "WebSocketFrames", "FuzzSupport"], path: "Fuzz/Frames"),
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
@@ -170,10 +173,10 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config"]),
-        .testTarget(name: "SentryCommandsTests", dependencies: ["SentryCommands", "SentryApp", "Tracking", "FaceDetection"]),
+        .testTarget(name: "SentryCommandsTests", dependencies: ["SentryCommands", "SentryApp", "Tracking", "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretLinks", "TurretProtocol"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
-                                                         "FaceDetection", "FlyingFox"]),
+                                                         "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
         // Threads of a running process from /proc, for the tests of helper threads.
@@ -187,17 +190,18 @@ let package = Package(
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
+        .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "TurretProtocol", "Serial"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
         .target(name: "TestClips", path: "Tests/Support/TestClips"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
         .testTarget(name: "SentryAppTests", dependencies: ["SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
-                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection"]),
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
         .testTarget(name: "EndToEndTests", dependencies: ["SentryApp", "TestClips", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
-                                                          "ProcessThreads"]),
+                                                          "ProcessThreads", "WebSocketFrames"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import Imaging
 import JPEG
 import MonotonicTime
 import Synchronization
+import Threading
 import Video
 
 /// One encoded frame of the video stream.
@@ -23,6 +24,8 @@ public final class ConsoleHub: Sendable {
     /// At most this many video frames a second (`--web-fps`).
     public let framesPerSecond: Double
     private let state = Mutex(State())
+    /// Connections wait on it for the next change.
+    private let changed = Condition()
     private let encoder: FrameEncoder
 
     struct State {
@@ -37,8 +40,6 @@ public final class ConsoleHub: Sendable {
         var nextOffer = 0.0
         /// Bumped by every change a connection may wait for.
         var version = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
         var encodeTimes = RecentSamples(capacity: 300)
         var latencies = RecentSamples(capacity: 300)
     }
@@ -132,25 +133,18 @@ public final class ConsoleHub: Sendable {
     /// Returns once something changed after `version`, or after about a
     /// second regardless (so connections can send keep-alives and notice
     /// viewers that left).
-    public func waitForChange(after version: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                guard state.version <= version, !state.closed else { return true }
-                state.waiters[state.nextWaiter] = continuation
-                state.nextWaiter += 1
-                return false
-            }
-            if resumeNow { continuation.resume() }
+    public func waitForChange(after version: Int) {
+        // Checked and waited for under `changed`'s mutex, which `wakeWaiters` takes
+        // to broadcast: a change between the check and the wait cannot be missed.
+        changed.withLock {
+            let unchanged = state.withLock { $0.version <= version && !$0.closed }
+            if unchanged { changed.wait(seconds: 1.5) }
         }
     }
 
-    /// Resumes every waiting connection.
+    /// Wakes every waiting connection.
     func wakeWaiters() {
-        let waiters = state.withLock { state in
-            defer { state.waiters.removeAll(keepingCapacity: true) }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        changed.withLock { changed.broadcast() }
     }
 
     /// A video viewer arrived (frames are encoded while there is one).
@@ -181,12 +175,11 @@ public final class ConsoleHub: Sendable {
 /// queue) and goes on; the thread wakes at least once a second to let
 /// waiting connections look around.
 final class FrameEncoder: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var waiting: YUVPicture?
     private var waitingMeta: (frame: Int, time: Double, capturedAt: Double) = (0, 0, 0)
     private var spare: YUVPicture?
     private var stopped = false
-    private var thread: Thread?
     private let jpeg: JPEGEncoder
 
     /// The encoder thread's nice value (0 is the frame loop's, 19 the lowest).
@@ -197,16 +190,13 @@ final class FrameEncoder: @unchecked Sendable {
     }
 
     func start(hub: ConsoleHub) {
-        let thread = Thread { [self] in
+        startThread(named: "sentry-jpeg") { [self] in
             // Below the frame loop and the detector's threads: on a board with
             // few cores the picture for a viewer waits, the detection does not.
             // (On Linux the nice value is the calling thread's own.)
             setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
             run(hub: hub)
         }
-        thread.name = "sentry-jpeg"
-        self.thread = thread
-        thread.start()
     }
 
     func stop() {
@@ -257,7 +247,7 @@ final class FrameEncoder: @unchecked Sendable {
     private func run(hub: ConsoleHub) {
         while true {
             condition.lock()
-            if waiting == nil && !stopped { _ = condition.wait(until: Date(timeIntervalSinceNow: 1)) }
+            if waiting == nil && !stopped { condition.wait(seconds: 1) }
             if stopped {
                 condition.unlock()
                 return

@@ -1,6 +1,4 @@
-import FlyingFox
-import FlyingSocks
-import Foundation
+import FoundationEssentials
 import Logging
 import Tracking
 import WebServing
@@ -27,41 +25,42 @@ public struct ConsoleRefusal: Error, Equatable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// `sentry --web`: an HTTP server (FlyingFox) for the console page, the video
-/// stream, the status feed and the control API. Off the frame loop: the
-/// server only reads the hub and hands requests to the controller.
+/// `sentry --web`: an HTTP server for the console page, the video stream, the
+/// status feed and the control API. Off the frame loop: the server only reads
+/// the hub and hands requests to the controller.
 public final class ConsoleServer: Sendable {
     public let address: ListenAddress
     private let server: HTTPServer
 
+    /// Viewers at once by default (`--web-max-clients`): a page holds two (the video and the feed).
+    public static let defaultMaximumClients = 8
+
     public init(
-        address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), hub: ConsoleHub, controller: any ConsoleController,
-        log: RefusalLog? = nil
-    ) throws(ServerError) {
+        address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), maximumClients: Int = ConsoleServer.defaultMaximumClients,
+        hub: ConsoleHub, controller: any ConsoleController, log: RefusalLog? = nil
+    ) {
         self.address = address
         let routes = ConsoleRoutes(
             hub: hub, controller: controller, token: AccessToken(token, cookieName: "sentry_token_\(address.port)"), rules: rules, log: log)
-        do {
-            // Streams stay open as long as a viewer watches: no request timeout.
-            server = HTTPServer(
-                address: try .inet(ip4: address.host, port: address.port), timeout: 365 * 86400, logger: .disabled,
-                handler: routes)
-        } catch {
-            throw ServerError("\(address.host) is not an IPv4 address this machine can listen on (\(error))")
-        }
+        var limits = ServerLimits(maximumClients: maximumClients, clientsFlag: "--web-max-clients")
+        limits.maximumBodyBytes = ConsoleAPI.maximumBody
+        server = HTTPServer(address: address, limits: limits, name: "sentry-web", handler: routes)
     }
+
+    /// Connections, refusals and the most clients at once so far.
+    public var figures: HTTPServer.Figures { server.figures }
 
     /// Listens in the background; throws when the port cannot be had.
     public func start() throws(ServerError) {
         do {
-            try server.startInBackground()
+            try server.start()
         } catch {
             throw ServerError("--web \(address): cannot listen (\(error.description)); is something else using the port? pick another, e.g. --web 8081")
         }
     }
 
-    /// Streams have ended by now (the hub closed first): no need to wait long.
-    public func stop() { server.stopAndWait(timeout: 0.2) }
+    /// Ends every stream and connection.
+    public func stop() { server.stop() }
 }
 
 /// The console's routes, testable without a socket: every request passes the
@@ -77,36 +76,24 @@ public struct ConsoleRoutes: HTTPHandler {
         self.hub = hub
         self.controller = controller
         let api = ConsoleAPI(hub: hub, controller: controller)
-        var routes = RoutedHTTPHandler()
-        routes.appendRoute("GET /") { request in api.page(request, token: token) }
-        routes.appendRoute("GET /stream.mjpg") { _ in api.videoStream() }
-        routes.appendRoute("GET /api/events") { _ in api.eventStream() }
-        routes.appendRoute("GET /api/status") { _ in api.status() }
-        routes.appendRoute("POST /api/settings") { request in try await api.changeSettings(request) }
-        routes.appendRoute("POST /api/settings/save") { _ in api.save() }
-        routes.appendRoute("POST /api/aim") { request in try await api.aim(request) }
-        for path in ["/", "/stream.mjpg", "/api/events", "/api/status", "/api/settings", "/api/settings/save", "/api/aim"] {
-            routes.appendRoute(HTTPRoute(path)) { request in
-                ConsoleAPI.text(.methodNotAllowed, "\(request.method.rawValue) \(request.path) is not allowed")
-            }
-        }
-        routes.appendRoute("*") { request in ConsoleAPI.text(.notFound, "no such page: \(request.path); the console is at /") }
+        var routes = Router { request in .text(.notFound, "no such page: \(request.path); the console is at /") }
+        routes.add("GET", "/") { request in api.page(request, token: token) }
+        routes.add("GET", "/stream.mjpg") { _ in api.videoStream() }
+        routes.add("GET", "/api/events") { _ in api.eventStream() }
+        routes.add("GET", "/api/status") { _ in api.status() }
+        routes.add("POST", "/api/settings") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.changeSettings(request) } }
+        routes.add("POST", "/api/settings/save") { _ in api.save() }
+        routes.add("POST", "/api/aim") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.aim(request) } }
         let tokenGate = TokenGate(
             token,
-            refusal: ConsoleAPI.text(
+            refusal: .text(
                 .unauthorized, "a token is needed: open http://HOST:PORT/?token=TOKEN once (the page keeps it in a cookie), or send Authorization: Bearer TOKEN"
             ),
             log: log, next: routes)
         gate = SiteGate(rules, hostFlag: "--web-allow-host", originFlag: "--web-allow-origin", log: log, next: tokenGate)
     }
 
-    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        do {
-            return try await gate.handleRequest(request)
-        } catch let refused as ConsoleAPI.Refused {
-            return refused.response
-        }
-    }
+    public func respond(to request: HTTPRequest) -> HTTPResponse { gate.respond(to: request) }
 }
 
 /// What each route does.
@@ -117,30 +104,37 @@ struct ConsoleAPI: Sendable {
     /// Bodies above this are refused (413) before they are read.
     static let maximumBody = 16 * 1024
 
+    /// What `route` answers, or the answer of the refusal it threw.
+    func answer(_ route: () throws(Refused) -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try route()
+        } catch {
+            return error.response
+        }
+    }
+
     /// The page; opened with `?token=` (the link a user is given), first a redirect to
     /// `/` that sets the token's cookie, so the token leaves the address bar and the
     /// page's requests carry the cookie instead of a URL with the token in it.
     func page(_ request: HTTPRequest, token: AccessToken) -> HTTPResponse {
         if let setCookie = token.setCookie, request.query.contains(where: { $0.name == "token" }) {
-            return HTTPResponse(
-                statusCode: .seeOther, headers: [.location: "/", HTTPHeader("Set-Cookie"): setCookie, .cacheControl: "no-store"], body: Data())
+            return HTTPResponse(status: .seeOther, headers: ["Location": "/", "Set-Cookie": setCookie, "Cache-Control": "no-store"])
         }
         return HTTPResponse(
-            statusCode: .ok,
-            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store", HTTPHeader("Referrer-Policy"): "no-referrer"],
-            body: Data(ConsolePage.html.utf8))
+            status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"],
+            body: .bytes(Array(ConsolePage.html.utf8)))
     }
 
     func videoStream() -> HTTPResponse {
-        HTTPResponse(
-            statusCode: .ok, headers: [.contentType: MJPEGBody.contentType, .cacheControl: "no-store"],
-            body: HTTPBodySequence(from: MJPEGBody(hub: hub), suggestedBufferSize: 64 * 1024))
+        let hub = hub
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": MJPEGStream.contentType, "Cache-Control": "no-store"], body: .stream { MJPEGStream(hub: hub) })
     }
 
     func eventStream() -> HTTPResponse {
-        HTTPResponse(
-            statusCode: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-            body: HTTPBodySequence(from: EventStreamBody(hub: hub), suggestedBufferSize: 16 * 1024))
+        let hub = hub
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-store"], body: .stream { EventStream(hub: hub) })
     }
 
     func status() -> HTTPResponse {
@@ -193,8 +187,8 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    func changeSettings(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let changes = try await Self.decode([String: Scalar].self, from: request)
+    func changeSettings(_ request: HTTPRequest) throws(Refused) -> HTTPResponse {
+        let changes = try Self.decode([String: Scalar].self, from: request)
         guard !changes.isEmpty else { return Self.json(.badRequest, ["error": "no settings given; send e.g. {\"offset\": 30}"]) }
         let known = controller.settings
         if let unknown = changes.keys.sorted().first(where: { known[$0] == nil }) {
@@ -218,8 +212,8 @@ struct ConsoleAPI: Sendable {
         var tilt: Int?
     }
 
-    func aim(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let body = try await Self.decode(AimBody.self, from: request)
+    func aim(_ request: HTTPRequest) throws(Refused) -> HTTPResponse {
+        let body = try Self.decode(AimBody.self, from: request)
         let steering: SteeringRequest
         switch body.action {
         case "point":
@@ -254,19 +248,13 @@ struct ConsoleAPI: Sendable {
     }
 
     /// The body as `T`; throws `Refused` when it is too large, not JSON or of the wrong shape.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) async throws -> T {
-        if let count = request.bodySequence.count, count > maximumBody {
-            throw Refused(response: json(.payloadTooLarge, ["error": "the body is \(count) bytes; at most \(maximumBody) are taken"]))
-        }
-        var data = Data()
-        for try await chunk in request.bodySequence {
-            data.append(chunk)
-            if data.count > maximumBody {
-                throw Refused(response: json(.payloadTooLarge, ["error": "the body is over \(maximumBody) bytes; at most \(maximumBody) are taken"]))
-            }
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws(Refused) -> T {
+        // The server refuses a larger body before reading it; this holds for a request made in process too.
+        if request.body.count > maximumBody {
+            throw Refused(response: json(.payloadTooLarge, ["error": "the body is \(request.body.count) bytes; at most \(maximumBody) are taken"]))
         }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONDecoder().decode(T.self, from: Data(request.body))
         } catch {
             throw Refused(response: json(.badRequest, ["error": "the body is not the JSON expected (\(Self.reason(error))); send e.g. {\"offset\": 30}"]))
         }
@@ -282,14 +270,10 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    static func json(_ status: HTTPStatusCode, _ value: some Encodable) -> HTTPResponse {
+    static func json(_ status: HTTPStatus, _ value: some Encodable) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json", .cacheControl: "no-store"], body: body)
-    }
-
-    static func text(_ status: HTTPStatusCode, _ line: String) -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: [.contentType: "text/plain; charset=utf-8"], body: Data((line + "\n").utf8))
+        let body = (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: .bytes(body))
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import Threading
 
 /// Runs user commands (`--on-lock`, `--on-lost`) through `/bin/sh -c`
 /// without ever making the caller wait:
@@ -80,12 +81,10 @@ public final class HookRunner: Sendable {
         }
         guard startWorker else { return }
         working.enter()
-        let thread = Thread { [self] in
+        startThread(named: "hooks") { [self] in
             work(first: job)
             working.leave()
         }
-        thread.name = "hooks"
-        thread.start()
     }
 
     /// Drops what waits and gives the running hook `grace` seconds before

@@ -1,13 +1,11 @@
-import FlyingFox
-import FlyingSocks
-import Foundation
 import Logging
 import Synchronization
 import TurretLinks
 import WebServing
+import WebSocketFrames
 
 /// `sentry relay`: the original project's Raspberry Pi server, unchanged for
-/// its app. A WebSocket server (RFC 6455, FlyingFox) takes text messages
+/// its app. A WebSocket server (RFC 6455) takes text messages
 /// holding protocol commands, from one controller at a time, and hands the
 /// valid ones to the turret (`TurretLink`). Garbage, binary, oversized and
 /// non-UTF-8 messages are refused, counted, and answered with a close code;
@@ -25,77 +23,94 @@ public final class RelayServer: Sendable {
     public let token: String?
     /// Who may connect besides by token: the names and pages it answers (`--allow-host`, `--allow-origin`).
     public let rules: SiteRules
-    private let link: TurretLink
-    private let logger: Logger
+    private let controllers: RelayControllers
     private let server: HTTPServer
-    private let controller = Mutex(false)
-    private let countsState = Mutex(Counts())
 
     /// The default port, as in the original app.
     public static let defaultPort = RelayURL.defaultPort
+    /// Connections at once by default (`--max-clients`): one controller, and room to turn others away with a reason.
+    public static let defaultMaximumClients = 8
 
-    public var counts: Counts { countsState.withLock { $0 } }
+    public var counts: Counts { controllers.counts.withLock { $0 } }
+    /// The server's own figures: connections at once, refusals before the upgrade.
+    public var figures: HTTPServer.Figures { server.figures }
 
-    /// A server on `host:port` (IPv4) that writes to `link`; `token`, when
-    /// given, must come with every connection (`?token=` or `Authorization: Bearer`).
-    public init(host: String, port: UInt16, token: String?, rules: SiteRules = SiteRules(), link: TurretLink, logger: Logger) throws {
+    /// A server on `address` that writes to `link`; `token`, when given, must
+    /// come with every connection (`?token=` or `Authorization: Bearer`).
+    public init(
+        address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), maximumClients: Int = RelayServer.defaultMaximumClients,
+        link: TurretLink, logger: Logger
+    ) {
         self.token = token
         self.rules = rules
-        self.link = link
-        self.logger = logger
-        server = HTTPServer(address: try .inet(ip4: host, port: port), timeout: 3600, logger: .disabled)
+        controllers = RelayControllers(link: link, logger: logger)
+        var limits = ServerLimits(maximumClients: maximumClients, clientsFlag: "--max-clients")
+        // A message larger than the relay takes is refused from its frame's header, before its payload is read.
+        limits.largestWebSocketFrame = RelayVerdict.maximumSize
+        limits.maximumBodyBytes = 0
+        // The host, the origin and the token are checked before the upgrade, by the gates the console uses too.
+        let log = RefusalLog(logger: logger)
+        let tokenGate = TokenGate(
+            AccessToken(token), refusal: .text(.unauthorized, "a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN"),
+            log: log, next: RelayUpgrade(controllers: controllers))
+        let gate = SiteGate(rules, hostFlag: "--allow-host", originFlag: "--allow-origin", log: log, next: tokenGate)
+        server = HTTPServer(address: address, limits: limits, name: "sentry-relay", handler: gate)
     }
 
     /// Starts serving in the background and returns once the socket
     /// listens; throws a one-line `RelayError` when it cannot (a port in use).
     public func start() throws(RelayError) {
         do {
-            let server = server
-            // The host, the origin and the token are checked before the upgrade, by the gates the console uses too.
-            let log = RefusalLog(logger: logger)
-            let tokenGate = TokenGate(
-                AccessToken(token),
-                refusal: HTTPResponse(
-                    statusCode: .unauthorized, body: Data("a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN\n".utf8)),
-                log: log, next: WebSocketHTTPHandler(handler: RelayFrames(relay: self)))
-            let handler = SiteGate(rules, hostFlag: "--allow-host", originFlag: "--allow-origin", log: log, next: tokenGate)
-            let routed = DispatchSemaphore(value: 0)
-            Task {
-                await server.appendRoute("GET *", to: handler)
-                routed.signal()
-            }
-            routed.wait()
-            try server.startInBackground()
+            try server.start()
         } catch {
-            throw RelayError(error.description)
+            throw RelayError("\(server.address): cannot listen (\(error.description)); is something else using the port? pick another with --listen")
         }
     }
 
     /// Stops listening and closes every connection.
     public func stop() {
-        server.stopAndWait()
+        server.stop()
+    }
+}
+
+/// Why the relay could not start, in one line.
+public struct RelayError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The one controller at a time, what it sent, and the turret it drives.
+final class RelayControllers: Sendable {
+    let counts = Mutex(RelayServer.Counts())
+    private let taken = Mutex(false)
+    private let link: TurretLink
+    private let logger: Logger
+
+    init(link: TurretLink, logger: Logger) {
+        self.link = link
+        self.logger = logger
     }
 
     /// Takes the controller's place; false when another holds it.
-    func claimController() -> Bool {
-        let claimed = controller.withLock { taken in
+    func claim() -> Bool {
+        let claimed = taken.withLock { taken in
             guard !taken else { return false }
             taken = true
             return true
         }
-        countsState.withLock { claimed ? ($0.connections += 1) : ($0.turnedAway += 1) }
+        counts.withLock { claimed ? ($0.connections += 1) : ($0.turnedAway += 1) }
         return claimed
     }
 
     /// The controller left: the turret sweeps.
-    func releaseController() {
-        controller.withLock { $0 = false }
+    func release() {
+        taken.withLock { $0 = false }
         link.send([.lost])
         logger.notice("relay: the controller left; the turret is told L")
     }
 
     func received(_ verdict: RelayVerdict) {
-        countsState.withLock { counts in
+        counts.withLock { counts in
             counts.messages += 1
             if case .refused = verdict { counts.refused += 1 }
         }
@@ -106,57 +121,44 @@ public final class RelayServer: Sendable {
     }
 }
 
-/// Why the relay could not start, in one line.
-public struct RelayError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+/// Every request that passed the gates: a WebSocket upgrade to the relay.
+struct RelayUpgrade: HTTPHandler {
+    let controllers: RelayControllers
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(status: .switchingProtocols, body: .webSocket(RelaySession(controllers: controllers)))
+    }
 }
 
-/// One connection's frames: judged one message at a time.
-struct RelayFrames: WSHandler {
-    let relay: RelayServer
+/// One connection's messages, judged one at a time.
+struct RelaySession: WebSocketSession {
+    let controllers: RelayControllers
 
-    func makeFrames(for client: AsyncThrowingStream<WSFrame, any Error>) async throws -> AsyncStream<WSFrame> {
-        let (frames, out) = AsyncStream<WSFrame>.makeStream()
-        guard relay.claimController() else {
-            out.yield(.close(code: WSCloseCode(1013, reason: "another controller is connected; one at a time")))
-            out.finish()
-            return frames
+    func run(_ connection: WebSocketConnection) {
+        guard controllers.claim() else {
+            connection.close(code: 1013, reason: "another controller is connected; one at a time")
+            return
         }
-        let relay = relay
-        Task {
-            defer {
-                relay.releaseController()
-                out.finish()
+        // However the connection ends (a close, a refusal, a break mid-message), the turret is told L.
+        defer { controllers.release() }
+        while let frame = connection.nextFrame() {
+            if frame.opcode == WebSocketFrame.close {
+                connection.close(code: 1000)
+                return
             }
-            do {
-                for try await frame in client {
-                    switch frame.opcode {
-                    case .ping:
-                        out.yield(WSFrame(fin: true, opcode: .pong, mask: nil, payload: frame.payload))
-                    case .pong:
-                        continue
-                    case .close:
-                        out.yield(.close(code: WSCloseCode(1000)))
-                        return
-                    default:
-                        let verdict: RelayVerdict =
-                            switch frame.opcode {
-                            case .text where frame.fin: .text(Array(frame.payload))
-                            case .binary: .binary
-                            default: .refused(code: 1009, reason: "fragmented messages are not taken; send each message whole")
-                            }
-                        relay.received(verdict)
-                        if case .refused(let code, let reason) = verdict {
-                            out.yield(.close(code: WSCloseCode(code, reason: reason)))
-                            return
-                        }
-                    }
+            let verdict: RelayVerdict =
+                switch frame.opcode {
+                case WebSocketFrame.text where frame.fin: .text(frame.payload)
+                case WebSocketFrame.binary: .binary
+                default: .refused(code: 1009, reason: "fragmented messages are not taken; send each message whole")
                 }
-            } catch {
-                // The connection broke (mid-message, too): the defer tells the turret L.
+            controllers.received(verdict)
+            if case .refused(let code, let reason) = verdict {
+                connection.close(code: code, reason: reason)
+                return
             }
         }
-        return frames
+        // A frame over the size limit or against the protocol, refused from its header.
+        if let refusal = connection.refusal { controllers.received(.refused(code: refusal.code, reason: refusal.reason)) }
     }
 }

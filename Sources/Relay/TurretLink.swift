@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Serial
 import Synchronization
+import Threading
 import TurretLinks
 import TurretProtocol
 
@@ -35,9 +36,7 @@ public final class TurretLink: @unchecked Sendable {
         self.output = output
         self.onExit = onExit
         self.logger = logger
-        let thread = Thread { [self] in run() }
-        thread.name = "turret-link"
-        thread.start()
+        startThread(named: "turret-link") { [self] in run() }
     }
 
     /// Hands commands over; they go out at once, never blocking the caller.

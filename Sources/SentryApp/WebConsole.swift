@@ -33,6 +33,8 @@ public struct WebOptions: Sendable {
     public var rules = SiteRules()
     /// At most this many video frames a second (`--web-fps`).
     public var framesPerSecond: Double = 15
+    /// At most this many connections at once (`--web-max-clients`).
+    public var maximumClients = ConsoleServer.defaultMaximumClients
     /// The live settings' values now, by long flag name.
     public var values: [String: String]
     /// Reads a full set of live values exactly as the flags are read: the
@@ -168,8 +170,9 @@ final class WebConsole: FrameObserver {
         self.expressions = expressions
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         control = LiveControl(options: options, logger: logger)
-        server = try ConsoleServer(
-            address: options.address, token: options.token, rules: options.rules, hub: hub, controller: control, log: RefusalLog(logger: logger))
+        server = ConsoleServer(
+            address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
+            controller: control, log: RefusalLog(logger: logger))
         self.detectorName = detectorName
         self.output = output
         do {

@@ -2,6 +2,7 @@ import Foundation
 import MonotonicTime
 import Serial
 import Synchronization
+import Threading
 import TurretProtocol
 
 /// A servo turret on a pseudo-terminal: a program that opens `devicePath`
@@ -80,9 +81,7 @@ public final class SimulatedServo: Sendable {
         var initial = State(turret: TurretModel(limits: limits, secondsPer60Degrees: secondsPer60Degrees), frameTime: frameClock ? 0 : nil)
         initial.record(at: 0)
         state = Mutex(initial)
-        let thread = Thread { [self] in run() }
-        thread.name = "servo-sim"
-        thread.start()
+        startThread(named: "servo-sim") { [self] in run() }
     }
 
     deinit { stop() }
@@ -118,7 +117,7 @@ public final class SimulatedServo: Sendable {
     /// Waits until `count` bytes have arrived or `timeout` seconds pass.
     @discardableResult
     public func waitForBytes(_ count: Int, timeout: Double) -> Bool {
-        arrived.wait(until: Date().addingTimeInterval(timeout)) { self.receivedBytes.count >= count }
+        arrived.wait(seconds: timeout) { self.receivedBytes.count >= count }
     }
 
     /// Stops the reader thread and closes the pty. Idempotent.
@@ -149,29 +148,7 @@ public final class SimulatedServo: Sendable {
                 state.turret.advance(to: now)
                 state.record(at: now)
             }
-            if !bytes.isEmpty { arrived.broadcast() }
+            if !bytes.isEmpty { arrived.withLock { arrived.broadcast() } }
         }
-    }
-}
-
-/// A condition that waiters check under its lock: `broadcast` wakes them to look again.
-private final class Condition: @unchecked Sendable {
-    // NSCondition is thread-safe; @unchecked because Foundation does not mark it Sendable on Linux.
-    private let condition = NSCondition()
-
-    /// Waits until `satisfied()` holds or `deadline` passes; whether it holds.
-    func wait(until deadline: Date, _ satisfied: () -> Bool) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !satisfied() {
-            guard condition.wait(until: deadline) else { return satisfied() }
-        }
-        return true
-    }
-
-    func broadcast() {
-        condition.lock()
-        condition.broadcast()
-        condition.unlock()
     }
 }

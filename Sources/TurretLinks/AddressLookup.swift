@@ -3,6 +3,7 @@
 #endif
 import Foundation
 import Synchronization
+import Threading
 
 /// A relay's IPv4 address, looked up off the frame loop's thread. A name server
 /// that does not answer holds `getaddrinfo` for seconds; on the frame thread,
@@ -50,7 +51,7 @@ final class AddressLookup: Sendable {
             return (state.address, start)
         }
         if start {
-            Thread.detachNewThread { [self] in
+            startThread(named: "relay-lookup") { [self] in
                 let found = resolve(host)
                 state.withLock { state in
                     if let found { state.address = found }

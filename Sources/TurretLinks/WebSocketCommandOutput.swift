@@ -6,6 +6,7 @@ import Logging
 import MonotonicTime
 import SystemPackage
 import TurretProtocol
+import WebSocketFrames
 
 /// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead
 /// of a local port, with the serial link's behaviour: never blocking the
@@ -36,6 +37,10 @@ public final class WebSocketCommandOutput: QueuedLink {
     private let lookup: AddressLookup
     /// A relay's handshake reply is a few hundred bytes; a longer one is not a relay.
     static let largestHandshake = 8192
+    /// The largest frame taken from a relay. The link only needs its close and
+    /// ping frames (125 bytes at most) and ignores the rest; 4 KiB leaves room
+    /// for a text frame a relay may one day send.
+    public static let largestFrame = 4096
 
     /// Connects (waiting up to `timeout` seconds): a relay that cannot be
     /// reached at start is the user's to fix, so that is thrown.
@@ -190,7 +195,7 @@ public final class WebSocketCommandOutput: QueuedLink {
             let code = lines.first.map(String.init) ?? "no reply"
             throw Failure(reason: code.contains("401") ? "the relay wants a token: ws://HOST:PORT/?token=TOKEN" : "refused: \(code)")
         }
-        let expected = Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+        let expected = WebSocketFrames.acceptValue(forKey: key)
         let accept = lines.first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
             .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
         guard accept == expected else { throw Failure(reason: "not a WebSocket server (bad Sec-WebSocket-Accept)") }
@@ -208,9 +213,9 @@ public final class WebSocketCommandOutput: QueuedLink {
     private func readFrames() throws(Failure) {
         incoming += try readAvailable()
         while true {
-            let next: (frame: ServerFrame, size: Int)?
+            let next: (frame: WebSocketFrame, size: Int)?
             do {
-                next = try ServerFrames.next(in: incoming[...])
+                next = try WebSocketFrames.next(in: incoming[...], from: .server, largestPayload: Self.largestFrame)
             } catch {
                 throw Failure(reason: "the relay sent \(error.reason)")
             }
@@ -277,16 +282,6 @@ public final class WebSocketCommandOutput: QueuedLink {
 
     /// A client frame: FIN, `opcode`, masked with a fresh key.
     static func frame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = [0x80 | opcode]
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else {
-            let length = UInt16(truncatingIfNeeded: payload.count), extended: UInt8 = 0x80 | 126
-            frame += [extended, UInt8(length >> 8), UInt8(length & 0xFF)]
-        }
-        let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
-        frame += mask
-        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        return frame
+        WebSocketFrames.encode(WebSocketFrame(opcode: opcode, payload: payload), from: .client)
     }
 }

@@ -1,6 +1,3 @@
-import FlyingFox
-import Foundation
-
 /// Whom a server on this machine answers, against the user's own browser: loopback
 /// is no boundary for a page in another tab (SPEC §7, network faces).
 ///
@@ -28,7 +25,7 @@ public struct SiteRules: Sendable {
         allowedHosts: String?, allowedOrigins: String?, hostFlag: String = "allowed host", originFlag: String = "allowed origin"
     ) throws(ServerError) {
         func list(_ text: String?) -> [String] {
-            (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            (text ?? "").split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }.filter { !$0.isEmpty }
         }
         let hosts = list(allowedHosts), origins = list(allowedOrigins)
         if let bad = hosts.first(where: { $0.contains(":") || $0.contains("/") }) {
@@ -63,7 +60,7 @@ public struct SiteRules: Sendable {
             }
         }
 
-        public var status: HTTPStatusCode {
+        public var status: HTTPStatus {
             switch self {
             case .foreignHost, .foreignOrigin: .forbidden
             case .notJSON: .unsupportedMediaType
@@ -85,17 +82,17 @@ public struct SiteRules: Sendable {
 
     /// Nil when `request` may go on.
     public func refusal(for request: HTTPRequest) -> Refusal? {
-        let host = request.headers[.host]?.lowercased()
+        let host = request.headers["Host"]?.lowercased()
         if let host, !admits(host: Self.name(inHost: host)) { return .foreignHost(Self.name(inHost: host)) }
         guard changesState(request) else { return nil }
-        if let origin = request.headers[HTTPHeader("Origin")]?.lowercased() {
+        if let origin = request.headers["Origin"]?.lowercased() {
             let trimmed = Self.trimmed(origin)
             let sameOrigin = host.map { trimmed == "http://\($0)" || trimmed == "https://\($0)" } ?? false
             if !sameOrigin, !allowedOrigins.contains(trimmed) { return .foreignOrigin(origin) }
         }
-        if request.method == .POST, hasBody(request) {
-            let type = request.headers[.contentType] ?? ""
-            let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if request.method == "POST", hasBody(request) {
+            let type = request.headers["Content-Type"] ?? ""
+            let mediaType = type.split(separator: ";").first.map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() } ?? ""
             if mediaType != "application/json" { return .notJSON(type) }
         }
         return nil
@@ -108,13 +105,13 @@ public struct SiteRules: Sendable {
 
     /// A `POST` (or another method that is no read), or a WebSocket upgrade.
     private func changesState(_ request: HTTPRequest) -> Bool {
-        if request.method != .GET && request.method != .HEAD { return true }
-        return request.headers[.upgrade]?.lowercased().contains("websocket") ?? false
+        if request.method != "GET" && request.method != "HEAD" { return true }
+        return request.headers["Upgrade"]?.lowercased().contains("websocket") ?? false
     }
 
     private func hasBody(_ request: HTTPRequest) -> Bool {
-        if let length = request.headers[.contentLength] { return Int(length.trimmingCharacters(in: .whitespaces)) != 0 }
-        return request.headers[.transferEncoding] != nil
+        if let length = request.headers["Content-Length"] { return Int(length) != 0 }
+        return request.headers["Transfer-Encoding"] != nil
     }
 
     /// The name in a `Host` value: without its port; an IPv6 literal keeps its brackets.
@@ -155,22 +152,10 @@ public struct SiteGate: HTTPHandler {
         self.next = next
     }
 
-    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let refusal = rules.refusal(for: request) else { return try await next.handleRequest(request) }
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        guard let refusal = rules.refusal(for: request) else { return next.respond(to: request) }
         let message = refusal.message(hostFlag: hostFlag, originFlag: originFlag)
-        log?.note(kind: refusal.kind, peer: request.peerDescription, message: "\(request.method.rawValue) \(request.path): \(message)")
-        return HTTPResponse(statusCode: refusal.status, headers: [.contentType: "text/plain; charset=utf-8"], body: Data((message + "\n").utf8))
-    }
-}
-
-extension HTTPRequest {
-    /// The peer's address for a log line.
-    var peerDescription: String {
-        switch remoteAddress {
-        case .ip4(let address, let port): "\(address):\(port)"
-        case .ip6(let address, let port): "[\(address)]:\(port)"
-        case .unix(let path): path
-        case nil: "unknown peer"
-        }
+        log?.note(kind: refusal.kind, peer: request.peer, message: "\(request.method) \(request.path): \(message)")
+        return .text(refusal.status, message)
     }
 }

@@ -1,8 +1,3 @@
-import FlyingFox
-import FlyingSocks
-import Foundation
-import Synchronization
-
 /// `[HOST:]PORT` for a server sentry runs (the relay, the web console):
 /// an IPv4 host, 127.0.0.1 unless given.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
@@ -77,16 +72,16 @@ public struct AccessToken: Sendable {
     public func admits(_ request: HTTPRequest) -> Bool {
         guard let value else { return true }
         if request.query.contains(where: { $0.name == "token" && $0.value == value }) { return true }
-        if request.headers[.authorization] == "Bearer \(value)" { return true }
+        if request.headers["Authorization"] == "Bearer \(value)" { return true }
         return cookie(in: request) == value
     }
 
     /// The value of this token's cookie in `request`, if it sends one.
     func cookie(in request: HTTPRequest) -> String? {
-        for pair in (request.headers[HTTPHeader("Cookie")] ?? "").split(separator: ";") {
+        for pair in (request.headers["Cookie"] ?? "").split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                return String(parts[1]).removingPercentEncoding
+            if parts.count == 2, parts[0].drop(while: { $0 == " " }) == cookieName {
+                return RequestParsing.percentDecoded(parts[1])
             }
         }
         return nil
@@ -95,7 +90,7 @@ public struct AccessToken: Sendable {
     /// `Set-Cookie` for the page: sent back by this site's own requests only (`SameSite=Strict`:
     /// never with a request another site makes), unreadable by scripts (`HttpOnly`).
     public var setCookie: String? {
-        value.map { "\(cookieName)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""); Path=/; HttpOnly; SameSite=Strict" }
+        value.map { "\(cookieName)=\(RequestParsing.percentEncoded($0)); Path=/; HttpOnly; SameSite=Strict" }
     }
 }
 
@@ -115,14 +110,13 @@ public struct TokenGate: HTTPHandler {
         self.next = next
     }
 
-    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard token.admits(request) else {
-            let given = request.query.contains { $0.name == "token" } || request.headers[.authorization] != nil
-            log?.note(
-                kind: "token", peer: request.peerDescription, message: "\(request.method.rawValue) \(request.path): \(given ? "a wrong token" : "no token")")
+            let given = request.query.contains { $0.name == "token" } || request.headers["Authorization"] != nil
+            log?.note(kind: "token", peer: request.peer, message: "\(request.method) \(request.path): \(given ? "a wrong token" : "no token")")
             return refusal
         }
-        return try await next.handleRequest(request)
+        return next.respond(to: request)
     }
 }
 
@@ -130,52 +124,4 @@ public struct TokenGate: HTTPHandler {
 public struct ServerError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
-}
-
-extension HTTPServer {
-    /// Starts serving in the background and returns once the socket
-    /// listens; throws when it cannot (a port in use).
-    nonisolated public func startInBackground() throws(ServerError) {
-        // nil until known; then nil inside for listening, or why not. The first to know signals.
-        final class Outcome: Sendable {
-            let value = Mutex<String??>(nil)
-            let known = DispatchSemaphore(value: 0)
-
-            func settle(_ result: String?) {
-                let first = value.withLock { value in
-                    defer { if value == nil { value = .some(result) } }
-                    return value == nil
-                }
-                if first { known.signal() }
-            }
-        }
-        let box = Outcome()
-        Task {
-            do {
-                try await self.run()
-            } catch {
-                box.settle("\(error)")
-            }
-        }
-        Task {
-            do {
-                try await self.waitUntilListening(timeout: 5)
-                box.settle(nil)
-            } catch {
-                box.settle("did not start listening: \(error)")
-            }
-        }
-        box.known.wait()
-        if let failure = box.value.withLock({ $0 }) ?? nil { throw ServerError(failure) }
-    }
-
-    /// Stops listening and closes every connection, waiting at most `timeout` seconds.
-    nonisolated public func stopAndWait(timeout: TimeInterval = 1) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await self.stop(timeout: timeout)
-            done.signal()
-        }
-        done.wait()
-    }
 }

@@ -1,6 +1,5 @@
 import Console
 import FaceDetection
-import FlyingFox
 import Foundation
 import Geometry
 import Imaging
@@ -31,22 +30,17 @@ final class RecordingController: ConsoleController {
 
 /// A request as a client sends it: a body comes with its length and, unless `headers`
 /// say otherwise, as JSON (as the console's page and scripts send it).
-func request(
-    _ method: HTTPMethod, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: [HTTPHeader: String] = [:],
-    body: String = ""
-) -> HTTPRequest {
+func request(_ method: String, _ path: String, query: [HTTPRequest.QueryItem] = [], headers: HTTPHeaders = [:], body: String = "") -> HTTPRequest {
     var headers = headers
     if !body.isEmpty {
-        headers[.contentLength] = "\(body.utf8.count)"
-        if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        headers["Content-Length"] = "\(body.utf8.count)"
+        if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
     }
-    return HTTPRequest(
-        method: method, version: .http11, path: path, query: query, headers: HTTPHeaders(headers),
-        body: HTTPBodySequence(data: Data(body.utf8)))
+    return HTTPRequest(method: method, path: path, query: query, headers: headers, body: Array(body.utf8))
 }
 
-func bodyText(_ response: HTTPResponse) async throws -> String {
-    String(decoding: try await response.bodyData, as: UTF8.self)
+func bodyText(_ response: HTTPResponse) -> String {
+    String(decoding: response.bodyBytes, as: UTF8.self)
 }
 
 func sampleStatus(
@@ -78,24 +72,24 @@ struct ConsoleRoutesTests {
 
     @Test("GET / is the page; unknown paths 404; wrong methods 405")
     func page() async throws {
-        let page = try await routes().handleRequest(request(.GET, "/"))
-        #expect(page.statusCode == .ok)
-        #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
-        #expect(try await bodyText(page).contains("/stream.mjpg"))
-        #expect(try await routes().handleRequest(request(.GET, "/etc/passwd")).statusCode == .notFound)
-        #expect(try await routes().handleRequest(request(.DELETE, "/api/status")).statusCode == .methodNotAllowed)
-        #expect(try await routes().handleRequest(request(.GET, "/api/aim")).statusCode == .methodNotAllowed)
+        let page = routes().respond(to: request("GET", "/"))
+        #expect(page.status == .ok)
+        #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(bodyText(page).contains("/stream.mjpg"))
+        #expect(routes().respond(to: request("GET", "/etc/passwd")).status == .notFound)
+        #expect(routes().respond(to: request("DELETE", "/api/status")).status == .methodNotAllowed)
+        #expect(routes().respond(to: request("GET", "/api/aim")).status == .methodNotAllowed)
         hub.close()
     }
 
     @Test("/api/status: 503 before the first frame, then every field of the newest frame and the settings")
     func status() async throws {
-        #expect(try await routes().handleRequest(request(.GET, "/api/status")).statusCode == .serviceUnavailable)
+        #expect(routes().respond(to: request("GET", "/api/status")).status == .serviceUnavailable)
         hub.publish(sampleStatus(frame: 6), frame: sampleFrame(index: 6), capturedAt: monotonicSeconds())
         hub.publish(sampleStatus(frame: 7), frame: sampleFrame(index: 7), capturedAt: monotonicSeconds())
-        let response = try await routes().handleRequest(request(.GET, "/api/status"))
-        #expect(response.statusCode == .ok)
-        let json = try #require(try JSONSerialization.jsonObject(with: try await response.bodyData) as? [String: Any])
+        let response = routes().respond(to: request("GET", "/api/status"))
+        #expect(response.status == .ok)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.bodyBytes)) as? [String: Any])
         #expect(json["frame"] as? Int == 7)
         #expect(json["time"] as? Double == 0.7)
         let faces = try #require(json["faces"] as? [[String: Any]])
@@ -114,14 +108,14 @@ struct ConsoleRoutesTests {
     func token() async throws {
         let routes = routes(token: "s3cret")
         for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
-            let refused = try await routes.handleRequest(request(.GET, path))
-            #expect(refused.statusCode == .unauthorized, "\(path)")
-            #expect(try await bodyText(refused).contains("token"))
+            let refused = routes.respond(to: request("GET", path))
+            #expect(refused.status == .unauthorized, "\(path)")
+            #expect(bodyText(refused).contains("token"))
         }
-        #expect(try await routes.handleRequest(request(.POST, "/api/aim", body: #"{"action":"scan"}"#)).statusCode == .unauthorized)
-        #expect(try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "wrong")])).statusCode == .unauthorized)
-        #expect(try await routes.handleRequest(request(.GET, "/api/status", query: [.init(name: "token", value: "s3cret")])).statusCode != .unauthorized)
-        #expect(try await routes.handleRequest(request(.GET, "/", headers: [.authorization: "Bearer s3cret"])).statusCode == .ok)
+        #expect(routes.respond(to: request("POST", "/api/aim", body: #"{"action":"scan"}"#)).status == .unauthorized)
+        #expect(routes.respond(to: request("GET", "/", query: [.init(name: "token", value: "wrong")])).status == .unauthorized)
+        #expect(routes.respond(to: request("GET", "/api/status", query: [.init(name: "token", value: "s3cret")])).status != .unauthorized)
+        #expect(routes.respond(to: request("GET", "/", headers: ["Authorization": "Bearer s3cret"])).status == .ok)
         #expect(controller.requests.withLock { $0 }.isEmpty)
         hub.close()
     }
@@ -129,28 +123,28 @@ struct ConsoleRoutesTests {
     @Test("the page opened with ?token= moves the token into a strict, script-proof cookie and out of the URL; the cookie admits the page's requests")
     func tokenCookie() async throws {
         let routes = routes(token: "s3 cret;=")
-        let first = try await routes.handleRequest(request(.GET, "/", query: [.init(name: "token", value: "s3 cret;=")]))
-        #expect(first.statusCode == .seeOther && first.headers[.location] == "/")
-        let cookie = try #require(first.headers[HTTPHeader("Set-Cookie")])
+        let first = routes.respond(to: request("GET", "/", query: [.init(name: "token", value: "s3 cret;=")]))
+        #expect(first.status == .seeOther && first.headers["Location"] == "/")
+        let cookie = try #require(first.headers["Set-Cookie"])
         #expect(cookie.hasPrefix("sentry_token=s3%20cret%3B%3D;") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
         let sent = String(cookie.prefix { $0 != ";" })
         for path in ["/", "/api/status", "/stream.mjpg", "/api/events"] {
-            let response = try await routes.handleRequest(request(.GET, path, headers: [HTTPHeader("Cookie"): "theme=dark; " + sent]))
-            #expect(response.statusCode != .unauthorized, "\(path)")
+            let response = routes.respond(to: request("GET", path, headers: ["Cookie": "theme=dark; " + sent]))
+            #expect(response.status != .unauthorized, "\(path)")
         }
-        let page = try await routes.handleRequest(request(.GET, "/", headers: [HTTPHeader("Cookie"): sent]))
-        #expect(page.statusCode == .ok && page.headers[HTTPHeader("Referrer-Policy")] == "no-referrer")
-        #expect(try await routes.handleRequest(request(.GET, "/api/status", headers: [HTTPHeader("Cookie"): "sentry_token=wrong"])).statusCode == .unauthorized)
+        let page = routes.respond(to: request("GET", "/", headers: ["Cookie": sent]))
+        #expect(page.status == .ok && page.headers["Referrer-Policy"] == "no-referrer")
+        #expect(routes.respond(to: request("GET", "/api/status", headers: ["Cookie": "sentry_token=wrong"])).status == .unauthorized)
         #expect(
-            try await routes.handleRequest(request(.GET, "/api/status", headers: [HTTPHeader("Cookie"): "other_token=s3%20cret%3B%3D"])).statusCode
+            routes.respond(to: request("GET", "/api/status", headers: ["Cookie": "other_token=s3%20cret%3B%3D"])).status
                 == .unauthorized)
         hub.close()
     }
 
     @Test("settings: changes reach the controller; its refusals, unknown keys, bad JSON and empty bodies are 400s")
     func settings() async throws {
-        let ok = try await routes().handleRequest(request(.POST, "/api/settings", body: #"{"offset": 30, "tilt": true}"#))
-        #expect(ok.statusCode == .ok)
+        let ok = routes().respond(to: request("POST", "/api/settings", body: #"{"offset": 30, "tilt": true}"#))
+        #expect(ok.status == .ok)
         #expect(controller.changes.withLock { $0 } == [["offset": "30", "tilt": "true"]])
         let cases: [(String, String)] = [
             (#"{"offset": 99}"#, "--offset 99 must be between 0 and 89"),
@@ -162,9 +156,9 @@ struct ConsoleRoutesTests {
             (#"{"offset": [1]}"#, "not the JSON expected"),
         ]
         for (body, message) in cases {
-            let response = try await routes().handleRequest(request(.POST, "/api/settings", body: body))
-            let text = try await bodyText(response)
-            #expect(response.statusCode == .badRequest, "\(body)")
+            let response = routes().respond(to: request("POST", "/api/settings", body: body))
+            let text = bodyText(response)
+            #expect(response.status == .badRequest, "\(body)")
             #expect(text.contains(message), "\(body): \(text)")
         }
         #expect(controller.changes.withLock { $0 }.count == 1)
@@ -175,8 +169,8 @@ struct ConsoleRoutesTests {
     func oversized() async throws {
         let big = "{\"offset\": \"" + String(repeating: "9", count: 20_000) + "\"}"
         for path in ["/api/settings", "/api/aim"] {
-            let response = try await routes().handleRequest(request(.POST, path, body: big))
-            #expect(response.statusCode == .payloadTooLarge, "\(path)")
+            let response = routes().respond(to: request("POST", path, body: big))
+            #expect(response.status == .payloadTooLarge, "\(path)")
         }
         #expect(controller.changes.withLock { $0 }.isEmpty && controller.requests.withLock { $0 }.isEmpty)
         hub.close()
@@ -184,21 +178,21 @@ struct ConsoleRoutesTests {
 
     @Test("aim: point inside the frame, nudge, scan, centre, auto reach the controller; anything else is a 400")
     func aim() async throws {
-        #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: #"{"action":"point","x":1,"y":1}"#)).statusCode == .serviceUnavailable)
+        #expect(routes().respond(to: request("POST", "/api/aim", body: #"{"action":"point","x":1,"y":1}"#)).status == .serviceUnavailable)
         hub.publish(sampleStatus(), frame: sampleFrame(), capturedAt: monotonicSeconds())
         for body in [
             #"{"action":"point","x":320.5,"y":100}"#, #"{"action":"nudge","pan":-2}"#, #"{"action":"scan"}"#,
             #"{"action":"center"}"#, #"{"action":"auto"}"#,
         ] {
-            #expect(try await routes().handleRequest(request(.POST, "/api/aim", body: body)).statusCode == .accepted, "\(body)")
+            #expect(routes().respond(to: request("POST", "/api/aim", body: body)).status == .accepted, "\(body)")
         }
         #expect(controller.requests.withLock { $0 } == [.point(x: 320.5, y: 100), .nudge(pan: -2, tilt: 0), .scan, .center, .auto])
         for body in [
             #"{"action":"point","x":641,"y":100}"#, #"{"action":"point","x":-1,"y":0}"#, #"{"action":"point","x":5}"#,
             #"{"action":"nudge","pan":500}"#, #"{"action":"fire"}"#, #"{"x":1}"#, #"{"action":"point","x":"left","y":1}"#,
         ] {
-            let response = try await routes().handleRequest(request(.POST, "/api/aim", body: body))
-            #expect(response.statusCode == .badRequest, "\(body)")
+            let response = routes().respond(to: request("POST", "/api/aim", body: body))
+            #expect(response.status == .badRequest, "\(body)")
         }
         #expect(controller.requests.withLock { $0 }.count == 5)
         hub.close()
@@ -209,9 +203,12 @@ struct ConsoleRoutesTests {
         for index in 0..<5 { hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index), capturedAt: monotonicSeconds()) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(hub.figures.framesEncoded == 0)
-        let response = try await routes().handleRequest(request(.GET, "/stream.mjpg"))
-        #expect(response.headers[.contentType] == "multipart/x-mixed-replace; boundary=sentryframe")
-        guard case .httpBody(let body) = response.payload else { Issue.record("no body"); return }
+        let response = routes().respond(to: request("GET", "/stream.mjpg"))
+        #expect(response.headers["Content-Type"] == "multipart/x-mixed-replace; boundary=sentryframe")
+        guard case .stream(let makeStream) = response.body else {
+            Issue.record("no stream")
+            return
+        }
         let hub = hub
         let publisher = Task {
             for index in 5..<200 {
@@ -222,7 +219,8 @@ struct ConsoleRoutesTests {
         }
         var received: [UInt8] = []
         var parts: [(index: Int, jpeg: [UInt8])] = []
-        for try await chunk in body {
+        var body = makeStream()
+        while let chunk = body.next() {
             received += chunk
             parts = MJPEGParts.split(received)
             if parts.count >= 3 { break }

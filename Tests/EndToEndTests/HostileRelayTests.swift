@@ -1,6 +1,7 @@
 import Foundation
 import TestClips
 import Testing
+import WebSocketFrames
 
 @testable import TurretLinks
 
@@ -59,7 +60,7 @@ final class HostileRelay: @unchecked Sendable {
         let key =
             String(decoding: request, as: UTF8.self).split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("sec-websocket-key:") }.map { $0.dropFirst(18).trimmingCharacters(in: .whitespaces) } ?? ""
-        let accept = Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+        let accept = WebSocketFrames.acceptValue(forKey: key)
         let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
         guard send(Array(reply.utf8) + hostile, to: client) else { return }
         let filler = [UInt8](repeating: 0x41, count: 1024)

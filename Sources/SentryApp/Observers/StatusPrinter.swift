@@ -4,11 +4,11 @@ import TurretLinks
 import Video
 
 /// Prints the HUD on stderr: rewritten in place on a terminal, one line per
-/// change otherwise (logs stay readable).
+/// change of the HUD or the link's state otherwise (logs stay readable).
 final class StatusPrinter: FrameObserver {
     private let output: any CommandOutput
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private var lastHUD = ""
+    private var lastShown = ""
     private var rate = FrameRateMeter()
 
     init(output: any CommandOutput) { self.output = output }
@@ -34,9 +34,9 @@ final class StatusPrinter: FrameObserver {
         let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: output.state)
         if isTerminal {
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
-        } else if hud != lastHUD {
+        } else if hud + "\(output.state)" != lastShown {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
-        lastHUD = hud
+        lastShown = hud + "\(output.state)"
     }
 }

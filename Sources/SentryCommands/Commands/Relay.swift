@@ -42,12 +42,11 @@ struct RelayCommand: ParsableCommand {
         let turretLink = TurretLink(output: output, onExit: link.onExit.commands(tiltEnabled: true), logger: logger)
         defer { turretLink.stop() }
         let address = listenOptions.address!, token = listenOptions.token, listen = listenOptions.listen
-        let server = try failingCleanly {
+        let server = RelayServer(
+            address: address, token: token, rules: listenOptions.siteRules, maximumClients: listenOptions.maxClients, link: turretLink, logger: logger)
+        try failingCleanly {
             do {
-                let server = try RelayServer(
-                    host: address.host, port: address.port, token: token, rules: listenOptions.siteRules, link: turretLink, logger: logger)
                 try server.start()
-                return server
             } catch {
                 throw RelayError("--listen \(listen): cannot listen (\(error)); is another relay running there? pick another port")
             }

@@ -19,6 +19,9 @@ struct ListenOptions: ParsableArguments {
     @Option(help: "Web pages that may open the relay's WebSocket, comma-separated, e.g. http://app.local:8000 (other pages are refused).")
     var allowOrigin: String?
 
+    @Option(help: "At most this many connections at once (one controller, the others turned away with a reason); more are answered 503.")
+    var maxClients: Int = RelayServer.defaultMaximumClients
+
     /// The allow lists as rules (valid once `validate` passed).
     var siteRules: SiteRules { (try? SiteRules(allowedHosts: allowHost, allowedOrigins: allowOrigin)) ?? SiteRules() }
 
@@ -38,5 +41,6 @@ struct ListenOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
+        guard (1...256).contains(maxClients) else { throw ValidationError("--max-clients \(maxClients) must be between 1 and 256") }
     }
 }

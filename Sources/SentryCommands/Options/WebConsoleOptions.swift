@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import WebServing
 
 /// `--web` and its companions (`run`).
@@ -30,10 +31,14 @@ struct WebConsoleOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "At most this many video frames a second on the web console.")
     var webFps: Double = 15
 
+    @Option(help: "At most this many connections to the console at once (a page holds two); more are answered 503.")
+    var webMaxClients: Int = ConsoleServer.defaultMaximumClients
+
     func validate() throws {
         guard let web else {
-            if webToken != nil || webInsecure || webAllowHost != nil || webAllowOrigin != nil {
-                throw ValidationError("--web-token, --web-insecure, --web-allow-host and --web-allow-origin go with --web [HOST:]PORT, e.g. --web 8080")
+            if webToken != nil || webInsecure || webAllowHost != nil || webAllowOrigin != nil || webMaxClients != ConsoleServer.defaultMaximumClients {
+                throw ValidationError(
+                    "--web-token, --web-insecure, --web-allow-host, --web-allow-origin and --web-max-clients go with --web [HOST:]PORT, e.g. --web 8080")
             }
             return
         }
@@ -50,5 +55,6 @@ struct WebConsoleOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
         guard webFps.isFinite, (1...60).contains(webFps) else { throw ValidationError("--web-fps \(webFps) must be between 1 and 60") }
+        guard (1...256).contains(webMaxClients) else { throw ValidationError("--web-max-clients \(webMaxClients) must be between 1 and 256") }
     }
 }

@@ -36,6 +36,7 @@ extension Run {
         }
         options.framesPerSecond = webConsole.webFps
         options.rules = webConsole.siteRules
+        options.maximumClients = webConsole.webMaxClients
         options.keysGivenAsFlags = Set(
             Self.liveKeys.filter { key in
                 CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }

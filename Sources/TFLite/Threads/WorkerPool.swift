@@ -1,6 +1,7 @@
 import CoreAffinity
 import Foundation
 import Synchronization
+import Threading
 
 /// Helper threads for `Interpreter.invoke()`.
 ///
@@ -66,7 +67,7 @@ final class WorkerPool: @unchecked Sendable {
     private let alerts = Atomic<Int>(0)
     /// How many helpers are asleep now.
     var parkedHelpers: Int { parked.load(ordering: .relaxed) }
-    private let wake = NSCondition()
+    private let wake = Condition()
     private let exited = DispatchSemaphore(value: 0)
     private var generation = 0
     /// The helpers' kernel thread ids, for their allowed cores.
@@ -110,26 +111,13 @@ final class WorkerPool: @unchecked Sendable {
         let started = DispatchSemaphore(value: 0)
         for part in 1...max(helpers, 1) where helpers > 0 {
             let name = "sentry-tflite-\(part)"
-            let thread = Thread { [unowned self] in
-                Self.nameKernelThread(name)
+            startThread(named: name) { [unowned self] in
                 self.helperThreads.withLock { $0.append(currentThreadID()) }
                 started.signal()
                 self.loop()
             }
-            thread.name = name
-            thread.start()
         }
         for _ in 0..<helpers { started.wait() }
-    }
-
-    /// Gives the calling thread `name` in the kernel (15 bytes at most), so
-    /// that top and /proc show whose thread it is (Foundation's name is its own).
-    static func nameKernelThread(_ name: String) {
-        let file = open("/proc/thread-self/comm", O_WRONLY)
-        guard file >= 0 else { return }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
-        close(file)
     }
 
     /// Runs every part of the units `chain`, here and on the helpers; returns when

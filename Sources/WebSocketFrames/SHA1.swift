@@ -1,7 +1,7 @@
-/// SHA-1, for the one thing RFC 6455 uses it for: checking the server's
+/// SHA-1, for the one thing RFC 6455 uses it for: the handshake's
 /// `Sec-WebSocket-Accept` (FIPS 180-4; not for security).
-enum SHA1 {
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+public enum SHA1 {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         var data = message + [0x80]
         while data.count % 64 != 56 { data.append(0) }
