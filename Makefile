@@ -63,10 +63,16 @@ MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face
 # What a user reads, laid out as in the checkout so that the README's links work.
 USER_DOCS = README.md docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md)
 # The installed binary carries the Swift runtime (static stdlib): the board
-# it runs on needs no Swift toolchain.
+# it runs on needs no Swift toolchain. It links FoundationEssentials only: full
+# Foundation would bring ICU's 34 MB of data (and tripled the binary). TOMLKit
+# names Foundation for its Date, which asks the linker for it; these flags drop
+# that request, so a call into Foundation proper anywhere fails the link here
+# instead of growing the binary.
+WITHOUT_FOUNDATION = $(foreach library,Foundation FoundationInternationalization CoreFoundation _FoundationICU,\
+	-Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc $(library))
 INSTALL_BUILD = .build-install/release/sentry
 $(INSTALL_BUILD): setup
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry $(WITHOUT_FOUNDATION)
 # Man pages: sentry(1) and one per subcommand (sentry-run(1)…), from the commands'
 # own definitions (swift-argument-parser's generate-manual), dated by the commit.
 MAN_PAGES = .build/man
@@ -153,7 +159,7 @@ test-install:
 # it under qemu-user (docs/aarch64.md).
 AARCH64_BUILD = .build-aarch64/aarch64-unknown-linux-gnu/release/sentry
 aarch64:
-	tools/aarch64-build release --product sentry --static-swift-stdlib
+	tools/aarch64-build release --product sentry --static-swift-stdlib $(WITHOUT_FOUNDATION)
 	mkdir -p dist/aarch64
 	tools/aarch64-build strip $(AARCH64_BUILD) dist/aarch64/sentry
 

@@ -24,6 +24,12 @@ let targetArchitecture = Context.environment["SENTRY_TARGET_ARCH"] ?? buildMachi
 /// On aarch64 NEON, the baseline, needs no flag.
 let vectorUnit: [SwiftSetting] = targetArchitecture == "x86_64" ? [.unsafeFlags(["-target-cpu", "haswell"])] : []
 
+/// The modules that see the settings file's TOMLKit, which imports Foundation, take
+/// members only from what they import themselves (SE-0444): otherwise Foundation's
+/// `String.contains` and the like would win over the standard library's and link
+/// all of Foundation with its ICU data (the binary would triple).
+let onlyImportedMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "sentry",
     platforms: [.macOS(.v14)],
@@ -48,6 +54,8 @@ let package = Package(
         .target(name: "MonotonicTime"),
         // Threads of sentry's own and a condition to wait on, without Foundation.
         .target(name: "Threading"),
+        // Text for people without Foundation: printf formats, trimming, padding, the standard streams.
+        .target(name: "TextOutput"),
 
         // Pure logic.
         // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
@@ -73,7 +81,7 @@ let package = Package(
         // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading"],
+        .target(name: "FaceDetection", dependencies: ["TextOutput", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading"],
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
@@ -88,7 +96,7 @@ let package = Package(
         // JPEG encoding and decoding on libjpeg-turbo.
         .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
         // Frame sources: V4L2 cameras, JPEG and PNG photos, and other files decoded by an ffmpeg subprocess.
-        .target(name: "Video", dependencies: ["Imaging", "CV4L2", "JPEG", "CPNG", "ChildProcesses",
+        .target(name: "Video", dependencies: ["TextOutput", "Imaging", "CV4L2", "JPEG", "CPNG", "ChildProcesses",
                                              .product(name: "SystemPackage", package: "swift-system")]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
@@ -98,12 +106,12 @@ let package = Package(
         .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "SystemPackage", package: "swift-system"),
                                               .product(name: "Logging", package: "swift-log")]),
         // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.
-        .target(name: "TurretLinks", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "Threading", "WebSocketFrames", .product(name: "SystemPackage", package: "swift-system"),
+        .target(name: "TurretLinks", dependencies: ["TextOutput", "TurretProtocol", "MonotonicTime", "Serial", "Threading", "WebSocketFrames", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
         .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "Threading"]),
         // The settings file: TOML whose keys are the long flag names.
-        .target(name: "Config", dependencies: ["TOMLKit"]),
+        .target(name: "Config", dependencies: ["TextOutput", "TOMLKit"]),
         // One header: pidfd_open, so a thread can wait for a child with poll and a timeout.
         .systemLibrary(name: "CProcessHandle"),
         // Programs sentry starts (ffmpeg, hooks, avrdude, reference scripts): posix_spawn, waited for through a pidfd.
@@ -128,24 +136,26 @@ let package = Package(
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
         .target(
             name: "SentryApp",
-            dependencies: [
+            dependencies: ["TextOutput", 
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
                 "TFLite", "CoreAffinity", "Letterboxing",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "ChildProcesses", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: onlyImportedMembers
         ),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
-        .target(name: "Doctor", dependencies: ["Devices", "Serial", "FaceDetection", "MonotonicTime"]),
+        .target(name: "Doctor", dependencies: ["TextOutput", "Devices", "Serial", "FaceDetection", "MonotonicTime"]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
             dependencies: [
-                "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
+                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: onlyImportedMembers,
             plugins: [.plugin(name: "BuildInfoPlugin")]
         ),
         // `sentry --version`: VERSION and the checked-out commit, written into SentryCommands at build time.
@@ -191,6 +201,7 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
+        .testTarget(name: "WebServingTests", dependencies: ["WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
         .testTarget(name: "FirmwareTests", dependencies: ["ServoSim", "TurretProtocol", "Serial"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.

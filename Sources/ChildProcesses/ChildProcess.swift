@@ -2,7 +2,7 @@
     import Glibc
 #endif
 import CProcessHandle
-import Foundation
+import FoundationEssentials
 import Synchronization
 import SystemPackage
 

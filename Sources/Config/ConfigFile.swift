@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TOMLKit
+import TextOutput
 
 /// One setting of a config file: a long flag name and its value.
 public struct ConfigEntry: Sendable, Equatable {
@@ -81,18 +83,18 @@ public struct ConfigFile: Sendable {
 
     /// The user's own file: `$XDG_CONFIG_HOME/sentry/sentry.toml` (`~/.config` when unset).
     public static func userPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = homeDirectory(environment: environment)
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         return configHome + "/sentry/sentry.toml"
     }
 
     /// Reads and parses `path`.
     public init(path: String) throws(ConfigError) {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ConfigError("config \(path): no such file; create it (keys are the long flag names, e.g. offset = 40) or drop --config")
         }
-        guard !isDirectory.boolValue else { throw ConfigError("config \(path): is a directory; pass the file, e.g. \(path)/sentry.toml") }
+        guard !isDirectory else { throw ConfigError("config \(path): is a directory; pass the file, e.g. \(path)/sentry.toml") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError("config \(path): cannot be read (permission denied); make it readable by the user sentry runs as")
         }
@@ -209,7 +211,7 @@ public struct ConfigFile: Sendable {
         }
         let text = updating(old, with: values)
         _ = try ConfigFile(path: path, text: text)
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         func refuse(_ reason: String) -> ConfigError {
             ConfigError("config \(path): cannot be written (\(reason)); give --config a file the user sentry runs as may write")
         }
@@ -219,7 +221,7 @@ public struct ConfigFile: Sendable {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw refuse(error.localizedDescription)
+            throw refuse("\(error)")
         }
     }
 }
@@ -232,7 +234,7 @@ extension ConfigValue {
         case .integer(let value): String(value)
         case .number(let value): String(value)
         case .string(let value):
-            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            "\"" + value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
         case .list(let values): "[" + values.map { ConfigValue.string($0).toml }.joined(separator: ", ") + "]"
         }
     }

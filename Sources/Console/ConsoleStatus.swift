@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Geometry
 
 /// A face as the console shows it: its box in frame pixels and, for

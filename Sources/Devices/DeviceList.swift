@@ -1,5 +1,5 @@
 import CUdev
-import Foundation
+import FoundationEssentials
 import Video
 
 /// A serial port that may be an Arduino.
@@ -26,7 +26,7 @@ public enum DeviceList {
     /// (not touch sensors, radios or metadata nodes).
     public static func cameras() -> [V4L2Camera.Description] {
         devices(subsystem: "video4linux")
-            .filter { ($0.path as NSString).lastPathComponent.hasPrefix("video") }
+            .filter { URL(fileURLWithPath: $0.path).lastPathComponent.hasPrefix("video") }
             .compactMap { V4L2Camera.describe($0.path) }
     }
 
@@ -34,7 +34,7 @@ public enum DeviceList {
     public static func serialPorts() -> [SerialDevice] {
         let stableNames = links(in: "/dev/serial/by-id")
         return devices(subsystem: "tty").compactMap { device in
-            let name = (device.path as NSString).lastPathComponent
+            let name = URL(fileURLWithPath: device.path).lastPathComponent
             guard device.usbVendor != nil || name.hasPrefix("ttyACM") || name.hasPrefix("ttyUSB") else { return nil }
             return SerialDevice(
                 path: device.path, stableName: stableNames[device.path], vendorID: device.usbVendor,
@@ -72,7 +72,17 @@ public enum DeviceList {
                     path: String(cString: node), usbVendor: attribute("idVendor"),
                     usbProduct: attribute("idProduct"), usbName: attribute("product")))
         }
-        return nodes.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
+        return nodes.sorted { naturallyBefore($0.path, $1.path) }
+    }
+
+    /// `/dev/video2` before `/dev/video10`: by the name without its number, then by the number.
+    static func naturallyBefore(_ first: String, _ second: String) -> Bool {
+        func split(_ path: String) -> (String, Int) {
+            let digits = path.reversed().prefix { $0.isASCII && $0.isNumber }
+            return (String(path.dropLast(digits.count)), Int(String(digits.reversed())) ?? -1)
+        }
+        let (a, b) = (split(first), split(second))
+        return a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
     }
 
     /// Symlinks in `directory`, keyed by the device they point to.

@@ -1,5 +1,6 @@
 import CUdev
-import Foundation
+import FoundationEssentials
+import Glibc
 import MonotonicTime
 
 /// Hotplug events from udev (or, with no udev daemon running, straight from

@@ -3,9 +3,10 @@
 #endif
 import Devices
 import FaceDetection
-import Foundation
+import FoundationEssentials
 import MonotonicTime
 import Serial
+import TextOutput
 
 /// One thing `sentry doctor` looked at: what it found, and for a problem the fix.
 public struct Finding: Sendable, Equatable {
@@ -100,19 +101,19 @@ public enum Checkup {
             if bytes.isEmpty { usleep(20_000) }
             received += bytes
             let lines = String(decoding: received, as: UTF8.self).split(whereSeparator: \.isNewline)
-            if lines.contains(where: { $0.trimmingCharacters(in: .whitespaces) == "READY" }) {
+            if lines.contains(where: { $0.trimmed() == "READY" }) {
                 return Finding(.ok, subject, "the sentry sketch answers (READY)")
             }
             if received.count > 256 { break }
         }
         let flash = "flash the sentry sketch: sentry flash \(port.path)"
         guard received.isEmpty else {
-            let shown = String(decoding: received.prefix(40), as: UTF8.self).replacingOccurrences(of: "\r", with: "\\r")
-                .replacingOccurrences(of: "\n", with: "\\n")
+            let shown = String(decoding: received.prefix(40), as: UTF8.self).replacing("\r", with: "\\r")
+                .replacing("\n", with: "\\n")
             return Finding(.problem, subject, "the board prints \"\(shown)\", not the sentry sketch's READY", fix: flash)
         }
         return Finding(
-            .problem, subject, "no READY within \(String(format: "%g", wait)) s",
+            .problem, subject, "no READY within \(String(printf: "%g", wait)) s",
             fix: flash + " (a board that does not reset when its port opens says READY only after its reset button)")
     }
 
@@ -167,6 +168,6 @@ public enum Checkup {
     }
 
     private static func processName(_ pid: Int32) -> String? {
-        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmed()
     }
 }

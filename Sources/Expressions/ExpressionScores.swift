@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Geometry
 
 /// The face's expression as ARKit's blend shapes that a face mesh can carry

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Geometry
 
 /// The head's orientation from its landmarks (SPEC §8), in degrees: `roll` is

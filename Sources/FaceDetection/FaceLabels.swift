@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Geometry
 
 /// Human-labelled face boxes for a folder of images, as read by `sentry eval`.

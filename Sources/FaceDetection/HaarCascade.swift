@@ -1,5 +1,7 @@
 import CNumberReading
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextOutput
 
 /// A boosted Haar cascade read from an OpenCV `FileStorage` XML file (the
 /// format of `/usr/share/opencv4/haarcascades/*.xml`).
@@ -77,11 +79,11 @@ extension HaarCascade {
     /// Loads a cascade file, with a clear error for a missing, unreadable or
     /// malformed file.
     public init(contentsOfFile path: String) throws(CascadeError) {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CascadeError(path: path, reason: "no such file")
         }
-        guard !isDirectory.boolValue else { throw CascadeError(path: path, reason: "it is a directory") }
+        guard !isDirectory else { throw CascadeError(path: path, reason: "it is a directory") }
         let bytes = try Self.contents(of: path)
         do {
             try self.init(xml: bytes)
@@ -138,7 +140,7 @@ extension HaarCascade {
             }
             throw CascadeFormatError("no <cascade> element")
         }
-        let featureType = cascade.child("featureType")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "HAAR"
+        let featureType = cascade.child("featureType")?.text.trimmed() ?? "HAAR"
         guard featureType == "HAAR" || featureType == "LBP" else {
             throw CascadeFormatError("feature type \(featureType) is not supported (only HAAR and LBP)")
         }
@@ -157,7 +159,7 @@ extension HaarCascade {
 
     private static func integer(_ parent: MiniXMLElement, _ name: String) throws(CascadeFormatError) -> Int {
         guard let element = parent.child(name) else { throw CascadeFormatError("missing <\(name)>") }
-        guard let value = Int(element.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let value = Int(element.text.trimmed()) else {
             throw CascadeFormatError("<\(name)> is not an integer")
         }
         return value
@@ -207,7 +209,7 @@ extension HaarCascade {
             guard let rectsNode = node.child("rects"), (1...3).contains(rectsNode.children.count) else {
                 throw CascadeFormatError("\(context): needs 1 to 3 <rects>")
             }
-            let tilted = (node.child("tilted")?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? "0") != "0"
+            let tilted = (node.child("tilted")?.text.trimmed() ?? "0") != "0"
             var rects: [WeightedRect] = []
             for rectNode in rectsNode.children {
                 let v = try numbers(rectNode, "rects", context: context)

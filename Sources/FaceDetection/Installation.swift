@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where sentry's own files are, found from where the running binary is:
 /// an install (`<prefix>/bin/sentry` beside `<prefix>/share/sentry`) or the

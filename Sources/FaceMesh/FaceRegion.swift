@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A rotated square of the frame that a landmark network looks at
 /// (MediaPipe's normalised rect, in pixels): its centre, its side, and its

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Imaging
 
 /// Samples a `FaceRegion` of a gray frame into a network's square input, the

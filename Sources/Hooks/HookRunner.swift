@@ -1,6 +1,7 @@
 import ChildProcesses
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import Synchronization
 import Threading

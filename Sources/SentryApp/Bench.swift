@@ -3,7 +3,8 @@ import SystemPackage
 import CoreAffinity
 import FaceDetection
 import FaceMesh
-import Foundation
+import FoundationEssentials
+import Glibc
 import Geometry
 import Imaging
 import Letterboxing
@@ -13,6 +14,7 @@ import ServoSim
 import TFLite
 import TurretLinks
 import Video
+import TextOutput
 
 /// `sentry bench`: per-stage time per frame on a clip, and the same frames
 /// through OpenCV's `detectMultiScale` for a ratio measured in the same run.
@@ -35,7 +37,7 @@ public enum Bench {
             sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
         }
 
-        public var description: String { String(format: "median %8.3f ms   p99 %8.3f ms", median, p99) }
+        public var description: String { String(printf: "median %8.3f ms   p99 %8.3f ms", median, p99) }
     }
 
     /// The camera's per-frame work after DQBUF, over recorded buffers: the
@@ -132,7 +134,7 @@ public enum Bench {
         let threads = options.threads
         let threadLabel = "\(threads) thread\(threads == 1 ? "" : "s")"
         print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), detector \(name), \(threadLabel)")
-        print(String(format: "  load          %8.3f ms (the detector: model or cascade read and prepared)", loadSeconds * 1000))
+        print(String(printf: "  load          %8.3f ms (the detector: model or cascade read and prepared)", loadSeconds * 1000))
         print("  decode        \(Stats(seconds: decodeTimes))")
         print("  capture       \(Stats(seconds: captureTimes)) (V4L2 path: luma from YUYV buffers of these frames)")
         let detect = Stats(seconds: results.map(\.detectSeconds))
@@ -144,7 +146,7 @@ public enum Bench {
                 let (colour, gray) = letterboxTimesInTurns(frames, size: blazeFace.variant == .fullRange ? 192 : 128)
                 print(
                     String(
-                        format: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
+                        printf: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
                         colour.median, gray.median, colour.median - gray.median))
             }
             print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
@@ -155,20 +157,20 @@ public enum Bench {
         if let interval = scheduled?.interval ?? meshFollowing?.interval {
             print(
                 String(
-                    format:
+                    printf:
                         "  passes        %d full, %d \(meshFollowing == nil ? "neighbourhood" : "mesh alone"), %d none (--detect-fps %g; network times: full passes)",
                     passes[.full] ?? 0, passes[.neighbourhood] ?? 0, passes[.none] ?? 0, 1 / interval))
         }
         print("  frames with a face: \(results.filter { !$0.faces.isEmpty }.count)")
         if let blazeFace {
-            print(String(format: "  detector memory: %.1f MB (weights and activations)", Double(blazeFace.memoryBytes) / 1e6))
+            print(String(printf: "  detector memory: %.1f MB (weights and activations)", Double(blazeFace.memoryBytes) / 1e6))
             if profile { printProfile(blazeFace.stepTimings(on: first.image, runs: frames.count)) }
             if threads > 1, let one = try? BlazeFaceDetector(modelPath: blazeFace.modelPath, minScore: blazeFace.minScore) {
                 let cost = threadCost(one: one, more: blazeFace, image: first.image)
                 let ratios = cost.roundRatios
                 print(
                     String(
-                        format:
+                        printf:
                             "  CPU per detection at 30 fps: %.3f ms on \(threadLabel), %.3f ms on one: %.2fx (\(costRounds) rounds: median %.2fx, %.2f-%.2fx; the two detectors in turns frame by frame)",
                         cost.moreThreads * 1000, cost.oneThread * 1000, cost.ratio, Stats.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0))
             }
@@ -231,17 +233,17 @@ public enum Bench {
                 if frameResult.faces.contains(where: { $0.intersectionOverUnion(box) >= reference.overlap }) { matched += 1 }
             }
         }
-        print(String(format: "  \(reference.label) detect median %8.3f ms   p99 %8.3f ms   (same frames, \(threadLabel))", result.median_ms, result.p99_ms))
+        print(String(printf: "  \(reference.label) detect median %8.3f ms   p99 %8.3f ms   (same frames, \(threadLabel))", result.median_ms, result.p99_ms))
         if !turns.ours.isEmpty, !turns.theirs.isEmpty {
             let (sentry, other) = (Stats(seconds: turns.ours), Stats(seconds: turns.theirs))
             print("  network alone \(sentry) (back to back on one frame, \(Self.turns) turns of \(Self.runsPerTurn) with the reference)")
             print("  \(reference.label) network \(other) (its interpreter alone, in the same turns)")
-            print(String(format: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
+            print(String(printf: "  ratio sentry/\(reference.label) network: median %.2fx   p99 %.2fx", sentry.median / other.median, sentry.p99 / other.p99))
             // Each turn's ratio is taken a few milliseconds apart: drift between turns stays out of it.
-            print(String(format: "  ratio turn by turn: median %.2fx (of \(turns.ratios.count) turns' median ratios)", Stats.median(turns.ratios)))
+            print(String(printf: "  ratio turn by turn: median %.2fx (of \(turns.ratios.count) turns' median ratios)", Stats.median(turns.ratios)))
         }
         print(
-            String(format: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
+            String(printf: "  ratio sentry/\(reference.label) detect: median %.2fx   p99 %.2fx", detect.median / result.median_ms, detect.p99 / result.p99_ms))
         if meshFollowing != nil {
             // The followed face's box is its mesh's bounds, drawn unlike a detector's box.
             print(
@@ -282,11 +284,11 @@ public enum Bench {
             guard !turns.ours.isEmpty, !turns.theirs.isEmpty else { break }
             let (sentry, litert) = (Stats(seconds: turns.ours), Stats(seconds: turns.theirs))
             print(
-                "  \(network.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) network \(sentry), LiteRT \(litert) (one thread, \(Self.turns) turns of \(Self.runsPerTurn), one core)"
+                "  \(network.rawValue.padded(to: 5)) network \(sentry), LiteRT \(litert) (one thread, \(Self.turns) turns of \(Self.runsPerTurn), one core)"
             )
             print(
                 String(
-                    format: "  ratio sentry/LiteRT \(network.rawValue): median %.2fx, turn by turn %.2fx", sentry.median / litert.median,
+                    printf: "  ratio sentry/LiteRT \(network.rawValue): median %.2fx, turn by turn %.2fx", sentry.median / litert.median,
                     Stats.median(turns.ratios)))
         }
         _ = reference.finish()
@@ -317,16 +319,16 @@ public enum Bench {
     /// The network's time by operator: each step's fastest run, summed per operator.
     private static func printProfile(_ timings: [Interpreter.StepTiming]) {
         let total = timings.map(\.seconds).reduce(0, +)
-        print(String(format: "  network by operator (each step's fastest run, summed: %.3f ms):", total * 1000))
+        print(String(printf: "  network by operator (each step's fastest run, summed: %.3f ms):", total * 1000))
         let byOperation = Dictionary(grouping: timings, by: { (timing: Interpreter.StepTiming) in timing.operation })
         for (name, steps) in byOperation.sorted(by: { $0.value.map(\.seconds).reduce(0, +) > $1.value.map(\.seconds).reduce(0, +) }) {
             let seconds = steps.map(\.seconds).reduce(0, +)
             let work = steps.map(\.work).reduce(0, +)
             // Multiply-adds, two floating-point operations each: the convolutions' rate against the CPU's peak.
-            let rate = name.contains("CONV") ? String(format: "%6.1f GFLOP/s", 2 * Double(work) / seconds / 1e9) : ""
+            let rate = name.contains("CONV") ? String(printf: "%6.1f GFLOP/s", 2 * Double(work) / seconds / 1e9) : ""
             print(
-                "    " + name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    + String(format: " %8.3f ms %5.1f%%  %3d ", seconds * 1000, 100 * seconds / total, steps.count)
+                "    " + name.padded(to: 26)
+                    + String(printf: " %8.3f ms %5.1f%%  %3d ", seconds * 1000, 100 * seconds / total, steps.count)
                     + (steps.count == 1 ? "step   " : "steps  ") + rate)
         }
     }

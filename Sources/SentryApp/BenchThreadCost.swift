@@ -1,5 +1,6 @@
 import FaceDetection
-import Foundation
+import FoundationEssentials
+import Glibc
 import Geometry
 import Imaging
 import MonotonicTime

@@ -1,7 +1,9 @@
 import Evaluation
 import FaceDetection
-import Foundation
+import FoundationEssentials
 import Geometry
+import Imaging
+import TextOutput
 import Video
 
 /// `sentry eval`: a detector against human-labelled faces.
@@ -21,8 +23,8 @@ public enum Evaluation {
                 for score in scores {
                     lines.append(
                         String(
-                            format: "  %@IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
-                            label, score.threshold, score.recall, score.precision, score.f1,
+                            printf: "  \(label.replacing("%", with: "%%"))IoU >= %.1f: recall %.3f  precision %.3f  F1 %.3f  (found %d, missed %d, false %d)",
+                            score.threshold, score.recall, score.precision, score.f1,
                             score.found, score.missed, score.falseAlarms))
                 }
             }
@@ -39,8 +41,8 @@ public enum Evaluation {
     /// Runs the detector `options` choose over every labelled image in `directory`.
     public static func run(images directory: String, labels path: String, detector options: DetectorOptions) throws -> Report {
         let labels = try FaceLabels(contentsOfFile: path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
             throw LabelError(path: path, reason: "the images folder \(directory) does not exist")
         }
         let (detector, name) = try Runner.makeDetector(options)

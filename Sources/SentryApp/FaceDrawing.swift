@@ -1,6 +1,7 @@
 import Expressions
 import FaceMesh
-import Foundation
+import FoundationEssentials
+import Glibc
 import Geometry
 import Imaging
 import Video
@@ -15,7 +16,7 @@ public enum FaceDrawing {
     public static func write(_ report: FaceReader.Report, over image: GrayImage, into directory: String) throws {
         var canvas = Canvas(image)
         for face in report.faces { canvas.draw(face) }
-        let name = ((report.file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
+        let name = URL(fileURLWithPath: report.file).deletingPathExtension().lastPathComponent + ".png"
         try PNGWriting.write(rgb: canvas.pixels, width: canvas.width, height: canvas.height, to: directory + "/" + name)
     }
 }

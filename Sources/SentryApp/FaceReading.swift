@@ -1,10 +1,11 @@
 import Expressions
 import FaceDetection
 import FaceMesh
-import Foundation
+import FoundationEssentials
 import Geometry
 import Imaging
 import Video
+import TextOutput
 
 /// `sentry faces`: every face in a photo read as points, expression, pose and gaze.
 public final class FaceReader {
@@ -131,7 +132,7 @@ public enum FaceReportText {
         let faces = report.faces.map { face in
             let states = face.states.isEmpty ? "neutral" : face.states.joined(separator: " ")
             return String(
-                format: "%@ at %.0f,%.0f, yaw %.0f° pitch %.0f° roll %.0f°", states, face.box[0], face.box[1],
+                printf: "\(states.replacing("%", with: "%%")) at %.0f,%.0f, yaw %.0f° pitch %.0f° roll %.0f°", face.box[0], face.box[1],
                 face.pose["yaw"] ?? 0, face.pose["pitch"] ?? 0, face.pose["roll"] ?? 0)
         }
         let count = report.faces.count == 1 ? "1 face" : "\(report.faces.count) faces"
@@ -167,7 +168,7 @@ enum JSONText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20: out += String(printf: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 import Geometry
 import Hooks
 import Logging
 import Tracking
+import TextOutput
 
 /// `--on-lock CMD`, `--on-lost CMD`, `--hook-timeout S`.
 public struct LockHookSettings: Sendable {
@@ -55,8 +56,8 @@ final class LockHooks {
             "SENTRY_PAN": String(turret.pan),
             "SENTRY_TILT": String(turret.tilt),
             "SENTRY_BOX": "\(box.x),\(box.y),\(box.width),\(box.height)",
-            "SENTRY_TIME": String(format: "%.3f", Date().timeIntervalSince1970),
-            "SENTRY_FRAME_TIME": String(format: "%.3f", frameTime),
+            "SENTRY_TIME": String(printf: "%.3f", Date().timeIntervalSince1970),
+            "SENTRY_FRAME_TIME": String(printf: "%.3f", frameTime),
         ]
     }
 

@@ -1,5 +1,6 @@
 import Devices
-import Foundation
+import FoundationEssentials
+import Glibc
 import Imaging
 import Logging
 import Video

@@ -1,7 +1,8 @@
 import Devices
 import Expressions
 import FaceDetection
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hooks
 import Imaging
 import Logging

@@ -2,7 +2,7 @@ import Config
 import Console
 import Expressions
 import FaceDetection
-import Foundation
+import FoundationEssentials
 import Geometry
 import Imaging
 import Logging

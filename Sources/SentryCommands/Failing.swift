@@ -1,13 +1,14 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Logging
+import TextOutput
 
 /// Our errors already say what and how to fix: print them as one line, exit 1.
 func failingCleanly<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as CustomStringConvertible & Error {
-        FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
+        StandardStream.writeError("sentry: \(error.description)\n")
         throw ExitCode.failure
     }
 }

@@ -1,5 +1,8 @@
+import Config
+import Glibc
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import TextOutput
 
 /// `sentry`: the root command; `run` is the default.
 public struct SentryCommand: ParsableCommand {
@@ -20,8 +23,8 @@ public struct SentryCommand: ParsableCommand {
         do {
             arguments = try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst()))
         } catch {
-            FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
-            Foundation.exit(1)
+            StandardStream.writeError("sentry: \(error.description)\n")
+            Glibc.exit(1)
         }
         main(arguments)
     }

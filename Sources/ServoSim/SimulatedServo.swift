@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import MonotonicTime
 import Serial
 import Synchronization

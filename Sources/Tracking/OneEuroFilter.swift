@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The One Euro filter (Casiez, Roussel, Vogel, CHI 2012): a low-pass filter
 /// whose cutoff rises with speed, so a still face stops jittering while a

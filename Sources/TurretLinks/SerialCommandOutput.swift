@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import MonotonicTime
 import Serial
 import TurretProtocol
+import TextOutput
 
 #if canImport(Glibc)
     import Glibc
@@ -126,7 +127,7 @@ public final class SerialCommandOutput: QueuedLink {
         guard let port, monotonicSeconds() < writableAt else { return }
         received += try port.read()
         if received.split(separator: UInt8(ascii: "\n")).contains(where: {
-            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "READY"
+            String(decoding: $0, as: UTF8.self).trimmed() == "READY"
         }) {
             writableAt = 0
         }

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import Logging
 import MonotonicTime
 import SystemPackage
 import TurretProtocol
 import WebSocketFrames
+import TextOutput
 
 /// `--serial ws://HOST:PORT`: commands to a remote `sentry relay` instead
 /// of a local port, with the serial link's behaviour: never blocking the
@@ -197,7 +198,7 @@ public final class WebSocketCommandOutput: QueuedLink {
         }
         let expected = WebSocketFrames.acceptValue(forKey: key)
         let accept = lines.first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
-            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmed() }
         guard accept == expected else { throw Failure(reason: "not a WebSocket server (bad Sec-WebSocket-Accept)") }
         reply.removeSubrange(..<end.upperBound)
         incoming = reply

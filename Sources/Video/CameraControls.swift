@@ -1,5 +1,6 @@
 import CV4L2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The few camera controls sentry exposes (`--gain`, `--exposure`, their
 /// automatic modes). `nil` leaves a control as the camera has it.
@@ -71,7 +72,7 @@ public struct CameraControls: Sendable, Equatable {
             guard sentry_v4l2_ioctl(fd, SENTRY_VIDIOC_S_CTRL, &setting) == 0 else {
                 throw VideoError(
                     source: path, reason: "cannot set \(name) (\(String(cString: strerror(errno))))",
-                    hint: "an automatic mode may be on; turn it off with --auto-\(name.replacingOccurrences(of: "auto-", with: "")) off")
+                    hint: "an automatic mode may be on; turn it off with --auto-\(name.replacing("auto-", with: "")) off")
             }
         }
     }

@@ -1,5 +1,5 @@
 import ChildProcesses
-import Foundation
+import FoundationEssentials
 import Imaging
 import SystemPackage
 
@@ -18,7 +18,7 @@ public final class FileFrameSource: FrameSource {
     public let width: Int
     public let height: Int
     public let framesPerSecond: Double
-    public var name: String { (path as NSString).lastPathComponent }
+    public var name: String { URL(fileURLWithPath: path).lastPathComponent }
 
     private let process: ChildProcess
     /// Our ends of ffmpeg's standard output (the stream) and error (its complaints).
@@ -56,11 +56,11 @@ public final class FileFrameSource: FrameSource {
     ) throws(VideoError) {
         self.path = path
         self.isCancelled = isCancelled
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw VideoError(source: path, reason: "no such file or device", hint: "pass a video file, an image or a camera such as /dev/video0")
         }
-        guard !isDirectory.boolValue else {
+        guard !isDirectory else {
             throw VideoError(source: path, reason: "is a directory", hint: "pass a video file, an image or a camera such as /dev/video0")
         }
         guard FileManager.default.isReadableFile(atPath: path) else {

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Imaging
+import TextOutput
 
 /// A pixel format a camera offers, with the frame sizes it offers it in.
 public struct CameraFormat: Sendable, Equatable {
@@ -91,7 +92,7 @@ extension String {
         let bigEndian = fourcc & 0x8000_0000 != 0
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: (fourcc & 0x7FFF_FFFF) >> ($0 * 8)) }
         let text = String(bytes.map { (0x20..<0x7F).contains($0) ? Character(Unicode.Scalar($0)) : "?" })
-        self = text.trimmingCharacters(in: .whitespaces) + (bigEndian ? "-BE" : "")
+        self = text.trimmed() + (bigEndian ? "-BE" : "")
     }
 }
 

@@ -1,5 +1,5 @@
 import CPNG
-import Foundation
+import FoundationEssentials
 
 /// Writes 8-bit RGB pictures as PNG files (libpng's simplified API), for
 /// pictures sentry draws (`sentry faces --draw`).

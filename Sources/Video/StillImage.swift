@@ -1,5 +1,6 @@
 import CPNG
-import Foundation
+import FoundationEssentials
+import Glibc
 import Imaging
 import JPEG
 
@@ -49,14 +50,14 @@ public final class StillImage: FrameSource {
     /// The photo at `path`, or nil when ffmpeg should open it (see the type); in `colour`
     /// where it has any (a JPEG in a sampling read here only as gray goes to ffmpeg).
     public static func open(path: String, colour: Bool = false) -> StillImage? {
-        let suffix = (path as NSString).pathExtension.lowercased()
+        let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard jpegExtensions.contains(suffix) || suffix == "png" else { return nil }
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= maximumBytes,
             let bytes = FileManager.default.contents(atPath: path)
         else { return nil }
         let decoded = suffix == "png" ? decodePNG(Array(bytes), colour: colour) : decodeJPEG(Array(bytes), colour: colour)
-        return decoded.map { StillImage($0, name: (path as NSString).lastPathComponent) }
+        return decoded.map { StillImage($0, name: URL(fileURLWithPath: path).lastPathComponent) }
     }
 
     public func nextFrame() throws(VideoError) -> Frame? {

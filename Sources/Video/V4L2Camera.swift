@@ -1,5 +1,6 @@
 import CV4L2
-import Foundation
+import FoundationEssentials
+import Glibc
 import Imaging
 
 /// A live V4L2 camera (`/dev/videoN`) through libv4l2, as a `FrameSource`.

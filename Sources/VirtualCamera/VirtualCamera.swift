@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Imaging
 import MonotonicTime
 import Video
@@ -48,7 +49,7 @@ public final class VirtualCamera: FrameSource {
             throw VideoError(source: scenePath, reason: "holds no picture", hint: "pass an image for --camera sim:IMAGE")
         }
         self.init(
-            scene: first.image, name: "sim:" + (scenePath as NSString).lastPathComponent, size: size,
+            scene: first.image, name: "sim:" + URL(fileURLWithPath: scenePath).lastPathComponent, size: size,
             fieldOfView: fieldOfView, framesPerSecond: framesPerSecond, realtime: realtime, sensorNoise: sensorNoise, pose: pose)
     }
 

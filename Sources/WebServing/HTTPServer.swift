@@ -62,12 +62,15 @@ public final class HTTPServer: Sendable {
 
     private struct State {
         var listening: Int32 = -1
+        var port: UInt16 = 0
         var stopping = false
         var connections: Set<Int32> = []
         var figures = Figures()
     }
 
     public var figures: Figures { state.withLock { $0.figures } }
+    /// The port listened on once started: `address.port`, or the one the system chose for port 0.
+    public var port: UInt16 { state.withLock { $0.port } }
 
     /// `name` names the threads (`sentry-web`, `sentry-relay`).
     public init(address: ListenAddress, limits: ServerLimits, name: String, handler: any HTTPHandler) {
@@ -98,7 +101,13 @@ public final class HTTPServer: Sendable {
             close(socket)
             throw ServerError(reason)
         }
-        state.withLock { $0.listening = socket }
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        state.withLock {
+            $0.listening = socket
+            $0.port = UInt16(bigEndian: local.sin_port)
+        }
         startThread(named: name) { [self] in acceptLoop(socket) }
     }
 

@@ -1,23 +1,27 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // build-info OUTPUT.swift PACKAGE-DIRECTORY: writes `BuildInfo.version` (the
 // first line of VERSION) and `BuildInfo.commit` (the checked-out commit's first
 // 7 hex digits, read from .git without running git; "unknown" outside a clone).
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: build-info OUTPUT.swift PACKAGE-DIRECTORY\n".utf8))
-    exit(2)
+/// Says `message` on stderr and exits with `status`.
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    exit(status)
 }
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else { fail("usage: build-info OUTPUT.swift PACKAGE-DIRECTORY", status: 2) }
 let output = URL(fileURLWithPath: arguments[1]), root = URL(fileURLWithPath: arguments[2])
 
 func text(_ path: String) -> String? {
-    (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8))?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
 }
 
-guard let version = text("VERSION")?.split(separator: "\n").first.map(String.init), !version.isEmpty else {
-    FileHandle.standardError.write(Data("build-info: \(root.path)/VERSION is missing or empty\n".utf8))
-    exit(1)
+guard let version = text("VERSION")?.split(separator: " ").first.map(String.init), !version.isEmpty else {
+    fail("build-info: \(root.path)/VERSION is missing or empty")
 }
 
 /// The commit HEAD names: directly, through its branch's file, or through packed-refs.
@@ -26,7 +30,8 @@ func commit() -> String? {
     guard head.hasPrefix("ref: ") else { return head }
     let ref = String(head.dropFirst(5))
     if let hash = text(".git/" + ref) { return hash }
-    return text(".git/packed-refs")?.split(separator: "\n").first { $0.hasSuffix(" " + ref) }.map { String($0.prefix(40)) }
+    return (try? String(contentsOf: root.appendingPathComponent(".git/packed-refs"), encoding: .utf8))?.split(separator: "\n")
+        .first { $0.hasSuffix(" " + ref) }.map { String($0.prefix(40)) }
 }
 let hash = commit().map { String($0.prefix(7)) }.flatMap { $0.allSatisfy(\.isHexDigit) && $0.count == 7 ? $0 : nil } ?? "unknown"
 
@@ -42,6 +47,5 @@ let swift = """
 do {
     try swift.write(to: output, atomically: true, encoding: .utf8)
 } catch {
-    FileHandle.standardError.write(Data("build-info: cannot write \(output.path): \(error)\n".utf8))
-    exit(1)
+    fail("build-info: cannot write \(output.path): \(error)")
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // embed-page OUTPUT.swift PAGE.html: writes a Swift file holding the page
 // with the stylesheets and scripts it links (`<link rel="stylesheet"
@@ -7,35 +8,33 @@ import Foundation
 // HTML, CSS and JavaScript it is; the binary serves it from memory, with no
 // file to install beside it.
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: embed-page OUTPUT.swift PAGE.html\n".utf8))
-    exit(2)
+/// Says `message` on stderr and exits with `status`.
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    exit(status)
 }
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else { fail("usage: embed-page OUTPUT.swift PAGE.html", status: 2) }
 let output = URL(fileURLWithPath: arguments[1]), page = URL(fileURLWithPath: arguments[2])
 let directory = page.deletingLastPathComponent()
 
 func contents(of name: String) -> String {
     guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else {
-        FileHandle.standardError.write(Data("embed-page: \(page.path) links \(name), which is not beside it\n".utf8))
-        exit(1)
+        fail("embed-page: \(page.path) links \(name), which is not beside it")
     }
     return text
 }
 
-guard var html = try? String(contentsOf: page, encoding: .utf8) else {
-    FileHandle.standardError.write(Data("embed-page: cannot read \(page.path)\n".utf8))
-    exit(1)
-}
+guard var html = try? String(contentsOf: page, encoding: .utf8) else { fail("embed-page: cannot read \(page.path)") }
 for (pattern, open, close) in [
     (#"<link rel="stylesheet" href="/([\w.-]+)">"#, "<style>\n", "</style>"),
     (#"<script src="/([\w.-]+)"></script>"#, "<script>\n", "</script>"),
 ] {
-    let expression = try! NSRegularExpression(pattern: pattern)
-    while let match = expression.firstMatch(in: html, range: NSRange(html.startIndex..., in: html)),
-        let whole = Range(match.range, in: html), let name = Range(match.range(at: 1), in: html)
-    {
-        html.replaceSubrange(whole, with: open + contents(of: String(html[name])) + close)
+    let expression = try! Regex(pattern)
+    while let match = html.firstMatch(of: expression), let name = match.output[1].substring {
+        html.replaceSubrange(match.range, with: open + contents(of: String(name)) + close)
     }
 }
 // A raw string whose delimiter the page cannot end early.
@@ -54,6 +53,5 @@ let swift = """
 do {
     try swift.write(to: output, atomically: true, encoding: .utf8)
 } catch {
-    FileHandle.standardError.write(Data("embed-page: cannot write \(output.path): \(error)\n".utf8))
-    exit(1)
+    fail("embed-page: cannot write \(output.path): \(error)")
 }

@@ -210,13 +210,15 @@ struct ConsoleRoutesTests {
             return
         }
         let hub = hub
-        let publisher = Task {
-            for index in 5..<200 {
-                if Task.isCancelled { break }
+        // A thread of its own, as the frame loop is: the stream blocks this test's thread while it waits.
+        let stopped = Atomic(false)
+        let publisher = Thread {
+            for index in 5..<200 where !stopped.load(ordering: .relaxed) {
                 hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index, chroma: index.isMultiple(of: 2)), capturedAt: monotonicSeconds())
-                try? await Task.sleep(for: .milliseconds(20))
+                usleep(20_000)
             }
         }
+        publisher.start()
         var received: [UInt8] = []
         var parts: [(index: Int, jpeg: [UInt8])] = []
         var body = makeStream()
@@ -225,7 +227,7 @@ struct ConsoleRoutesTests {
             parts = MJPEGParts.split(received)
             if parts.count >= 3 { break }
         }
-        publisher.cancel()
+        stopped.store(true, ordering: .relaxed)
         #expect(parts.count >= 3)
         // In order; a frame may come twice when nothing new came for the keep-alive's 2 s (a loaded machine).
         #expect(parts.map(\.index) == parts.map(\.index).sorted() && Set(parts.map(\.index)).count >= 2)

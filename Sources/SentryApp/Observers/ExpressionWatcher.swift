@@ -1,11 +1,12 @@
 import Expressions
 import FaceMesh
-import Foundation
+import FoundationEssentials
 import Geometry
 import Hooks
 import Imaging
 import Logging
 import Video
+import TextOutput
 
 /// The followed face on one frame: its points, where it is, what they read, its states.
 public struct FollowedFace: Sendable {
@@ -63,7 +64,7 @@ final class ExpressionWatcher: FrameObserver {
         triggers.update(active, at: result.timestamp) { index, rule in
             var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: box, frameTime: result.timestamp)
             environment["SENTRY_EXPRESSION"] = rule.state.rawValue
-            environment["SENTRY_SCORE"] = String(format: "%.2f", rule.state.score(in: scores))
+            environment["SENTRY_SCORE"] = String(printf: "%.2f", rule.state.score(in: scores))
             logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
             runners[index].submit(HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment))
         }

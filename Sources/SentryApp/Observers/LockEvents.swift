@@ -1,6 +1,7 @@
 import Geometry
 import Logging
 import Tracking
+import TurretProtocol
 import Video
 
 /// A lock gained or lost, with what the turret held at that moment.

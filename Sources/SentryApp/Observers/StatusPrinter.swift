@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Serial
 import TurretLinks
 import Video
+import TextOutput
 
 /// Prints the HUD on stderr: rewritten in place on a terminal, one line per
 /// change of the HUD or the link's state otherwise (logs stay readable).
@@ -26,16 +28,16 @@ final class StatusPrinter: FrameObserver {
     }
 
     func loopFinished() {
-        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if isTerminal { StandardStream.writeError("\n") }
     }
 
     private func update(hud: String) {
         let fps = rate.tick()
         let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: output.state)
         if isTerminal {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            StandardStream.writeError("\r\u{1B}[K" + line)
         } else if hud + "\(output.state)" != lastShown {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            StandardStream.writeError(line + "\n")
         }
         lastShown = hud + "\(output.state)"
     }

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
+import Geometry
 import Serial
 import ServoSim
 import TurretLinks
+import TextOutput
 
 /// `--track`: one line on stdout per frame that wrote commands, with where
 /// the simulated servo stands once it has read them.
@@ -21,14 +23,14 @@ final class TrackTable: FrameObserver {
     }
 
     static func line(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {
-        let time = String(format: "%6.2fs", result.timestamp)
+        let time = String(printf: "%6.2fs", result.timestamp)
         let target =
             result.target.map { box in
                 let c = box.center
-                return String(format: "face at (%3.0f,%3.0f)", c.x, c.y)
+                return String(printf: "face at (%3.0f,%3.0f)", c.x, c.y)
             } ?? "no face          "
         let sent = result.commands.map(\.description).joined(separator: " ")
         let servoText = servo.map { " servo pan \($0.pan)" + ($0.isScanning ? " (scanning)" : "") } ?? ""
-        return "\(time)  \(target)  sent \(sent.padding(toLength: 10, withPad: " ", startingAt: 0))\(servoText)"
+        return "\(time)  \(target)  sent \(sent.padded(to: 10))\(servoText)"
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Devices
+import Imaging
 import SentryApp
+import TextOutput
 import Video
 
 struct Capture: ParsableCommand {
@@ -40,7 +42,7 @@ struct Capture: ParsableCommand {
             print(
                 "captured \(count) frames \(source.width)x\(source.height) \(format) "
                     + String(
-                        format: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
+                        printf: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
                         source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
         }
     }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Devices
-import Foundation
+import FoundationEssentials
 import MonotonicTime
 import SentryApp
+import TextOutput
+import Video
 
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "List cameras and serial ports (likely Arduinos marked).")
@@ -18,7 +20,7 @@ struct DevicesCommand: ParsableCommand {
         list()
         guard let watch else { return }
         guard let monitor = DeviceMonitor(subsystems: ["video4linux", "tty"]) else {
-            FileHandle.standardError.write(Data("sentry: devices --watch: this system gives no device events (no netlink access)\n".utf8))
+            StandardStream.writeError("sentry: devices --watch: this system gives no device events (no netlink access)\n")
             throw ExitCode.failure
         }
         print("watching for \(watch) s:")

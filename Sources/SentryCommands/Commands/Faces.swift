@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SentryApp
+import TextOutput
 
 struct Faces: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,8 +26,8 @@ struct Faces: ParsableCommand {
     func validate() throws {
         guard !images.isEmpty else { throw ValidationError("name at least one image: sentry faces photo.jpg") }
         if let draw {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: draw, isDirectory: &isDirectory), isDirectory.boolValue else {
+            var isDirectory = false
+            guard FileManager.default.fileExists(atPath: draw, isDirectory: &isDirectory), isDirectory else {
                 throw ValidationError("--draw \(draw) is not a folder; create it first (mkdir -p \(draw))")
             }
         }
@@ -41,7 +42,7 @@ struct Faces: ParsableCommand {
                 print(json ? FaceReportText.json(report) : FaceReportText.line(report))
                 if let draw { try FaceDrawing.write(report, over: image, into: draw) }
             } catch let error as CustomStringConvertible & Error {
-                FileHandle.standardError.write(Data("sentry: \(error.description)\n".utf8))
+                StandardStream.writeError("sentry: \(error.description)\n")
                 failed = true
             }
         }

@@ -2,7 +2,9 @@ import ArgumentParser
 import ChildProcesses
 import Devices
 import FaceDetection
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextOutput
 
 /// `sentry flash PORT`: the bundled sketch onto an Uno or Nano through its
 /// bootloader, with avrdude (verified after writing).
@@ -68,7 +70,7 @@ struct Flash: ParsableCommand {
     }
 
     private func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("sentry: \(message)\n".utf8))
+        StandardStream.writeError("sentry: \(message)\n")
         return ExitCode.failure
     }
 }

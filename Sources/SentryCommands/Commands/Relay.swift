@@ -1,6 +1,6 @@
 import ArgumentParser
 import Devices
-import Foundation
+import FoundationEssentials
 import Logging
 import Relay
 import SentryApp
@@ -8,6 +8,7 @@ import Serial
 import ServoSim
 import TurretLinks
 import WebServing
+import TextOutput
 
 /// `sentry relay`: the original app's Raspberry Pi server, in front of the turret's serial port.
 struct RelayCommand: ParsableCommand {
@@ -52,7 +53,7 @@ struct RelayCommand: ParsableCommand {
             }
         }
         StopSignal.install()
-        FileHandle.standardError.write(Data("relay: ws://\(address)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n".utf8))
+        StandardStream.writeError("relay: ws://\(address)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n")
         while !StopSignal.wait() {}
         server.stop()
         let counts = server.counts

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Devices
-import Foundation
+import FoundationEssentials
 import Logging
 import SentryApp
+import ServoSim
 import TurretProtocol
 
 /// `sentry run` (the default command): track faces and drive the turret.

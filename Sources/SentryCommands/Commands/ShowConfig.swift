@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
-import Foundation
+import FoundationEssentials
+import TextOutput
 
 /// `sentry config`: the settings a run would use, and where each came from.
 struct ShowConfig: ParsableCommand {
@@ -18,7 +19,7 @@ struct ShowConfig: ParsableCommand {
         let merged = try failingCleanly { try SettingsFile.merge(flags) }
         // The whole set must parse as a run would (camera and serial may be missing here).
         if let failure = SettingsFile.failure(parsing: merged.arguments) {
-            FileHandle.standardError.write(Data("sentry: \(failure)\n".utf8))
+            StandardStream.writeError("sentry: \(failure)\n")
             throw ExitCode.validationFailure
         }
         print("config file: \(merged.file?.path ?? "none (--config FILE, ~/.config/sentry/sentry.toml or \(ConfigFile.systemPath))")")
@@ -28,8 +29,8 @@ struct ShowConfig: ParsableCommand {
         for row in rows {
             let value = row.value ?? "-"
             print(
-                row.key.padding(toLength: width, withPad: " ", startingAt: 0)
-                    + value.padding(toLength: max(valueWidth, value.count + 1), withPad: " ", startingAt: 0) + row.source)
+                row.key.padded(to: width)
+                    + value.padded(to: max(valueWidth, value.count + 1)) + row.source)
         }
     }
 }

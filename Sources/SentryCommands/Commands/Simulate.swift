@@ -1,8 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MonotonicTime
 import SentryApp
 import ServoSim
+import TextOutput
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +23,7 @@ struct Simulate: ParsableCommand {
     func run() throws {
         let servo = try failingCleanly { try SimulatedServo() }
         defer { servo.stop() }
-        FileHandle.standardOutput.write(Data("simulated servo on \(servo.devicePath)\ntry: sentry --camera CLIP --serial \(servo.devicePath)\n".utf8))
+        StandardStream.writeOutput("simulated servo on \(servo.devicePath)\ntry: sentry --camera CLIP --serial \(servo.devicePath)\n")
         StopSignal.install()
         let start = monotonicSeconds()
         var last: (Int, Int, Bool, Int)?
@@ -31,9 +32,9 @@ struct Simulate: ParsableCommand {
             if last.map({ $0 != (s.pan, s.tilt, s.isScanning, s.shots) }) ?? true {
                 let fired = last.map { s.shots > $0.3 } ?? false
                 let line =
-                    String(format: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
+                    String(printf: "%8.3fs  pan %3d  tilt %3d", s.time, s.pan, s.tilt) + (s.isScanning ? "  scanning" : "")
                     + (fired ? "  FIRE (shot \(s.shots))" : "")
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                StandardStream.writeOutput(line + "\n")
                 last = (s.pan, s.tilt, s.isScanning, s.shots)
             }
             StopSignal.wait(timeout: 0.005)  // the next look at the servo, 200 a second

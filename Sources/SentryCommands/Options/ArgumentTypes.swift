@@ -1,7 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SentryApp
 import Tracking
+import TextOutput
 
 extension ExitCommand: ExpressibleByArgument {}
 extension Mount: ExpressibleByArgument {}
@@ -31,7 +32,7 @@ enum DetectRate: ExpressibleByArgument, Equatable, CustomStringConvertible {
         switch self {
         case .every: "every"
         // %g, not Int(rate): "inf" and 1e300 are values a user can type, and Int() of them traps.
-        case .perSecond(let rate): String(format: "%g", rate)
+        case .perSecond(let rate): String(printf: "%g", rate)
         }
     }
 

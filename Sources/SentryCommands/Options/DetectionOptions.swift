@@ -1,6 +1,6 @@
 import ArgumentParser
 import FaceDetection
-import Foundation
+import FoundationEssentials
 import Imaging
 import SentryApp
 import Video

@@ -1,6 +1,7 @@
+import ArgumentParser
 import Config
 import Console
-import Foundation
+import FoundationEssentials
 import SentryApp
 import WebServing
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Config
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The settings file in front of the command line: its entries become

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a model file could not be used: one line naming the file.
 public struct ModelError: Error, CustomStringConvertible {
@@ -104,11 +104,11 @@ public struct TFLiteModel: Sendable {
 
     /// Reads the model at `path`; any problem is a `ModelError` naming the file.
     public static func load(path: String) throws(ModelError) -> TFLiteModel {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelError(path: path, reason: "no such file")
         }
-        guard !isDirectory.boolValue else { throw ModelError(path: path, reason: "is a directory, not a model file") }
+        guard !isDirectory else { throw ModelError(path: path, reason: "is a directory, not a model file") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ModelError(path: path, reason: "cannot be read (permission denied?)")
         }

@@ -420,12 +420,7 @@ struct Planner {
         guard index >= 0, model.tensors[index].type == .int32, let data = model.tensors[index].data else {
             throw fail("\(what) is not a constant int32 tensor")
         }
-        return stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
-            Int(
-                Int32(
-                    bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
-                        | UInt32(data[offset + 3]) << 24))
-        }
+        return stride(from: data.startIndex, to: data.endIndex, by: 4).map { Int(Int32(bitPattern: Self.word(data, at: $0))) }
     }
 
     mutating func store(_ values: [Float]) -> Place {
@@ -437,11 +432,14 @@ struct Planner {
     }
 
     static func floats(_ data: ArraySlice<UInt8>) -> [Float] {
-        stride(from: data.startIndex, to: data.endIndex, by: 4).map { offset in
-            Float(
-                bitPattern: UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16
-                    | UInt32(data[offset + 3]) << 24)
-        }
+        stride(from: data.startIndex, to: data.endIndex, by: 4).map { Float(bitPattern: word(data, at: $0)) }
+    }
+
+    /// The little-endian 32-bit word at `offset`.
+    static func word(_ data: ArraySlice<UInt8>, at offset: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for byte in (0..<4).reversed() { value = value << 8 | UInt32(data[offset + byte]) }
+        return value
     }
 
     static func halfFloats(_ data: ArraySlice<UInt8>) -> [Float] {

@@ -1,5 +1,7 @@
 import CoreAffinity
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import Synchronization
 import Threading
 
