@@ -118,9 +118,12 @@ install: $(INSTALL_BUILD) firmware man completions
 	fi
 
 # dist/sentry_<version>_<arch>.deb (tools/make-deb), checked by lintian.
-deb: firmware
-	tools/make-deb
-	lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$$(dpkg --print-architecture).deb
+# ARCH=arm64: the package for a Raspberry Pi, with make aarch64's binary and
+# Depends from the arm64 root's libraries.
+ARCH ?= $(shell dpkg --print-architecture)
+deb: firmware $(if $(filter-out $(shell dpkg --print-architecture),$(ARCH)),aarch64)
+	ARCH=$(ARCH) tools/make-deb
+	lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$(ARCH).deb
 
 # The package installed and purged with apt in a clean Debian 12 root (tools/deb-test).
 test-deb: deb
