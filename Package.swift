@@ -130,7 +130,7 @@ let package = Package(
                                                 .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"], plugins: [.plugin(name: "EmbedPagePlugin")]),
         // The console page (Sources/Console/Page: HTML, CSS, JavaScript) built into the binary as one string.
-        .executableTarget(name: "embed-page"),
+        .executableTarget(name: "embed-page", dependencies: ["TextOutput"]),
         .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
@@ -159,7 +159,7 @@ let package = Package(
             plugins: [.plugin(name: "BuildInfoPlugin")]
         ),
         // `sentry --version`: VERSION and the checked-out commit, written into SentryCommands at build time.
-        .executableTarget(name: "build-info"),
+        .executableTarget(name: "build-info", dependencies: ["TextOutput"]),
         .plugin(name: "BuildInfoPlugin", capability: .buildTool(), dependencies: ["build-info"], path: "Sources/BuildInfoPlugin"),
         // The `sentry` executable: main.swift only.
         .executableTarget(name: "sentry", dependencies: ["SentryCommands"]),

@@ -42,6 +42,12 @@ public enum StandardStream {
     public static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
     public static func writeOutput(_ text: String) { write(text, to: STDOUT_FILENO) }
 
+    /// Says `message` on stderr and exits with `status`: for the build tools, which have no command line to fail through.
+    public static func fail(_ message: String, status: Int32 = 1) -> Never {
+        writeError(message + "\n")
+        exit(status)
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         let bytes = Array(text.utf8)
         var written = 0

@@ -1,19 +1,12 @@
 import FoundationEssentials
-import Glibc
+import TextOutput
 
 // build-info OUTPUT.swift PACKAGE-DIRECTORY: writes `BuildInfo.version` (the
 // first line of VERSION) and `BuildInfo.commit` (the checked-out commit's first
 // 7 hex digits, read from .git without running git; "unknown" outside a clone).
 
-/// Says `message` on stderr and exits with `status`.
-func fail(_ message: String, status: Int32 = 1) -> Never {
-    let line = Array((message + "\n").utf8)
-    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    exit(status)
-}
-
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: build-info OUTPUT.swift PACKAGE-DIRECTORY", status: 2) }
+guard arguments.count == 3 else { StandardStream.fail("usage: build-info OUTPUT.swift PACKAGE-DIRECTORY", status: 2) }
 let output = URL(fileURLWithPath: arguments[1]), root = URL(fileURLWithPath: arguments[2])
 
 func text(_ path: String) -> String? {
@@ -21,7 +14,7 @@ func text(_ path: String) -> String? {
 }
 
 guard let version = text("VERSION")?.split(separator: " ").first.map(String.init), !version.isEmpty else {
-    fail("build-info: \(root.path)/VERSION is missing or empty")
+    StandardStream.fail("build-info: \(root.path)/VERSION is missing or empty")
 }
 
 /// The commit HEAD names: directly, through its branch's file, or through packed-refs.
@@ -47,5 +40,5 @@ let swift = """
 do {
     try swift.write(to: output, atomically: true, encoding: .utf8)
 } catch {
-    fail("build-info: cannot write \(output.path): \(error)")
+    StandardStream.fail("build-info: cannot write \(output.path): \(error)")
 }

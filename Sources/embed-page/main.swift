@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import TextOutput
 
 // embed-page OUTPUT.swift PAGE.html: writes a Swift file holding the page
 // with the stylesheets and scripts it links (`<link rel="stylesheet"
@@ -8,26 +8,19 @@ import Glibc
 // HTML, CSS and JavaScript it is; the binary serves it from memory, with no
 // file to install beside it.
 
-/// Says `message` on stderr and exits with `status`.
-func fail(_ message: String, status: Int32 = 1) -> Never {
-    let line = Array((message + "\n").utf8)
-    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    exit(status)
-}
-
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: embed-page OUTPUT.swift PAGE.html", status: 2) }
+guard arguments.count == 3 else { StandardStream.fail("usage: embed-page OUTPUT.swift PAGE.html", status: 2) }
 let output = URL(fileURLWithPath: arguments[1]), page = URL(fileURLWithPath: arguments[2])
 let directory = page.deletingLastPathComponent()
 
 func contents(of name: String) -> String {
     guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else {
-        fail("embed-page: \(page.path) links \(name), which is not beside it")
+        StandardStream.fail("embed-page: \(page.path) links \(name), which is not beside it")
     }
     return text
 }
 
-guard var html = try? String(contentsOf: page, encoding: .utf8) else { fail("embed-page: cannot read \(page.path)") }
+guard var html = try? String(contentsOf: page, encoding: .utf8) else { StandardStream.fail("embed-page: cannot read \(page.path)") }
 for (pattern, open, close) in [
     (#"<link rel="stylesheet" href="/([\w.-]+)">"#, "<style>\n", "</style>"),
     (#"<script src="/([\w.-]+)"></script>"#, "<script>\n", "</script>"),
@@ -53,5 +46,5 @@ let swift = """
 do {
     try swift.write(to: output, atomically: true, encoding: .utf8)
 } catch {
-    fail("embed-page: cannot write \(output.path): \(error)")
+    StandardStream.fail("embed-page: cannot write \(output.path): \(error)")
 }
