@@ -127,7 +127,7 @@ deb: firmware $(if $(filter-out $(shell dpkg --print-architecture),$(ARCH)),aarc
 
 # The package installed and purged with apt in a clean Debian 12 root (tools/deb-test).
 test-deb: deb
-	tools/deb-test
+	ARCH=$(ARCH) tools/deb-test
 
 # Removes what install put there; the settings file only if unchanged, the
 # service user never (files it owns may remain).
