@@ -111,10 +111,11 @@ public final class HTTPServer: Sendable {
         startThread(named: name) { [self] in acceptLoop(socket) }
     }
 
-    /// Stops accepting, ends every connection, and waits (a second at most) for their threads.
+    /// Stops accepting, ends every connection, and waits (a second at most) for their threads. Idempotent.
     public func stop() {
         let (listening, connections) = state.withLock { state -> (Int32, Set<Int32>) in
             state.stopping = true
+            defer { state.listening = -1 }
             return (state.listening, state.connections)
         }
         guard listening >= 0 else { return }

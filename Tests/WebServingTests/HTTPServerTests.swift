@@ -241,6 +241,7 @@ struct HTTPServerTests {
         server.stop()
         #expect(monotonicSeconds() - started < 2)
         #expect(server.figures.open == 0)
+        server.stop()  // again: nothing left to stop, and no wait
         viewer.close()
     }
 }
