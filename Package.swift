@@ -53,7 +53,7 @@ let package = Package(
         // Seconds on the monotonic clock, for intervals and deadlines.
         .target(name: "MonotonicTime"),
         // Threads of sentry's own and a condition to wait on, without Foundation.
-        .target(name: "Threading"),
+        .target(name: "Threading", dependencies: ["MonotonicTime"]),
         // Text for people without Foundation: printf formats, trimming, padding, the standard streams.
         .target(name: "TextOutput"),
 
@@ -121,7 +121,7 @@ let package = Package(
         // RFC 6455's frames and handshake, for the relay link (a client) and the servers. Pure.
         .target(name: "WebSocketFrames"),
         // What the relay and the web console share: an HTTP/1.1 and WebSocket server with limits, listen addresses, the site and token rules.
-        .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "TextOutput", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
         .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),

@@ -3,6 +3,7 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+import MonotonicTime
 
 /// Starts `body` on a new thread of its own, named `name` for `top` and
 /// `/proc` (the kernel keeps 15 bytes). sentry's threads (the encoder, the
@@ -95,14 +96,11 @@ public final class Condition: @unchecked Sendable {
 
     /// Waits until `satisfied()` holds (checked under the mutex) or `seconds` pass; whether it holds.
     public func wait(seconds: Double, until satisfied: () -> Bool) -> Bool {
-        var timespecNow = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &timespecNow)
-        let deadline = Double(timespecNow.tv_sec) + Double(timespecNow.tv_nsec) / 1e9 + seconds
+        let deadline = monotonicSeconds() + seconds
         lock()
         defer { unlock() }
         while !satisfied() {
-            clock_gettime(CLOCK_MONOTONIC, &timespecNow)
-            let left = deadline - (Double(timespecNow.tv_sec) + Double(timespecNow.tv_nsec) / 1e9)
+            let left = deadline - monotonicSeconds()
             guard left > 0 else { return false }
             wait(seconds: left)
         }

@@ -235,22 +235,20 @@ public final class HTTPServer: Sendable {
     /// `maximumBodyBytes`, each within `requestSeconds`; refused as soon as a limit is crossed.
     private func read(from connection: SocketConnection, peer: String) throws -> HTTPRequest {
         var deadline = monotonicSeconds() + limits.requestSeconds
+        let tooLarge = HTTPRefusal(.headersTooLarge, "the request head is over \(limits.maximumHeadBytes) bytes")
         var bytes: [UInt8] = []
         var headEnd: Int?
         while headEnd == nil {
-            guard bytes.count <= limits.maximumHeadBytes else {
-                throw HTTPRefusal(.headersTooLarge, "the request head is over \(limits.maximumHeadBytes) bytes")
-            }
+            guard bytes.count <= limits.maximumHeadBytes else { throw tooLarge }
+            let looked = bytes.count
             do {
                 bytes += try connection.read(upTo: 4096, until: deadline)
             } catch .timedOut {
                 throw HTTPRefusal(.requestTimeout, "the request head did not arrive within \(Int(limits.requestSeconds)) s")
             }
-            headEnd = RequestParsing.endOfHead(in: bytes)
+            headEnd = RequestParsing.endOfHead(in: bytes, from: looked)
         }
-        guard let headEnd, headEnd <= limits.maximumHeadBytes else {
-            throw HTTPRefusal(.headersTooLarge, "the request head is over \(limits.maximumHeadBytes) bytes")
-        }
+        guard let headEnd, headEnd <= limits.maximumHeadBytes else { throw tooLarge }
         var (request, bodyLength) = try RequestParsing.parse(head: bytes[..<headEnd], peer: peer)
         guard bodyLength <= limits.maximumBodyBytes else {
             throw HTTPRefusal(.payloadTooLarge, "the body is \(bodyLength) bytes; at most \(limits.maximumBodyBytes) are taken")

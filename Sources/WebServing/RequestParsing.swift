@@ -1,3 +1,5 @@
+import TextOutput
+
 /// A request the server answers itself, before any handler: malformed, too
 /// large, too slow. The status and one line saying what was wrong.
 public struct HTTPRefusal: Error, Equatable, Sendable {
@@ -18,9 +20,12 @@ public enum RequestParsing {
     public static let maximumFields = 64
 
     /// The end of the head in `bytes` (the index after its blank line), or nil while it is incomplete.
-    public static func endOfHead(in bytes: [UInt8]) -> Int? {
+    /// Only a blank line ending at `start` or after is looked for: the bytes before it were looked at
+    /// already (a head that comes a byte at a time is not searched again from its start each time).
+    public static func endOfHead(in bytes: [UInt8], from start: Int = 0) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count where bytes[index] == 0x0A && bytes[index - 1] == 0x0D && bytes[index - 2] == 0x0A && bytes[index - 3] == 0x0D {
+        for index in max(3, start)..<bytes.count where bytes[index] == 0x0A && bytes[index - 1] == 0x0D && bytes[index - 2] == 0x0A && bytes[index - 3] == 0x0D
+        {
             return index + 1
         }
         return nil
@@ -52,8 +57,7 @@ public enum RequestParsing {
             else {
                 throw HTTPRefusal(.badRequest, "a header line is not NAME: VALUE")
             }
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            headers.append(name: String(line[..<colon]), value: String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed()))
+            headers.append(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmed())
         }
         guard headers.count(of: "Host") == 1 else { throw HTTPRefusal(.badRequest, "a request needs exactly one Host header") }
         guard headers["Transfer-Encoding"] == nil else {

@@ -1,3 +1,5 @@
+import TextOutput
+
 /// Whom a server on this machine answers, against the user's own browser: loopback
 /// is no boundary for a page in another tab (SPEC §7, network faces).
 ///
@@ -25,7 +27,7 @@ public struct SiteRules: Sendable {
         allowedHosts: String?, allowedOrigins: String?, hostFlag: String = "allowed host", originFlag: String = "allowed origin"
     ) throws(ServerError) {
         func list(_ text: String?) -> [String] {
-            (text ?? "").split(separator: ",").map { String($0.filter { $0 != " " && $0 != "\t" }) }.filter { !$0.isEmpty }
+            (text ?? "").split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty }
         }
         let hosts = list(allowedHosts), origins = list(allowedOrigins)
         if let bad = hosts.first(where: { $0.contains(":") || $0.contains("/") }) {
@@ -92,7 +94,7 @@ public struct SiteRules: Sendable {
         }
         if request.method == "POST", hasBody(request) {
             let type = request.headers["Content-Type"] ?? ""
-            let mediaType = type.split(separator: ";").first.map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() } ?? ""
+            let mediaType = type.split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
             if mediaType != "application/json" { return .notJSON(type) }
         }
         return nil

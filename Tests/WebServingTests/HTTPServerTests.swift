@@ -257,6 +257,18 @@ struct RequestParsingTests {
         #expect(request.headers["host"] == "127.0.0.1:8080" && request.headers["x-thing"] == "spaced")
     }
 
+    @Test("the head's end is found however the bytes arrive, the blank line split across reads included")
+    func endOfHead() {
+        let head = Array("GET / HTTP/1.1\r\nHost: a\r\n\r\nbody".utf8)
+        for cut in 0...head.count {
+            // What the server does: a look after the first part, then one from where it left off.
+            let first = RequestParsing.endOfHead(in: Array(head[..<cut]))
+            let end = first ?? RequestParsing.endOfHead(in: head, from: cut)
+            #expect(end == head.count - 4, "cut at \(cut)")
+        }
+        #expect(RequestParsing.endOfHead(in: Array("GET / HTTP/1.1\r\n".utf8)) == nil)
+    }
+
     @Test("percent escapes decode and encode back; a bad one is refused")
     func percent() {
         #expect(RequestParsing.percentDecoded("s3%20cret%3B%3D") == "s3 cret;=")

@@ -32,13 +32,15 @@ final class StatusPrinter: FrameObserver {
     }
 
     private func update(hud: String) {
-        let fps = rate.tick()
-        let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: output.state)
+        let fps = rate.tick(), state = output.state
+        let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: state)
+        // The link's state is read once: the line printed is the one compared next time.
+        let shown = hud + "\(state)"
         if isTerminal {
             StandardStream.writeError("\r\u{1B}[K" + line)
-        } else if hud + "\(output.state)" != lastShown {
+        } else if shown != lastShown {
             StandardStream.writeError(line + "\n")
         }
-        lastShown = hud + "\(output.state)"
+        lastShown = shown
     }
 }
