@@ -26,16 +26,45 @@ sentry_sums_float8 sentry_sums8x8(sentry_sums_float8 a, sentry_sums_float8 b, se
 }
 
 // Pillow's rounding of eight values: half up, clipped to 0...255 (NaN stays NaN).
-// Adding and taking away 2^23 rounds to the nearest integer; one less where that
-// went up. Written in Swift, the function was kept out of line (a call and
+// The floor of the value plus a half, one instruction (vroundps, frintm); adding
+// and taking away 2^23 and correcting where that went up took four. Written in Swift, the function was kept out of line (a call and
 // vzeroupper per eight values, 29% of the letterbox's time), and inlined, its
 // selects became lane-by-lane branches.
 static inline __attribute__((always_inline))
 sentry_sums_float8 sentry_round8(sentry_sums_float8 value) {
-    sentry_sums_float8 zero = 0.0f, top = 255.0f, magic = 0x1p23f;
+    sentry_sums_float8 zero = 0.0f, top = 255.0f;
     sentry_sums_float8 raised = value + 0.5f;
     sentry_sums_float8 low = raised < zero ? zero : raised;
-    sentry_sums_float8 x = low > top ? top : low;
-    sentry_sums_float8 nearest = (x + magic) - magic;
-    return nearest > x ? nearest - 1.0f : nearest;
+    return __builtin_elementwise_floor(low > top ? top : low);
+}
+
+// Eight rows of eight floats turned into eight columns: row i's value j becomes
+// column j's value i (`source` rows `sourceStride` floats apart, `target` columns
+// `targetStride` apart). The chroma's horizontal pass works on columns of eight
+// rows, so that each output is a few multiply-adds of whole vectors, not a dot
+// product summed across lanes. Unaligned loads and stores; the usual two rounds of
+// pair shuffles and one of half swaps.
+static inline __attribute__((always_inline))
+void sentry_transpose8x8(const float *source, long sourceStride, float *target, long targetStride) {
+    typedef float float8u __attribute__((ext_vector_type(8), aligned(4)));
+    float8u r0 = *(const float8u *)(source), r1 = *(const float8u *)(source + sourceStride);
+    float8u r2 = *(const float8u *)(source + 2 * sourceStride), r3 = *(const float8u *)(source + 3 * sourceStride);
+    float8u r4 = *(const float8u *)(source + 4 * sourceStride), r5 = *(const float8u *)(source + 5 * sourceStride);
+    float8u r6 = *(const float8u *)(source + 6 * sourceStride), r7 = *(const float8u *)(source + 7 * sourceStride);
+    float8u t0 = __builtin_shufflevector(r0, r1, 0, 8, 1, 9, 4, 12, 5, 13), t1 = __builtin_shufflevector(r0, r1, 2, 10, 3, 11, 6, 14, 7, 15);
+    float8u t2 = __builtin_shufflevector(r2, r3, 0, 8, 1, 9, 4, 12, 5, 13), t3 = __builtin_shufflevector(r2, r3, 2, 10, 3, 11, 6, 14, 7, 15);
+    float8u t4 = __builtin_shufflevector(r4, r5, 0, 8, 1, 9, 4, 12, 5, 13), t5 = __builtin_shufflevector(r4, r5, 2, 10, 3, 11, 6, 14, 7, 15);
+    float8u t6 = __builtin_shufflevector(r6, r7, 0, 8, 1, 9, 4, 12, 5, 13), t7 = __builtin_shufflevector(r6, r7, 2, 10, 3, 11, 6, 14, 7, 15);
+    float8u u0 = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13), u1 = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    float8u u2 = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13), u3 = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+    float8u u4 = __builtin_shufflevector(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13), u5 = __builtin_shufflevector(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);
+    float8u u6 = __builtin_shufflevector(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13), u7 = __builtin_shufflevector(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);
+    *(float8u *)(target) = __builtin_shufflevector(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);
+    *(float8u *)(target + targetStride) = __builtin_shufflevector(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);
+    *(float8u *)(target + 2 * targetStride) = __builtin_shufflevector(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);
+    *(float8u *)(target + 3 * targetStride) = __builtin_shufflevector(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);
+    *(float8u *)(target + 4 * targetStride) = __builtin_shufflevector(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);
+    *(float8u *)(target + 5 * targetStride) = __builtin_shufflevector(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);
+    *(float8u *)(target + 6 * targetStride) = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
+    *(float8u *)(target + 7 * targetStride) = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
 }
