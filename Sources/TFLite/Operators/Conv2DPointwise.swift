@@ -104,6 +104,36 @@ struct PointwiseConv2D: Kernel {
                 finish.write(a7, pixel: pixel &+ 7)
                 pixel += 8
             }
+            // Sixteen channels: six pixels at a time, twelve sums in flight (eight leave the
+            // multiply-adds waiting on their own latency).
+            while wide, pixel + 6 <= end {
+                var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1
+                var a30 = b0, a31 = b1, a40 = b0, a41 = b1, a50 = b0, a51 = b1
+                let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
+                let row2 = row1 + inputChannels, row3 = row2 + inputChannels
+                let row4 = row3 + inputChannels, row5 = row4 + inputChannels
+                var w = weights + channel
+                for k in 0..<inputChannels {
+                    let w0 = load(w), w1 = load(w + 8)
+                    let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
+                    a00.addProduct(x0, w0); a01.addProduct(x0, w1)
+                    a10.addProduct(x1, w0); a11.addProduct(x1, w1)
+                    let x2 = Vector(repeating: row2[k]), x3 = Vector(repeating: row3[k])
+                    a20.addProduct(x2, w0); a21.addProduct(x2, w1)
+                    a30.addProduct(x3, w0); a31.addProduct(x3, w1)
+                    let x4 = Vector(repeating: row4[k]), x5 = Vector(repeating: row5[k])
+                    a40.addProduct(x4, w0); a41.addProduct(x4, w1)
+                    a50.addProduct(x5, w0); a51.addProduct(x5, w1)
+                    w += stride
+                }
+                finish.write(a00, a01, pixel: pixel)
+                finish.write(a10, a11, pixel: pixel &+ 1)
+                finish.write(a20, a21, pixel: pixel &+ 2)
+                finish.write(a30, a31, pixel: pixel &+ 3)
+                finish.write(a40, a41, pixel: pixel &+ 4)
+                finish.write(a50, a51, pixel: pixel &+ 5)
+                pixel += 6
+            }
             while pixel + 4 <= end {
                 var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
                 let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
