@@ -5,19 +5,25 @@ extension Letterbox {
     /// resolution, with the luma's filter folded onto them (each chroma sample takes the
     /// weights of the pixels it covers: exactly the filter over the chroma repeated to
     /// full size), then the luma and chroma of each model pixel turned into R'G'B'.
+    ///
+    /// It runs in strips of eight output rows, each through every step (the chroma rows
+    /// it reads as floats, down, across, the luma down, RGB) before the next: the
+    /// intermediates stay in the first-level cache. Whole planes at each step (a third
+    /// of a megabyte each) left the second-level cache, which doubled the chroma's time
+    /// whenever the core was shared.
     struct ColourPass {
         /// The chroma's taps across and down, for the region they were folded for.
         private var across = FoldedTaps(), down = FoldedTaps()
         private var folded: (region: Region, shifts: (x: Int, y: Int))?
-        /// The region's chroma as floats less 128 (neutral 0), a row of the stride apart.
+        /// The chroma sample rows a strip reads, as floats less 128 (neutral 0), a row of the stride apart.
         private var samples: [Float] = []
-        /// The vertical pass: `size` rows of the region's chroma, a row of the stride apart.
+        /// The strip's vertical pass: eight rows of the region's chroma, a row of the stride apart.
         private var rows: [Float] = []
         /// The horizontal pass's columns: eight rows' chroma a column at a time (eight
         /// floats), zeros past the region for taps that reach beyond it; then its sums
         /// for those eight rows, an output column at a time.
         private var columns: [Float] = [], columnSums: [Float] = []
-        /// The luma after both passes, and each chroma plane after both.
+        /// The strip's luma after both passes, and each chroma plane's.
         private var luma: [Float] = [], cb: [Float] = [], cr: [Float] = []
 
         /// Writes the RGB of the region into `tensor` ([size][size][3]), from the luma's
@@ -31,37 +37,42 @@ extension Letterbox {
                 folded = (region, chroma.shifts)
                 across.fold(lumaTaps, outputs: size, padding: padding.left, origin: region.x, length: region.width, shift: chroma.shifts.x)
                 down.fold(lumaTaps, outputs: size, padding: padding.top, origin: region.y, length: region.height, shift: chroma.shifts.y)
-                Self.resize(&luma, to: size * size)
-                Self.resize(&cb, to: size * size)
-                Self.resize(&cr, to: size * size)
                 let stride = Self.stride(across)
-                Self.resize(&samples, to: down.length * stride)
-                Self.resize(&rows, to: size * stride)
+                let spans = Swift.stride(from: 0, to: size, by: 8).map { down.sampleRows(for: $0..<$0 + 8).count }
+                Self.resize(&luma, to: 8 * size)
+                Self.resize(&cb, to: 8 * size)
+                Self.resize(&cr, to: 8 * size)
+                Self.resize(&samples, to: spans.max()! * stride)
+                Self.resize(&rows, to: 8 * stride)
                 Self.resize(&columns, to: 8 * stride)
                 Self.resize(&columnSums, to: 8 * size)
             }
-            luma.withUnsafeMutableBufferPointer {
-                Self.verticalPass(horizontal, lumaTaps, width: size, outputs: size, rounding: true, into: $0.baseAddress!)
-            }
-            Self.shrink(
-                chroma.u, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows,
-                columns: &columns, columnSums: &columnSums, into: &cb)
-            Self.shrink(
-                chroma.v, chroma, size: size, across: across, down: down, samples: &samples, rows: &rows,
-                columns: &columns, columnSums: &columnSums, into: &cr)
             let conversion = chroma.conversion
             let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
-            luma.withUnsafeBufferPointer { luma in
-                cb.withUnsafeBufferPointer { cb in
-                    cr.withUnsafeBufferPointer { cr in
-                        for index in Swift.stride(from: 0, to: size * size, by: 8) {
-                            let y = Letterbox.load(luma.baseAddress! + index)
-                            let u = Letterbox.load(cb.baseAddress! + index), v = Letterbox.load(cr.baseAddress! + index)
-                            Letterbox.interleave(
-                                Letterbox.round(y + conversion.crToRed * v) * scale - 1,
-                                Letterbox.round(y + conversion.cbToGreen * u + conversion.crToGreen * v) * scale - 1,
-                                Letterbox.round(y + conversion.cbToBlue * u) * scale - 1,
-                                into: tensor + 3 * index)
+            for strip in Swift.stride(from: 0, to: size, by: 8) {
+                let outputs = strip..<strip + 8
+                luma.withUnsafeMutableBufferPointer {
+                    Self.verticalPass(horizontal, lumaTaps, width: size, outputs: outputs, from: 0, rounding: true, into: $0.baseAddress!)
+                }
+                Self.shrink(
+                    chroma.u, chroma, outputs, size: size, across: across, down: down, samples: &samples, rows: &rows,
+                    columns: &columns, columnSums: &columnSums, into: &cb)
+                Self.shrink(
+                    chroma.v, chroma, outputs, size: size, across: across, down: down, samples: &samples, rows: &rows,
+                    columns: &columns, columnSums: &columnSums, into: &cr)
+                let pixels = tensor + 3 * strip * size
+                luma.withUnsafeBufferPointer { luma in
+                    cb.withUnsafeBufferPointer { cb in
+                        cr.withUnsafeBufferPointer { cr in
+                            for index in Swift.stride(from: 0, to: 8 * size, by: 8) {
+                                let y = Letterbox.load(luma.baseAddress! + index)
+                                let u = Letterbox.load(cb.baseAddress! + index), v = Letterbox.load(cr.baseAddress! + index)
+                                Letterbox.interleave(
+                                    Letterbox.round(y + conversion.crToRed * v) * scale - 1,
+                                    Letterbox.round(y + conversion.cbToGreen * u + conversion.crToGreen * v) * scale - 1,
+                                    Letterbox.round(y + conversion.cbToBlue * u) * scale - 1,
+                                    into: pixels + 3 * index)
+                            }
                         }
                     }
                 }
@@ -71,35 +82,55 @@ extension Letterbox {
         /// Floats a row of chroma samples takes: its width in eights, and room for the taps past it.
         private static func stride(_ across: FoldedTaps) -> Int { (across.length + 7) / 8 * 8 + across.width }
 
-        /// One chroma plane of the region, shrunk to `size` x `size` into `target`: to
+        /// Output rows `outputs` (eight) of one chroma plane of the region, shrunk to `size`
+        /// across, into `target` (eight rows of `size`): the sample rows they read to
         /// floats, then down (fewer rows to filter across after), then across.
         private static func shrink(
-            _ plane: UnsafePointer<UInt8>, _ chroma: Planes, size: Int, across: FoldedTaps, down: FoldedTaps,
+            _ plane: UnsafePointer<UInt8>, _ chroma: Planes, _ outputs: Range<Int>, size: Int, across: FoldedTaps, down: FoldedTaps,
             samples: inout [Float], rows: inout [Float], columns: inout [Float], columnSums: inout [Float],
             into target: inout [Float]
         ) {
             let width = across.length, stride = stride(across)
+            let read = down.sampleRows(for: outputs)
             samples.withUnsafeMutableBufferPointer { samples in
-                for y in 0..<down.length {
-                    let source = plane + (down.origin + y) * chroma.width + across.origin, row = samples.baseAddress! + y * stride
-                    for x in 0..<width { row[x] = Float(source[x]) - 128 }
+                for y in read {
+                    let source = plane + (down.origin + y) * chroma.width + across.origin
+                    floats(source, count: width, into: samples.baseAddress! + (y - read.lowerBound) * stride)
                 }
                 rows.withUnsafeMutableBufferPointer { rows in
-                    down.withTaps { verticalPass(samples.baseAddress!, $0, width: stride, outputs: size, rounding: false, into: rows.baseAddress!) }
+                    down.withTaps {
+                        verticalPass(
+                            samples.baseAddress!, $0, width: stride, outputs: outputs, from: read.lowerBound, rounding: false,
+                            into: rows.baseAddress!)
+                    }
                     target.withUnsafeMutableBufferPointer { output in
                         columns.withUnsafeMutableBufferPointer { columns in
                             columnSums.withUnsafeMutableBufferPointer { sums in
                                 across.withTaps { taps in
-                                    for y in Swift.stride(from: 0, to: size, by: 8) {
-                                        shrinkAcross(
-                                            rows.baseAddress! + y * stride, stride: stride, length: width, into: output.baseAddress! + y * size,
-                                            size: size, taps, columns: columns.baseAddress!, sums: sums.baseAddress!)
-                                    }
+                                    shrinkAcross(
+                                        rows.baseAddress!, stride: stride, length: width, into: output.baseAddress!,
+                                        size: size, taps, columns: columns.baseAddress!, sums: sums.baseAddress!)
                                 }
                             }
                         }
                     }
                 }
+            }
+        }
+
+        /// `count` chroma samples as floats less 128, eight at a time (left to the
+        /// optimiser, the loop may go a byte at a time).
+        @inline(__always) private static func floats(_ bytes: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>) {
+            let neutral = SIMD8<Float>(repeating: 128)
+            var x = 0
+            while x &+ 8 <= count {
+                let eight = UnsafeRawPointer(bytes + x).loadUnaligned(as: SIMD8<UInt8>.self)
+                Letterbox.store(SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: eight)) - neutral, target + x)
+                x &+= 8
+            }
+            while x < count {
+                target[x] = Float(bytes[x]) - 128
+                x &+= 1
             }
         }
 
@@ -148,20 +179,23 @@ extension Letterbox {
             }
         }
 
-        /// `outputs` rows of `width` values (a multiple of eight), each the weighted sum of
-        /// the source rows its taps name. The luma (`rounding`) is rounded to levels as
-        /// Pillow does and summed as the gray pass sums, product by product, so that a
-        /// gray picture in colour gives the gray letterbox exactly; the chroma's sums are
-        /// fused multiply-adds (half the instructions).
+        /// Output rows `outputs` of `width` values (a multiple of eight), from `target` on:
+        /// each the weighted sum of the source rows its taps name, `source` holding rows
+        /// from `firstRow` on. The luma (`rounding`) is rounded to levels as Pillow does
+        /// and summed as the gray pass sums, product by product, so that a gray picture in
+        /// colour gives the gray letterbox exactly; the chroma's sums are fused
+        /// multiply-adds (half the instructions).
         private static func verticalPass(
-            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Int, rounding: Bool,
-            into target: UnsafeMutablePointer<Float>
+            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Range<Int>, from firstRow: Int,
+            rounding: Bool, into target: UnsafeMutablePointer<Float>
         ) {
             @inline(__always) func add(_ sum: inout SIMD8<Float>, _ row: UnsafeMutablePointer<Float>, _ weight: SIMD8<Float>) {
                 if rounding { sum += Letterbox.load(row) * weight } else { sum.addProduct(Letterbox.load(row), weight) }
             }
-            for y in 0..<outputs {
-                let rows = source + taps.first[y] * width, weights = taps.weights + y * taps.width, out = target + y * width
+            for y in outputs {
+                // Rows with no taps (in the padding) read nothing: their first row may lie before `firstRow`.
+                let rows = source + (taps.first[y] - firstRow) * width, weights = taps.weights + y * taps.width
+                let out = target + (y - outputs.lowerBound) * width
                 let count = taps.count[y]
                 var x = 0
                 // 32 columns at a time: four sums in flight, not one chain of additions.
@@ -204,6 +238,13 @@ extension Letterbox {
         /// Weights per output (a multiple of eight).
         private(set) var width = 8
         private var first: [Int] = [], count: [Int] = [], weights: [Float] = []
+
+        /// The chroma samples (rows or columns from `origin`) that outputs `outputs` read.
+        func sampleRows(for outputs: Range<Int>) -> Range<Int> {
+            var low = Int.max, high = Int.min
+            for output in outputs where count[output] > 0 { (low, high) = (min(low, first[output]), max(high, first[output] + count[output])) }
+            return low < high ? low..<high : 0..<0
+        }
 
         func withTaps<Result>(_ body: (Taps) -> Result) -> Result {
             first.withUnsafeBufferPointer { first in
