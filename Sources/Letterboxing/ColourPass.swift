@@ -15,13 +15,15 @@ extension Letterbox {
         /// The chroma's taps across and down, for the region they were folded for.
         private var across = FoldedTaps(), down = FoldedTaps()
         private var folded: (region: Region, shifts: (x: Int, y: Int))?
-        /// The chroma sample rows a strip reads, as floats less 128 (neutral 0), a row of the stride apart.
+        /// The chroma sample rows a strip reads, as floats less 128 (neutral 0): each row the
+        /// blue difference's and then the red's, a stride each.
         private var samples: [Float] = []
-        /// The strip's vertical pass: eight rows of the region's chroma, a row of the stride apart.
+        /// The strip's vertical pass: eight rows of the region's chroma, laid out as the samples.
         private var rows: [Float] = []
         /// The horizontal pass's columns: eight rows' chroma a column at a time (eight
         /// floats), zeros past the region for taps that reach beyond it; then its sums
-        /// for those eight rows, an output column at a time.
+        /// for those eight rows, an output column at a time. The blue difference's, then
+        /// the red's.
         private var columns: [Float] = [], columnSums: [Float] = []
         /// The strip's luma after both passes, and each chroma plane's.
         private var luma: [Float] = [], cb: [Float] = [], cr: [Float] = []
@@ -42,10 +44,10 @@ extension Letterbox {
                 Self.resize(&luma, to: 8 * size)
                 Self.resize(&cb, to: 8 * size)
                 Self.resize(&cr, to: 8 * size)
-                Self.resize(&samples, to: spans.max()! * stride)
-                Self.resize(&rows, to: 8 * stride)
-                Self.resize(&columns, to: 8 * stride)
-                Self.resize(&columnSums, to: 8 * size)
+                Self.resize(&samples, to: spans.max()! * 2 * stride)
+                Self.resize(&rows, to: 8 * 2 * stride)
+                Self.resize(&columns, to: 2 * 8 * stride)
+                Self.resize(&columnSums, to: 2 * 8 * size)
             }
             let conversion = chroma.conversion
             let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
@@ -55,11 +57,8 @@ extension Letterbox {
                     Self.verticalPass(horizontal, lumaTaps, width: size, outputs: outputs, from: 0, rounding: true, into: $0.baseAddress!)
                 }
                 Self.shrink(
-                    chroma.u, chroma, outputs, size: size, across: across, down: down, samples: &samples, rows: &rows,
-                    columns: &columns, columnSums: &columnSums, into: &cb)
-                Self.shrink(
-                    chroma.v, chroma, outputs, size: size, across: across, down: down, samples: &samples, rows: &rows,
-                    columns: &columns, columnSums: &columnSums, into: &cr)
+                    chroma, outputs, size: size, across: across, down: down, samples: &samples, rows: &rows,
+                    columns: &columns, columnSums: &columnSums, into: &cb, &cr)
                 let pixels = tensor + 3 * strip * size
                 luma.withUnsafeBufferPointer { luma in
                     cb.withUnsafeBufferPointer { cb in
@@ -82,34 +81,40 @@ extension Letterbox {
         /// Floats a row of chroma samples takes: its width in eights, and room for the taps past it.
         private static func stride(_ across: FoldedTaps) -> Int { (across.length + 7) / 8 * 8 + across.width }
 
-        /// Output rows `outputs` (eight) of one chroma plane of the region, shrunk to `size`
-        /// across, into `target` (eight rows of `size`): the sample rows they read to
-        /// floats, then down (fewer rows to filter across after), then across.
+        /// Output rows `outputs` (eight) of both chroma planes of the region, shrunk to
+        /// `size` across, into `cb` and `cr` (eight rows of `size` each): the sample rows
+        /// they read to floats, then down (fewer rows to filter across after), then across.
+        /// The two planes share their taps, so they go through each pass together: a row
+        /// of samples is the blue difference's, then the red's, a stride each.
         private static func shrink(
-            _ plane: UnsafePointer<UInt8>, _ chroma: Planes, _ outputs: Range<Int>, size: Int, across: FoldedTaps, down: FoldedTaps,
+            _ chroma: Planes, _ outputs: Range<Int>, size: Int, across: FoldedTaps, down: FoldedTaps,
             samples: inout [Float], rows: inout [Float], columns: inout [Float], columnSums: inout [Float],
-            into target: inout [Float]
+            into cb: inout [Float], _ cr: inout [Float]
         ) {
             let width = across.length, stride = stride(across)
             let read = down.sampleRows(for: outputs)
             samples.withUnsafeMutableBufferPointer { samples in
                 for y in read {
-                    let source = plane + (down.origin + y) * chroma.width + across.origin
-                    floats(source, count: width, into: samples.baseAddress! + (y - read.lowerBound) * stride)
+                    let offset = (down.origin + y) * chroma.width + across.origin
+                    let row = samples.baseAddress! + (y - read.lowerBound) * 2 * stride
+                    floats(chroma.u + offset, count: width, into: row)
+                    floats(chroma.v + offset, count: width, into: row + stride)
                 }
                 rows.withUnsafeMutableBufferPointer { rows in
                     down.withTaps {
                         verticalPass(
-                            samples.baseAddress!, $0, width: stride, outputs: outputs, from: read.lowerBound, rounding: false,
+                            samples.baseAddress!, $0, width: 2 * stride, outputs: outputs, from: read.lowerBound, rounding: false,
                             into: rows.baseAddress!)
                     }
-                    target.withUnsafeMutableBufferPointer { output in
-                        columns.withUnsafeMutableBufferPointer { columns in
-                            columnSums.withUnsafeMutableBufferPointer { sums in
-                                across.withTaps { taps in
-                                    shrinkAcross(
-                                        rows.baseAddress!, stride: stride, length: width, into: output.baseAddress!,
-                                        size: size, taps, columns: columns.baseAddress!, sums: sums.baseAddress!)
+                    cb.withUnsafeMutableBufferPointer { cb in
+                        cr.withUnsafeMutableBufferPointer { cr in
+                            columns.withUnsafeMutableBufferPointer { columns in
+                                columnSums.withUnsafeMutableBufferPointer { sums in
+                                    across.withTaps { taps in
+                                        shrinkAcross(
+                                            rows.baseAddress!, stride: stride, length: width, into: cb.baseAddress!, cr.baseAddress!,
+                                            size: size, taps, columns: columns.baseAddress!, sums: sums.baseAddress!)
+                                    }
                                 }
                             }
                         }
@@ -134,25 +139,30 @@ extension Letterbox {
             }
         }
 
-        /// The horizontal pass over eight rows of chroma (`stride` floats apart, `length`
-        /// samples each) into eight rows of `size` outputs: the rows turned into columns
-        /// of eight, each output its taps' columns weighted (four outputs at a time, four
-        /// sums in flight), the sums turned back into rows. A dot product per output,
-        /// summed across lanes as the luma's pass does, took as long for the chroma's
-        /// 192 rows as the luma's pass for its 480 (the chroma has half the taps, and
-        /// the lane sums cost as much as the products).
+        /// The horizontal pass over eight rows of both chroma planes (a row: `length`
+        /// samples of each, a `stride` apart) into eight rows of `size` outputs of each: the
+        /// rows turned into columns of eight, each output its taps' columns weighted (four
+        /// outputs of each plane at a time, eight sums in flight, each weight loaded once for
+        /// both), the sums turned back into rows. A dot product per output, summed across
+        /// lanes as the luma's pass does, took as long for the chroma's 192 rows as the
+        /// luma's pass for its 480 (the chroma has half the taps, and the lane sums cost as
+        /// much as the products).
         private static func shrinkAcross(
-            _ rows: UnsafePointer<Float>, stride: Int, length: Int, into output: UnsafeMutablePointer<Float>, size: Int,
-            _ taps: Taps, columns: UnsafeMutablePointer<Float>, sums: UnsafeMutablePointer<Float>
+            _ rows: UnsafePointer<Float>, stride: Int, length: Int, into cb: UnsafeMutablePointer<Float>,
+            _ cr: UnsafeMutablePointer<Float>, size: Int, _ taps: Taps, columns: UnsafeMutablePointer<Float>,
+            sums: UnsafeMutablePointer<Float>
         ) {
+            let red = 8 &* stride, redSums = 8 &* size
             var x = 0
             while x < length {
-                sentry_transpose8x8(rows + x, stride, columns + 8 &* x, 8)
+                sentry_transpose8x8(rows + x, 2 &* stride, columns + 8 &* x, 8)
+                sentry_transpose8x8(rows + (stride &+ x), 2 &* stride, columns + (red &+ 8 &* x), 8)
                 x &+= 8
             }
             x = 0
             while x < size {
-                var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+                var b0 = SIMD8<Float>(), b1 = SIMD8<Float>(), b2 = SIMD8<Float>(), b3 = SIMD8<Float>()
+                var r0 = SIMD8<Float>(), r1 = SIMD8<Float>(), r2 = SIMD8<Float>(), r3 = SIMD8<Float>()
                 let c0 = columns + 8 &* taps.first[x], c1 = columns + 8 &* taps.first[x &+ 1]
                 let c2 = columns + 8 &* taps.first[x &+ 2], c3 = columns + 8 &* taps.first[x &+ 3]
                 let w0 = taps.weights + x &* taps.width, w1 = w0 + taps.width, w2 = w1 + taps.width, w3 = w2 + taps.width
@@ -160,21 +170,34 @@ extension Letterbox {
                 let count = max(max(taps.count[x], taps.count[x &+ 1]), max(taps.count[x &+ 2], taps.count[x &+ 3]))
                 var k = 0
                 while k < count {
-                    s0.addProduct(Letterbox.load(c0 + 8 &* k), SIMD8(repeating: w0[k]))
-                    s1.addProduct(Letterbox.load(c1 + 8 &* k), SIMD8(repeating: w1[k]))
-                    s2.addProduct(Letterbox.load(c2 + 8 &* k), SIMD8(repeating: w2[k]))
-                    s3.addProduct(Letterbox.load(c3 + 8 &* k), SIMD8(repeating: w3[k]))
+                    let at = 8 &* k
+                    let v0 = SIMD8<Float>(repeating: w0[k]), v1 = SIMD8<Float>(repeating: w1[k])
+                    let v2 = SIMD8<Float>(repeating: w2[k]), v3 = SIMD8<Float>(repeating: w3[k])
+                    b0.addProduct(Letterbox.load(c0 + at), v0)
+                    r0.addProduct(Letterbox.load(c0 + (red &+ at)), v0)
+                    b1.addProduct(Letterbox.load(c1 + at), v1)
+                    r1.addProduct(Letterbox.load(c1 + (red &+ at)), v1)
+                    b2.addProduct(Letterbox.load(c2 + at), v2)
+                    r2.addProduct(Letterbox.load(c2 + (red &+ at)), v2)
+                    b3.addProduct(Letterbox.load(c3 + at), v3)
+                    r3.addProduct(Letterbox.load(c3 + (red &+ at)), v3)
                     k &+= 1
                 }
-                Letterbox.store(s0, sums + 8 &* x)
-                Letterbox.store(s1, sums + 8 &* (x &+ 1))
-                Letterbox.store(s2, sums + 8 &* (x &+ 2))
-                Letterbox.store(s3, sums + 8 &* (x &+ 3))
+                let out = sums + 8 &* x
+                Letterbox.store(b0, out)
+                Letterbox.store(b1, out + 8)
+                Letterbox.store(b2, out + 16)
+                Letterbox.store(b3, out + 24)
+                Letterbox.store(r0, out + redSums)
+                Letterbox.store(r1, out + (redSums &+ 8))
+                Letterbox.store(r2, out + (redSums &+ 16))
+                Letterbox.store(r3, out + (redSums &+ 24))
                 x &+= 4
             }
             x = 0
             while x < size {
-                sentry_transpose8x8(sums + 8 &* x, 8, output + x, size)
+                sentry_transpose8x8(sums + 8 &* x, 8, cb + x, size)
+                sentry_transpose8x8(sums + (redSums &+ 8 &* x), 8, cr + x, size)
                 x &+= 8
             }
         }
