@@ -40,11 +40,13 @@ extension Letterbox {
                 across.fold(lumaTaps, outputs: size, padding: padding.left, origin: region.x, length: region.width, shift: chroma.shifts.x)
                 down.fold(lumaTaps, outputs: size, padding: padding.top, origin: region.y, length: region.height, shift: chroma.shifts.y)
                 let stride = Self.stride(across)
-                let spans = Swift.stride(from: 0, to: size, by: 8).map { down.sampleRows(for: $0..<$0 + 8).count }
+                // The most sample rows a strip reads (a loop, not an array: a moving region folds every frame).
+                var span = 0
+                for strip in Swift.stride(from: 0, to: size, by: 8) { span = max(span, down.sampleRows(for: strip..<strip + 8).count) }
                 Self.resize(&luma, to: 8 * size)
                 Self.resize(&cb, to: 8 * size)
                 Self.resize(&cr, to: 8 * size)
-                Self.resize(&samples, to: spans.max()! * 2 * stride)
+                Self.resize(&samples, to: span * 2 * stride)
                 Self.resize(&rows, to: 8 * 2 * stride)
                 Self.resize(&columns, to: 2 * 8 * stride)
                 Self.resize(&columnSums, to: 2 * 8 * size)
