@@ -25,11 +25,12 @@ sentry_sums_float8 sentry_sums8x8(sentry_sums_float8 a, sentry_sums_float8 b, se
          + __builtin_shufflevector(abcd, efgh, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
-// Pillow's rounding of eight values: half up, clipped to 0...255 (NaN stays NaN).
-// The floor of the value plus a half, one instruction (vroundps, frintm); adding
-// and taking away 2^23 and correcting where that went up took four. Written in Swift, the function was kept out of line (a call and
-// vzeroupper per eight values, 29% of the letterbox's time), and inlined, its
-// selects became lane-by-lane branches.
+// Pillow's rounding of eight values: half up, clipped to 0...255 (NaN stays NaN):
+// the floor of the value plus a half, one instruction (vroundps, frintm), where
+// adding and taking away 2^23 and correcting where that went up took four.
+// Written in Swift, the function was kept out of line (a call and vzeroupper per
+// eight values, 29% of the letterbox's time), and inlined, its selects became
+// lane-by-lane branches.
 static inline __attribute__((always_inline))
 sentry_sums_float8 sentry_round8(sentry_sums_float8 value) {
     sentry_sums_float8 zero = 0.0f, top = 255.0f;

@@ -97,10 +97,10 @@ extension Letterbox {
             let read = down.sampleRows(for: outputs)
             samples.withUnsafeMutableBufferPointer { samples in
                 for y in read {
-                    let offset = (down.origin + y) * chroma.width + across.origin
+                    let start = (down.origin + y) * chroma.width + across.origin
                     let row = samples.baseAddress! + (y - read.lowerBound) * 2 * stride
-                    floats(chroma.u + offset, count: width, into: row)
-                    floats(chroma.v + offset, count: width, into: row + stride)
+                    Letterbox.floats(chroma.u + start, count: width, offset: 128, scale: 1, into: row)
+                    Letterbox.floats(chroma.v + start, count: width, offset: 128, scale: 1, into: row + stride)
                 }
                 rows.withUnsafeMutableBufferPointer { rows in
                     down.withTaps {
@@ -122,22 +122,6 @@ extension Letterbox {
                         }
                     }
                 }
-            }
-        }
-
-        /// `count` chroma samples as floats less 128, eight at a time (left to the
-        /// optimiser, the loop may go a byte at a time).
-        @inline(__always) private static func floats(_ bytes: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>) {
-            let neutral = SIMD8<Float>(repeating: 128)
-            var x = 0
-            while x &+ 8 <= count {
-                let eight = UnsafeRawPointer(bytes + x).loadUnaligned(as: SIMD8<UInt8>.self)
-                Letterbox.store(SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: eight)) - neutral, target + x)
-                x &+= 8
-            }
-            while x < count {
-                target[x] = Float(bytes[x]) - 128
-                x &+= 1
             }
         }
 
