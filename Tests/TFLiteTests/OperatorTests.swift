@@ -191,6 +191,52 @@ struct OperatorTests {
         #expect(zip(out, expected).allSatisfy { abs($0 - $1) <= 1e-3 })
     }
 
+    @Test(
+        """
+        CONV_2D 2x2 stride 2 and 3x3 stride 3, 19 to 21 channels, then a PRELU: a window that tiles the input runs as \
+        a matrix product, the PRELU fused into it; an odd input (a padded window) runs the general path; both agree \
+        with the plain sum on one and two threads
+        """,
+        arguments: [(kernel: 2, height: 12, width: 10), (2, 11, 9), (3, 12, 9)], [1, 2])
+    func tiledConvolution(shape: (kernel: Int, height: Int, width: Int), threads: Int) throws {
+        let (kernel, height, width) = shape
+        let (inputChannels, outputChannels) = (19, 21)
+        let input = (0..<height * width * inputChannels).map(Self.pattern)
+        let filter = (0..<outputChannels * kernel * kernel * inputChannels).map { Self.pattern($0 + 3) }
+        let slopes = (0..<outputChannels).map { Float($0) / 8 - 1 }
+        let outputShape = [1, (height + kernel - 1) / kernel, (width + kernel - 1) / kernel, outputChannels]
+        let tensors = [
+            TensorDescription(name: "input", shape: [1, height, width, inputChannels], type: .float32),
+            Self.floats("filter", [outputChannels, kernel, kernel, inputChannels], filter),
+            Self.floats("bias", [outputChannels], Array(repeating: 0.5, count: outputChannels)),
+            TensorDescription(name: "sums", shape: outputShape, type: .float32),
+            Self.floats("slopes", [1, 1, outputChannels], slopes),
+            TensorDescription(name: "output", shape: outputShape, type: .float32),
+        ]
+        let window = Window(padding: .same, strideX: kernel, strideY: kernel, width: kernel, height: kernel)
+        let model = TFLiteModel(
+            tensors: tensors,
+            operators: [
+                OperatorDescription(operation: .conv2D(window, .none), inputs: [0, 1, 2], outputs: [3]),
+                OperatorDescription(operation: .prelu, inputs: [3, 4], outputs: [5]),
+            ],
+            inputs: [0], outputs: [5])
+        let interpreter = try Interpreter(model: model, path: "test", threads: threads)
+        #expect(interpreter.stepTimings(runs: 1).map(\.operation) == ["CONV_2D \(kernel)x\(kernel)/\(kernel) + PRELU"])
+        for (index, value) in input.enumerated() { interpreter.input[index] = value }
+        interpreter.invoke()
+        let expected = Self.reference(
+            input: input, height: height, width: width, inputChannels: inputChannels, filter: filter,
+            kernel: kernel, stride: kernel, outputChannels: outputChannels, depthwise: false
+        ).enumerated().map { index, sum in
+            let value = sum + 0.5
+            return value < 0 ? value * slopes[index % outputChannels] : value
+        }
+        let output = Array(interpreter.output(0))
+        #expect(output.count == expected.count)
+        #expect(zip(output, expected).allSatisfy { abs($0 - $1) <= 1e-3 })
+    }
+
     @Test("MAX_POOL_2D 2x2 stride 2 SAME on 7x5 with 19 channels: the vector path, border and channel tail included, agrees with the plain maximum")
     func maxPoolChannels() throws {
         let (height, width, channels) = (5, 7, 19)

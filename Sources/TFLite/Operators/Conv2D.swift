@@ -1,12 +1,18 @@
+import CVectorClamp
+
 /// CONV_2D: a 1x1 convolution with stride 1 (BlazeFace's pointwise layers, see
-/// `PointwiseConv2D`) or any other window (`Conv2D`). Weights are repacked once,
-/// [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a kernel
-/// loads eight output channels' weights for one input value in one vector.
+/// `PointwiseConv2D`), a window that tiles its input (2x2 stride 2: the same kernel,
+/// see `PointwiseConv2D.Patches`) or any other window (`Conv2D`). Weights are repacked
+/// once, [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a
+/// kernel loads eight output channels' weights for one input value in one vector (the
+/// matrix products then take them in blocks of sixteen channels, `PointwiseConv2D.blocked`).
 struct Conv2D: WindowedKernel {
     let geometry: WindowGeometry
     let inputChannels: Int
     let paddedOutputChannels: Int
     let outputChannels: Int
+    /// A fused PRELU: its slopes follow the biases.
+    let hasSlopes: Bool
 
     /// Checks the filter against the input, repacks the weights and picks the kernel.
     /// A fourth input is a residual, a fused ADD (see `Planner.fusingAdds`); a fifth,
@@ -29,8 +35,8 @@ struct Conv2D: WindowedKernel {
         // Output channels padded to whole vectors; a classifier head's one channel
         // (no residual) keeps its weights contiguous for its own kernel.
         let slopes = op.inputs.count > 4 && op.inputs[4] >= 0 ? try planner.constant(op.inputs[4], "PRELU slopes") : nil
-        if let slopes, !pointwise || slopes.count != outputChannels {
-            throw planner.fail("a PRELU of \(slopes.count) slopes is fused only into a 1x1 convolution to as many channels")
+        if let slopes, slopes.count != outputChannels {
+            throw planner.fail("a PRELU of \(slopes.count) slopes is fused only into a convolution to as many channels")
         }
         let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
         let filter = try planner.constant(op.inputs[1], "CONV_2D filter")
@@ -42,8 +48,15 @@ struct Conv2D: WindowedKernel {
                 }
             }
         }
+        if padded > 1, pointwise || PointwiseConv2D.Patches.tiles(geometry) {
+            packed = PointwiseConv2D.blocked(
+                packed, inputChannels: kernelHeight * kernelWidth * inputChannels, outputChannels: outputChannels,
+                paddedOutputChannels: padded)
+        }
         var prepared = PreparedOperator(
-            kernel: Conv2D(geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels),
+            kernel: Conv2D(
+                geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels,
+                hasSlopes: slopes != nil),
             bounds: Bounds(activation), weights: planner.store(packed),
             bias: planner.store(
                 try planner.biasValues(op, count: outputChannels, padded: padded)
@@ -66,19 +79,35 @@ struct Conv2D: WindowedKernel {
         return prepared
     }
 
-    var operation: String { "CONV_2D \(geometry.name)" }
+    var operation: String { "CONV_2D \(geometry.name)" + (hasSlopes ? " + PRELU" : "") }
     var work: Int { geometry.windowCells * inputChannels * outputChannels }
 
     func run(_ share: Range<Int>, _ step: Step) {
+        if PointwiseConv2D.Patches.tiles(geometry) {
+            return PointwiseConv2D.pointwiseConvolution(
+                input: step.inputs[0], pixels: share.lowerBound * geometry.outputWidth..<share.upperBound * geometry.outputWidth,
+                inputChannels: geometry.window.width * geometry.window.height * inputChannels,
+                patches: PointwiseConv2D.Patches(tiling: geometry, channels: inputChannels), weights: step.weights!, bias: step.bias!,
+                paddedOutputChannels: paddedOutputChannels, output: step.output, outputChannels: outputChannels, bounds: step.bounds,
+                slopes: hasSlopes ? step.bias! + paddedOutputChannels : nil)
+        }
         Self.convolution(
             input: step.inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: step.weights!,
             bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output,
-            outputChannels: outputChannels, bounds: step.bounds)
+            outputChannels: outputChannels, finish: Finish(bounds: step.bounds, slopes: hasSlopes ? step.bias! + paddedOutputChannels : nil))
     }
 
-    /// Stores eight channels from `channel` on, fewer at the end of the row, none past it.
-    @inline(__always) private static func write(_ value: Vector, to pixel: UnsafeMutablePointer<Float>, channel: Int, of channels: Int) {
-        if channels - channel >= 8 { store(value, pixel + channel) } else if channel < channels { store(value, pixel + channel, count: channels - channel) }
+    /// How sums become outputs: the activation's bounds, or a fused PRELU's slopes (the
+    /// planner fuses a PRELU only into a convolution without an activation).
+    struct Finish {
+        let bounds: Bounds
+        let slopes: UnsafePointer<Float>?
+
+        /// Stores eight channels from `channel` on, fewer at the end of the row, none past it.
+        @inline(__always) func write(_ sum: Vector, to pixel: UnsafeMutablePointer<Float>, channel: Int, of channels: Int) {
+            let value = slopes.map { sentry_prelu8(sum, load($0 + channel)) } ?? bounds.apply(sum)
+            if channels - channel >= 8 { store(value, pixel + channel) } else if channel < channels { store(value, pixel + channel, count: channels - channel) }
+        }
     }
 
     /// A general convolution with repacked weights [kh][kw][inputChannels][paddedOutputChannels]:
@@ -86,7 +115,7 @@ struct Conv2D: WindowedKernel {
     static func convolution(
         input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
-        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, finish: Finish
     ) {
         let w = g.window
         let inside = g.insideColumns
@@ -101,7 +130,7 @@ struct Conv2D: WindowedKernel {
                     convolutionPair(
                         input: input, inputChannels: inputChannels, geometry: g, rows: rows, x: x, y: y,
                         weights: weights, bias: bias, paddedOutputChannels: paddedOutputChannels,
-                        output: output, outputChannels: outputChannels, bounds: bounds)
+                        output: output, outputChannels: outputChannels, finish: finish)
                     x += 2
                     continue
                 }
@@ -128,10 +157,10 @@ struct Conv2D: WindowedKernel {
                             }
                         }
                     }
-                    write(bounds.apply(s0), to: out, channel: channel, of: outputChannels)
-                    if blocks > 1 { write(bounds.apply(s1), to: out, channel: channel + 8, of: outputChannels) }
-                    if blocks > 2 { write(bounds.apply(s2), to: out, channel: channel + 16, of: outputChannels) }
-                    if blocks > 3 { write(bounds.apply(s3), to: out, channel: channel + 24, of: outputChannels) }
+                    finish.write(s0, to: out, channel: channel, of: outputChannels)
+                    if blocks > 1 { finish.write(s1, to: out, channel: channel + 8, of: outputChannels) }
+                    if blocks > 2 { finish.write(s2, to: out, channel: channel + 16, of: outputChannels) }
+                    if blocks > 3 { finish.write(s3, to: out, channel: channel + 24, of: outputChannels) }
                     channel += 8 * blocks
                 }
                 x += 1
@@ -143,7 +172,7 @@ struct Conv2D: WindowedKernel {
     @inline(__always) private static func convolutionPair(
         input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows: (origin: Int, range: Range<Int>),
         x: Int, y: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
-        output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds
+        output: UnsafeMutablePointer<Float>, outputChannels: Int, finish: Finish
     ) {
         let w = g.window
         let left = x * w.strideX - g.padLeft
@@ -186,19 +215,19 @@ struct Conv2D: WindowedKernel {
                 }
             }
             let next = out + outputChannels
-            write(bounds.apply(a0), to: out, channel: channel, of: outputChannels)
-            write(bounds.apply(b0), to: next, channel: channel, of: outputChannels)
+            finish.write(a0, to: out, channel: channel, of: outputChannels)
+            finish.write(b0, to: next, channel: channel, of: outputChannels)
             if blocks > 1 {
-                write(bounds.apply(a1), to: out, channel: channel + 8, of: outputChannels)
-                write(bounds.apply(b1), to: next, channel: channel + 8, of: outputChannels)
+                finish.write(a1, to: out, channel: channel + 8, of: outputChannels)
+                finish.write(b1, to: next, channel: channel + 8, of: outputChannels)
             }
             if blocks > 2 {
-                write(bounds.apply(a2), to: out, channel: channel + 16, of: outputChannels)
-                write(bounds.apply(b2), to: next, channel: channel + 16, of: outputChannels)
+                finish.write(a2, to: out, channel: channel + 16, of: outputChannels)
+                finish.write(b2, to: next, channel: channel + 16, of: outputChannels)
             }
             if blocks > 3 {
-                write(bounds.apply(a3), to: out, channel: channel + 24, of: outputChannels)
-                write(bounds.apply(b3), to: next, channel: channel + 24, of: outputChannels)
+                finish.write(a3, to: out, channel: channel + 24, of: outputChannels)
+                finish.write(b3, to: next, channel: channel + 24, of: outputChannels)
             }
             channel += 8 * blocks
         }

@@ -1,3 +1,5 @@
+import CVectorClamp
+
 /// CONV_2D with a 1x1 window and stride 1: a matrix product per pixel, with a
 /// fused ADD of a residual when the planner folded one in (`residualChannels` > 0)
 /// and a fused PRELU (`hasSlopes`: the slopes follow the biases).
@@ -36,10 +38,11 @@ struct PointwiseConv2D: Kernel {
 
     /// 1x1 convolution, stride 1: a matrix product of `pixels` x `inputChannels`
     /// by the repacked weights `inputChannels` x `paddedOutputChannels` (rows padded
-    /// to a multiple of 8), plus bias. Four pixels by sixteen channels per step, and
-    /// by two vectors whenever more than eight channels are left: a 12-channel layer
-    /// is one pass over its input, not two of eight lanes each (48x48x48 to 12 channels:
-    /// 58 -> 34 us).
+    /// to a multiple of 8, in blocks as `blocked` lays them out), plus bias. Four pixels
+    /// by sixteen channels per step (eight sums in flight: five or six pixels, ten or
+    /// twelve, ran 4-7% slower, three 15% slower), and by two vectors whenever more than
+    /// eight channels are left: a 12-channel layer is one pass over its input, not two
+    /// of eight lanes each.
     ///
     /// With a `residual` (a fused ADD), each pixel's first `residualChannels` sums
     /// get that tensor's values added before the activation; the channels after them
@@ -52,7 +55,7 @@ struct PointwiseConv2D: Kernel {
     /// are computed: threads share a layer with few pixels and many channels that way.
     static func pointwiseConvolution(
         input: UnsafePointer<Float>, pixels: Range<Int>, channels: Range<Int>? = nil, inputChannels: Int,
-        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        patches: Patches? = nil, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, bounds: Bounds,
         residual: UnsafePointer<Float>? = nil, residualChannels: Int = 0, slopes: UnsafePointer<Float>? = nil
     ) {
@@ -61,11 +64,12 @@ struct PointwiseConv2D: Kernel {
                 input: input, pixels: pixels, inputChannels: inputChannels, weights: weights,
                 bias: bias[0], output: output, bounds: bounds)
         }
-        let stride = paddedOutputChannels
+        let patches = patches ?? Patches(pixelsOf: inputChannels)
         let channelEnd = channels?.upperBound ?? outputChannels
         var channel = channels?.lowerBound ?? 0
         while channel < channelEnd {
             let wide = channelEnd - channel > 8
+            let width = wide ? 16 : 8
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
             let finish = Finish(
                 bounds: bounds, output: output, outputChannels: outputChannels, channel: channel,
@@ -78,21 +82,24 @@ struct PointwiseConv2D: Kernel {
                 var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0, a7 = b0
                 // A pointer per pixel: indexed as `row[n * inputChannels + k]`, each load
                 // would cost an overflow-checked add.
-                let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
-                let row2 = row1 + inputChannels, row3 = row2 + inputChannels, row4 = row3 + inputChannels
-                let row5 = row4 + inputChannels, row6 = row5 + inputChannels, row7 = row6 + inputChannels
-                var w = weights + channel
-                for k in 0..<inputChannels {
-                    let w0 = load(w)
-                    a0.addProduct(Vector(repeating: row0[k]), w0)
-                    a1.addProduct(Vector(repeating: row1[k]), w0)
-                    a2.addProduct(Vector(repeating: row2[k]), w0)
-                    a3.addProduct(Vector(repeating: row3[k]), w0)
-                    a4.addProduct(Vector(repeating: row4[k]), w0)
-                    a5.addProduct(Vector(repeating: row5[k]), w0)
-                    a6.addProduct(Vector(repeating: row6[k]), w0)
-                    a7.addProduct(Vector(repeating: row7[k]), w0)
-                    w += stride
+                let (o0, o1, o2, o3) = (patches.origin(pixel), patches.origin(pixel &+ 1), patches.origin(pixel &+ 2), patches.origin(pixel &+ 3))
+                let (o4, o5, o6, o7) = (patches.origin(pixel &+ 4), patches.origin(pixel &+ 5), patches.origin(pixel &+ 6), patches.origin(pixel &+ 7))
+                var w = weights + channel &* inputChannels
+                for run in patches.runs {
+                    let row0 = input + (o0 &+ run), row1 = input + (o1 &+ run), row2 = input + (o2 &+ run), row3 = input + (o3 &+ run)
+                    let row4 = input + (o4 &+ run), row5 = input + (o5 &+ run), row6 = input + (o6 &+ run), row7 = input + (o7 &+ run)
+                    for k in 0..<patches.runLength {
+                        let w0 = load(w)
+                        a0.addProduct(Vector(repeating: row0[k]), w0)
+                        a1.addProduct(Vector(repeating: row1[k]), w0)
+                        a2.addProduct(Vector(repeating: row2[k]), w0)
+                        a3.addProduct(Vector(repeating: row3[k]), w0)
+                        a4.addProduct(Vector(repeating: row4[k]), w0)
+                        a5.addProduct(Vector(repeating: row5[k]), w0)
+                        a6.addProduct(Vector(repeating: row6[k]), w0)
+                        a7.addProduct(Vector(repeating: row7[k]), w0)
+                        w += width
+                    }
                 }
                 finish.write(a0, pixel: pixel)
                 finish.write(a1, pixel: pixel &+ 1)
@@ -104,60 +111,32 @@ struct PointwiseConv2D: Kernel {
                 finish.write(a7, pixel: pixel &+ 7)
                 pixel += 8
             }
-            // Sixteen channels: six pixels at a time, twelve sums in flight (eight leave the
-            // multiply-adds waiting on their own latency).
-            while wide, pixel + 6 <= end {
-                var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1
-                var a30 = b0, a31 = b1, a40 = b0, a41 = b1, a50 = b0, a51 = b1
-                let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
-                let row2 = row1 + inputChannels, row3 = row2 + inputChannels
-                let row4 = row3 + inputChannels, row5 = row4 + inputChannels
-                var w = weights + channel
-                for k in 0..<inputChannels {
-                    let w0 = load(w), w1 = load(w + 8)
-                    let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
-                    a00.addProduct(x0, w0); a01.addProduct(x0, w1)
-                    a10.addProduct(x1, w0); a11.addProduct(x1, w1)
-                    let x2 = Vector(repeating: row2[k]), x3 = Vector(repeating: row3[k])
-                    a20.addProduct(x2, w0); a21.addProduct(x2, w1)
-                    a30.addProduct(x3, w0); a31.addProduct(x3, w1)
-                    let x4 = Vector(repeating: row4[k]), x5 = Vector(repeating: row5[k])
-                    a40.addProduct(x4, w0); a41.addProduct(x4, w1)
-                    a50.addProduct(x5, w0); a51.addProduct(x5, w1)
-                    w += stride
-                }
-                finish.write(a00, a01, pixel: pixel)
-                finish.write(a10, a11, pixel: pixel &+ 1)
-                finish.write(a20, a21, pixel: pixel &+ 2)
-                finish.write(a30, a31, pixel: pixel &+ 3)
-                finish.write(a40, a41, pixel: pixel &+ 4)
-                finish.write(a50, a51, pixel: pixel &+ 5)
-                pixel += 6
-            }
             while pixel + 4 <= end {
                 var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
-                let row0 = input + pixel * inputChannels, row1 = row0 + inputChannels
-                let row2 = row1 + inputChannels, row3 = row2 + inputChannels
-                var w = weights + channel
-                if wide {
-                    for k in 0..<inputChannels {
-                        let w0 = load(w), w1 = load(w + 8)
-                        let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
-                        let x2 = Vector(repeating: row2[k]), x3 = Vector(repeating: row3[k])
-                        a00.addProduct(x0, w0); a01.addProduct(x0, w1)
-                        a10.addProduct(x1, w0); a11.addProduct(x1, w1)
-                        a20.addProduct(x2, w0); a21.addProduct(x2, w1)
-                        a30.addProduct(x3, w0); a31.addProduct(x3, w1)
-                        w += stride
-                    }
-                } else {
-                    for k in 0..<inputChannels {
-                        let w0 = load(w)
-                        a00.addProduct(Vector(repeating: row0[k]), w0)
-                        a10.addProduct(Vector(repeating: row1[k]), w0)
-                        a20.addProduct(Vector(repeating: row2[k]), w0)
-                        a30.addProduct(Vector(repeating: row3[k]), w0)
-                        w += stride
+                let (o0, o1, o2, o3) = (patches.origin(pixel), patches.origin(pixel &+ 1), patches.origin(pixel &+ 2), patches.origin(pixel &+ 3))
+                var w = weights + channel &* inputChannels
+                for run in patches.runs {
+                    let row0 = input + (o0 &+ run), row1 = input + (o1 &+ run), row2 = input + (o2 &+ run), row3 = input + (o3 &+ run)
+                    if wide {
+                        for k in 0..<patches.runLength {
+                            let w0 = load(w), w1 = load(w + 8)
+                            let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
+                            let x2 = Vector(repeating: row2[k]), x3 = Vector(repeating: row3[k])
+                            a00.addProduct(x0, w0); a01.addProduct(x0, w1)
+                            a10.addProduct(x1, w0); a11.addProduct(x1, w1)
+                            a20.addProduct(x2, w0); a21.addProduct(x2, w1)
+                            a30.addProduct(x3, w0); a31.addProduct(x3, w1)
+                            w += width
+                        }
+                    } else {
+                        for k in 0..<patches.runLength {
+                            let w0 = load(w)
+                            a00.addProduct(Vector(repeating: row0[k]), w0)
+                            a10.addProduct(Vector(repeating: row1[k]), w0)
+                            a20.addProduct(Vector(repeating: row2[k]), w0)
+                            a30.addProduct(Vector(repeating: row3[k]), w0)
+                            w += width
+                        }
                     }
                 }
                 finish.write(a00, a01, pixel: pixel)
@@ -168,19 +147,86 @@ struct PointwiseConv2D: Kernel {
             }
             while pixel < end {
                 var a0 = b0, a1 = b1
-                let row = input + pixel * inputChannels
-                var w = weights + channel
-                for k in 0..<inputChannels {
-                    let x = Vector(repeating: row[k])
-                    a0.addProduct(x, load(w))
-                    if wide { a1.addProduct(x, load(w + 8)) }
-                    w += stride
+                let origin = patches.origin(pixel)
+                var w = weights + channel &* inputChannels
+                for run in patches.runs {
+                    let row = input + (origin &+ run)
+                    for k in 0..<patches.runLength {
+                        let x = Vector(repeating: row[k])
+                        a0.addProduct(x, load(w))
+                        if wide { a1.addProduct(x, load(w + 8)) }
+                        w += width
+                    }
                 }
                 finish.write(a0, a1, pixel: pixel)
                 pixel += 1
             }
             channel += wide ? 16 : 8
         }
+    }
+
+    /// Where each output pixel's inputs lie, in the order of the weights' rows: runs of
+    /// `runLength` floats, from `origin(pixel)` plus each of `runs`. A 1x1 convolution's
+    /// pixel is one run, its channels. A window as wide and as high as its stride, with no
+    /// padding (the iris model's 2x2 stride-2 layers), is one run per window row, so it
+    /// is a matrix product too, with each block's weights in L1: as a general convolution,
+    /// every pair of pixels read all of its 64-256 KB of weights.
+    struct Patches {
+        let runs: StrideTo<Int>
+        let runLength: Int
+        /// Output pixels per output row, when they do not follow each other in the input.
+        let outputWidth: Int?
+        /// From one output pixel's first input to the next one's on the same output row, and from one output row's to the next's.
+        let pixelStep: Int, lineStep: Int
+
+        /// A 1x1 convolution, stride 1.
+        init(pixelsOf channels: Int) {
+            (runs, runLength, outputWidth, pixelStep, lineStep) = (stride(from: 0, to: 1, by: 1), channels, nil, channels, 0)
+        }
+
+        /// A window that tiles the input (stride = size, no padding; see `tiles`).
+        init(tiling g: WindowGeometry, channels: Int) {
+            let rowLength = g.inputWidth * channels
+            runs = stride(from: 0, to: g.window.height * rowLength, by: rowLength)
+            runLength = g.window.width * channels
+            outputWidth = g.outputWidth
+            pixelStep = g.window.strideX * channels
+            lineStep = g.window.strideY * rowLength
+        }
+
+        /// Whether a window tiles the input: as wide and as high as its stride, and never past the input's edges.
+        static func tiles(_ g: WindowGeometry) -> Bool {
+            let w = g.window
+            return w.width == w.strideX && w.height == w.strideY && g.padLeft == 0 && g.padTop == 0
+                && g.outputWidth * w.strideX <= g.inputWidth && g.outputHeight * w.strideY <= g.inputHeight
+        }
+
+        @inline(__always) func origin(_ pixel: Int) -> Int {
+            guard let outputWidth else { return pixel &* pixelStep }
+            return (pixel / outputWidth) &* lineStep &+ (pixel % outputWidth) &* pixelStep
+        }
+    }
+
+    /// The weights `[inputChannels][paddedOutputChannels]` in the order the kernel reads
+    /// them: blocks of sixteen output channels (eight for a last block of eight or fewer),
+    /// each block's `[inputChannels][16]` contiguous from `channel * inputChannels` on.
+    /// A block's weights then stream from memory in order: read a row at a time across
+    /// the whole matrix, each block touched a cache line per input channel in strides
+    /// the prefetcher followed late, and the iris model's 2.6 MB of weights do not stay
+    /// in a 1 MB L2 from one run to the next.
+    static func blocked(_ weights: [Float], inputChannels: Int, outputChannels: Int, paddedOutputChannels: Int) -> [Float] {
+        var blocked = [Float](repeating: 0, count: weights.count)
+        var channel = 0
+        while channel < outputChannels {
+            let width = outputChannels - channel > 8 ? 16 : 8
+            for k in 0..<inputChannels {
+                for lane in 0..<width {
+                    blocked[channel * inputChannels + k * width + lane] = weights[k * paddedOutputChannels + channel + lane]
+                }
+            }
+            channel += width
+        }
+        return blocked
     }
 
     /// A 1x1 convolution to one channel (a classifier head), weights contiguous: per
@@ -265,10 +311,10 @@ struct PointwiseConv2D: Kernel {
             highSlopes = slopes.flatMap { lanes > 8 ? load($0 + 8) : nil } ?? Vector()
         }
 
-        /// The activation, then the slopes below zero.
+        /// The activation, or the slopes below zero: the planner fuses a PRELU only into a
+        /// convolution without an activation, so its bounds need no clamp.
         @_transparent func activated(_ sum: Vector, _ slopes: Vector) -> Vector {
-            let value = bounds.apply(sum)
-            return prelu ? value.replacing(with: value * slopes, where: value .< 0) : value
+            prelu ? sentry_prelu8(sum, slopes) : bounds.apply(sum)
         }
 
         /// Stores the block's channels of `pixel`: the first `lanes` of `first`, then of `second`.

@@ -257,9 +257,10 @@ struct Planner {
         return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
-    /// Folds a PRELU into the 1x1 convolution that computes its input, when nothing
+    /// Folds a PRELU into the convolution that computes its input, when nothing
     /// else reads that result (MediaPipe's face mesh and iris models end most blocks
-    /// with a 1x1 convolution, an ADD that `fusingAdds` folded into it, and a PRELU):
+    /// with a 1x1 convolution, an ADD that `fusingAdds` folded into it, and a PRELU;
+    /// their first layers and 2x2 stride-2 convolutions have one too):
     /// the convolution takes the slopes as a fifth input, applies them as it writes,
     /// and writes the PRELU's output, one pass over the tensor fewer. It stays where
     /// it is: the slopes are constant, and the PRELU's readers all come after it.
@@ -274,9 +275,9 @@ struct Planner {
             guard case .prelu = op.operation, op.inputs.count == 2, op.outputs.count == 1, let source = op.inputs.first, source >= 0,
                 readers[source] == 1, !outputs.contains(source), let computing = producer[source], computing < index,
                 !dropped.contains(computing), fused[computing].outputs == [source], (2...4).contains(fused[computing].inputs.count),
-                case let .conv2D(window, .none) = fused[computing].operation, window.strideX == 1, window.strideY == 1,
+                case .conv2D(_, .none) = fused[computing].operation,
                 fused[computing].inputs[1] >= 0, case let filter = model.tensors[fused[computing].inputs[1]].shape,
-                filter.count == 4, filter[1] == 1, filter[2] == 1, let slopes = constantValues[op.inputs[1]], slopes.count == filter[0]
+                filter.count == 4, let slopes = constantValues[op.inputs[1]], slopes.count == filter[0]
             else { continue }
             var inputs = fused[computing].inputs
             while inputs.count < 4 { inputs.append(-1) }
