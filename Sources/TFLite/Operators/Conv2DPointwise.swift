@@ -85,7 +85,8 @@ struct PointwiseConv2D: Kernel {
                 let (o0, o1, o2, o3) = (patches.origin(pixel), patches.origin(pixel &+ 1), patches.origin(pixel &+ 2), patches.origin(pixel &+ 3))
                 let (o4, o5, o6, o7) = (patches.origin(pixel &+ 4), patches.origin(pixel &+ 5), patches.origin(pixel &+ 6), patches.origin(pixel &+ 7))
                 var w = weights + channel &* inputChannels
-                for run in patches.runs {
+                for row in 0..<patches.runs {
+                    let run = row &* patches.runStride
                     let row0 = input + (o0 &+ run), row1 = input + (o1 &+ run), row2 = input + (o2 &+ run), row3 = input + (o3 &+ run)
                     let row4 = input + (o4 &+ run), row5 = input + (o5 &+ run), row6 = input + (o6 &+ run), row7 = input + (o7 &+ run)
                     for k in 0..<patches.runLength {
@@ -115,7 +116,8 @@ struct PointwiseConv2D: Kernel {
                 var a00 = b0, a01 = b1, a10 = b0, a11 = b1, a20 = b0, a21 = b1, a30 = b0, a31 = b1
                 let (o0, o1, o2, o3) = (patches.origin(pixel), patches.origin(pixel &+ 1), patches.origin(pixel &+ 2), patches.origin(pixel &+ 3))
                 var w = weights + channel &* inputChannels
-                for run in patches.runs {
+                for row in 0..<patches.runs {
+                    let run = row &* patches.runStride
                     let row0 = input + (o0 &+ run), row1 = input + (o1 &+ run), row2 = input + (o2 &+ run), row3 = input + (o3 &+ run)
                     if wide {
                         for k in 0..<patches.runLength {
@@ -149,7 +151,8 @@ struct PointwiseConv2D: Kernel {
                 var a0 = b0, a1 = b1
                 let origin = patches.origin(pixel)
                 var w = weights + channel &* inputChannels
-                for run in patches.runs {
+                for row in 0..<patches.runs {
+                    let run = row &* patches.runStride
                     let row = input + (origin &+ run)
                     for k in 0..<patches.runLength {
                         let x = Vector(repeating: row[k])
@@ -166,14 +169,13 @@ struct PointwiseConv2D: Kernel {
     }
 
     /// Where each output pixel's inputs lie, in the order of the weights' rows: runs of
-    /// `runLength` floats, from `origin(pixel)` plus each of `runs`. A 1x1 convolution's
+    /// `runLength` floats, `runStride` apart, from `origin(pixel)` on. A 1x1 convolution's
     /// pixel is one run, its channels. A window as wide and as high as its stride, with no
     /// padding (the iris model's 2x2 stride-2 layers), is one run per window row, so it
     /// is a matrix product too, with each block's weights in L1: as a general convolution,
     /// every pair of pixels read all of its 64-256 KB of weights.
     struct Patches {
-        let runs: StrideTo<Int>
-        let runLength: Int
+        let runs: Int, runLength: Int, runStride: Int
         /// Output pixels per output row, when they do not follow each other in the input.
         let outputWidth: Int?
         /// From one output pixel's first input to the next one's on the same output row, and from one output row's to the next's.
@@ -181,14 +183,13 @@ struct PointwiseConv2D: Kernel {
 
         /// A 1x1 convolution, stride 1.
         init(pixelsOf channels: Int) {
-            (runs, runLength, outputWidth, pixelStep, lineStep) = (stride(from: 0, to: 1, by: 1), channels, nil, channels, 0)
+            (runs, runLength, runStride, outputWidth, pixelStep, lineStep) = (1, channels, 0, nil, channels, 0)
         }
 
         /// A window that tiles the input (stride = size, no padding; see `tiles`).
         init(tiling g: WindowGeometry, channels: Int) {
             let rowLength = g.inputWidth * channels
-            runs = stride(from: 0, to: g.window.height * rowLength, by: rowLength)
-            runLength = g.window.width * channels
+            (runs, runLength, runStride) = (g.window.height, g.window.width * channels, rowLength)
             outputWidth = g.outputWidth
             pixelStep = g.window.strideX * channels
             lineStep = g.window.strideY * rowLength
