@@ -363,12 +363,17 @@ struct OperatorTests {
     }
 
     @Test(
-        "a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum",
-        arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8)])
+        """
+        a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum, \
+        on 8x9 pixels and on 7x5 (an odd count: the last pixel of a 32-channel pass alone)
+        """,
+        arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8), (40, 72)])
     func residualFused(channels: (input: Int, output: Int)) throws {
-        let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output)
-        #expect(block.plan.steps.count == 1)
-        #expect(zip(block.out, block.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+        for map in [(height: 8, width: 9), (7, 5)] {
+            let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output, map: map)
+            #expect(block.plan.steps.count == 1)
+            #expect(zip(block.out, block.expected).allSatisfy { abs($0 - $1) <= 1e-4 })
+        }
     }
 
     @Test("two threads share a 1x1 convolution with more channels than pixels by channel blocks: the same values as one thread")

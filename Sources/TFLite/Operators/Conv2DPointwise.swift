@@ -38,11 +38,13 @@ struct PointwiseConv2D: Kernel {
 
     /// 1x1 convolution, stride 1: a matrix product of `pixels` x `inputChannels`
     /// by the repacked weights `inputChannels` x `paddedOutputChannels` (rows padded
-    /// to a multiple of 8, in blocks as `blocked` lays them out), plus bias. Four pixels
-    /// by sixteen channels per step (eight sums in flight: five or six pixels, ten or
-    /// twelve, ran 4-7% slower, three 15% slower), and by two vectors whenever more than
-    /// eight channels are left: a 12-channel layer is one pass over its input, not two
-    /// of eight lanes each.
+    /// to a multiple of 8, in blocks as `blocked` lays them out), plus bias. Two pixels
+    /// by thirty-two channels per step while two blocks are left (`twoBlocks`), then
+    /// four pixels by sixteen channels, and by two vectors whenever more than eight
+    /// channels are left: a 12-channel layer is one pass over its input, not two of
+    /// eight lanes each. (Measured in paired runs on a core shared with another
+    /// guest: four pixels by sixteen channels ran 2-3% slower than two by thirty-two
+    /// over a whole network; five or six pixels 4-7% slower, three 15% slower.)
     ///
     /// With a `residual` (a fused ADD), each pixel's first `residualChannels` sums
     /// get that tensor's values added before the activation; the channels after them
@@ -68,6 +70,18 @@ struct PointwiseConv2D: Kernel {
         let channelEnd = channels?.upperBound ?? outputChannels
         var channel = channels?.lowerBound ?? 0
         while channel < channelEnd {
+            if channelEnd - channel >= 32 {
+                let finish = { (channel: Int) in
+                    Finish(
+                        bounds: bounds, output: output, outputChannels: outputChannels, channel: channel, lanes: 16,
+                        residual: residual, residualChannels: residualChannels, slopes: slopes.map { $0 + channel })
+                }
+                twoBlocks(
+                    input: input, pixels: pixels, inputChannels: inputChannels, patches: patches,
+                    weights: weights + channel &* inputChannels, bias: bias + channel, finish: finish(channel), finish(channel + 16))
+                channel += 32
+                continue
+            }
             let wide = channelEnd - channel > 8
             let width = wide ? 16 : 8
             let b0 = load(bias + channel), b1 = wide ? load(bias + channel + 8) : Vector()
@@ -165,6 +179,43 @@ struct PointwiseConv2D: Kernel {
                 pixel += 1
             }
             channel += wide ? 16 : 8
+        }
+    }
+
+    /// Two blocks of sixteen channels (`weights` and `bias` at the first block's), two
+    /// pixels at a time: eight sums in flight from two broadcasts and four weight loads
+    /// per input value, where four pixels by one block take four broadcasts and two loads.
+    @inline(__always) private static func twoBlocks(
+        input: UnsafePointer<Float>, pixels: Range<Int>, inputChannels: Int, patches: Patches,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, finish first: Finish, _ second: Finish
+    ) {
+        let b0 = load(bias), b1 = load(bias + 8), b2 = load(bias + 16), b3 = load(bias + 24)
+        var pixel = pixels.lowerBound
+        while pixel < pixels.upperBound {
+            let pair = pixel &+ 1 < pixels.upperBound
+            var a0 = b0, a1 = b1, a2 = b2, a3 = b3, c0 = b0, c1 = b1, c2 = b2, c3 = b3
+            // A lone last pixel reads its own row twice and keeps one result.
+            let o0 = patches.origin(pixel), o1 = pair ? patches.origin(pixel &+ 1) : o0
+            var w = weights, v = weights + 16 &* inputChannels
+            for row in 0..<patches.runs {
+                let run = row &* patches.runStride
+                let row0 = input + (o0 &+ run), row1 = input + (o1 &+ run)
+                for k in 0..<patches.runLength {
+                    let w0 = load(w), w1 = load(w + 8), w2 = load(v), w3 = load(v + 8)
+                    let x0 = Vector(repeating: row0[k]), x1 = Vector(repeating: row1[k])
+                    a0.addProduct(x0, w0); a1.addProduct(x0, w1); a2.addProduct(x0, w2); a3.addProduct(x0, w3)
+                    c0.addProduct(x1, w0); c1.addProduct(x1, w1); c2.addProduct(x1, w2); c3.addProduct(x1, w3)
+                    w += 16
+                    v += 16
+                }
+            }
+            first.write(a0, a1, pixel: pixel)
+            second.write(a2, a3, pixel: pixel)
+            if pair {
+                first.write(c0, c1, pixel: pixel &+ 1)
+                second.write(c2, c3, pixel: pixel &+ 1)
+            }
+            pixel &+= 2
         }
     }
 
