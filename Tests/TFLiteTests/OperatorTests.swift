@@ -193,9 +193,9 @@ struct OperatorTests {
 
     @Test(
         """
-        CONV_2D 2x2 stride 2 and 3x3 stride 3, 19 to 21 channels, then a PRELU: a window that tiles the input runs as \
-        a matrix product, the PRELU fused into it; an odd input (a padded window) runs the general path; both agree \
-        with the plain sum on one and two threads
+        CONV_2D 2x2 stride 2 and 3x3 stride 3, 19 to 21 channels, then a PRELU: windows that tile the input run as \
+        a matrix product, the PRELU fused into it; on an odd input the padded last row and column run the general \
+        kernel beside it; both agree with the plain sum on one and two threads
         """,
         arguments: [(kernel: 2, height: 12, width: 10), (2, 11, 9), (3, 12, 9)], [1, 2])
     func tiledConvolution(shape: (kernel: Int, height: Int, width: Int), threads: Int) throws {

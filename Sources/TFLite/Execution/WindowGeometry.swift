@@ -24,9 +24,18 @@ struct WindowGeometry {
     /// The output columns whose window lies wholly inside the input's columns
     /// (the kernels' fast paths; the columns before and after cross the border).
     var insideColumns: Range<Int> {
-        let first = min((padLeft + window.strideX - 1) / window.strideX, outputWidth)
-        let lastWindowStart = inputWidth + padLeft - window.width
-        let end = lastWindowStart >= 0 ? min(lastWindowStart / window.strideX + 1, outputWidth) : 0
+        Self.inside(pad: padLeft, stride: window.strideX, kernel: window.width, input: inputWidth, output: outputWidth)
+    }
+
+    /// The output rows whose window lies wholly inside the input's rows.
+    var insideRows: Range<Int> {
+        Self.inside(pad: padTop, stride: window.strideY, kernel: window.height, input: inputHeight, output: outputHeight)
+    }
+
+    private static func inside(pad: Int, stride: Int, kernel: Int, input: Int, output: Int) -> Range<Int> {
+        let first = min((pad + stride - 1) / stride, output)
+        let lastWindowStart = input + pad - kernel
+        let end = lastWindowStart >= 0 ? min(lastWindowStart / stride + 1, output) : 0
         return first..<max(end, first)
     }
 

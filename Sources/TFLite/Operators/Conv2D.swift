@@ -1,11 +1,13 @@
 import CVectorClamp
 
 /// CONV_2D: a 1x1 convolution with stride 1 (BlazeFace's pointwise layers, see
-/// `PointwiseConv2D`), a window that tiles its input (2x2 stride 2: the same kernel,
-/// see `PointwiseConv2D.Patches`) or any other window (`Conv2D`). Weights are repacked
-/// once, [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a
-/// kernel loads eight output channels' weights for one input value in one vector (the
-/// matrix products then take them in blocks of sixteen channels, `PointwiseConv2D.blocked`).
+/// `PointwiseConv2D`) or any other window (`Conv2D`): its windows inside the input run
+/// through the same matrix product (see `PointwiseConv2D.Patches`), the ones that cross
+/// the border through the general kernel. Weights are repacked once,
+/// [kh][kw][inputChannels][outputChannels padded to whole vectors], so that a kernel
+/// loads eight output channels' weights for one input value in one vector; the matrix
+/// product takes them in blocks of sixteen channels (`PointwiseConv2D.blocked`), and
+/// a convolution with windows of both kinds keeps both layouts.
 struct Conv2D: WindowedKernel {
     let geometry: WindowGeometry
     let inputChannels: Int
@@ -13,6 +15,9 @@ struct Conv2D: WindowedKernel {
     let outputChannels: Int
     /// A fused PRELU: its slopes follow the biases.
     let hasSlopes: Bool
+    /// Where the general kernel's weights start: after the matrix product's blocks when
+    /// some windows cross the border, 0 when none lie inside (nil when none cross).
+    let generalWeights: Int?
 
     /// Checks the filter against the input, repacks the weights and picks the kernel.
     /// A fourth input is a residual, a fused ADD (see `Planner.fusingAdds`); a fifth,
@@ -48,16 +53,20 @@ struct Conv2D: WindowedKernel {
                 }
             }
         }
-        if padded > 1, pointwise || PointwiseConv2D.Patches.tiles(geometry) {
-            packed = PointwiseConv2D.blocked(
+        let inside = geometry.insideRows.count * geometry.insideColumns.count
+        var weights = packed
+        if padded > 1, inside > 0 {
+            weights = PointwiseConv2D.blocked(
                 packed, inputChannels: kernelHeight * kernelWidth * inputChannels, outputChannels: outputChannels,
                 paddedOutputChannels: padded)
+            if inside < geometry.outputPixels { weights += packed }
         }
         var prepared = PreparedOperator(
             kernel: Conv2D(
                 geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels,
-                hasSlopes: slopes != nil),
-            bounds: Bounds(activation), weights: planner.store(packed),
+                hasSlopes: slopes != nil,
+                generalWeights: inside == geometry.outputPixels && padded > 1 ? nil : weights.count - packed.count),
+            bounds: Bounds(activation), weights: planner.store(weights),
             bias: planner.store(
                 try planner.biasValues(op, count: outputChannels, padded: padded)
                     + (slopes.map { $0 + [Float](repeating: 0, count: padded - outputChannels) } ?? [])),
@@ -82,19 +91,33 @@ struct Conv2D: WindowedKernel {
     var operation: String { "CONV_2D \(geometry.name)" + (hasSlopes ? " + PRELU" : "") }
     var work: Int { geometry.windowCells * inputChannels * outputChannels }
 
+    /// Row by row: the windows inside the input as a matrix product, the rest (the border
+    /// rows, and the columns before and after the inside ones) through the general kernel.
     func run(_ share: Range<Int>, _ step: Step) {
-        if PointwiseConv2D.Patches.tiles(geometry) {
-            return PointwiseConv2D.pointwiseConvolution(
-                input: step.inputs[0], pixels: share.lowerBound * geometry.outputWidth..<share.upperBound * geometry.outputWidth,
-                inputChannels: geometry.window.width * geometry.window.height * inputChannels,
-                patches: PointwiseConv2D.Patches(tiling: geometry, channels: inputChannels), weights: step.weights!, bias: step.bias!,
-                paddedOutputChannels: paddedOutputChannels, output: step.output, outputChannels: outputChannels, bounds: step.bounds,
-                slopes: hasSlopes ? step.bias! + paddedOutputChannels : nil)
+        let g = geometry
+        let slopes = hasSlopes ? step.bias! + paddedOutputChannels : nil
+        let finish = Finish(bounds: step.bounds, slopes: slopes)
+        func general(_ rows: Range<Int>, _ columns: Range<Int>) {
+            guard let generalWeights, !rows.isEmpty, !columns.isEmpty else { return }
+            Self.convolution(
+                input: step.inputs[0], inputChannels: inputChannels, geometry: g, rows: rows, columns: columns,
+                weights: step.weights! + generalWeights, bias: step.bias!, paddedOutputChannels: paddedOutputChannels,
+                output: step.output, outputChannels: outputChannels, finish: finish)
         }
-        Self.convolution(
-            input: step.inputs[0], inputChannels: inputChannels, geometry: geometry, rows: share, weights: step.weights!,
-            bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output,
-            outputChannels: outputChannels, finish: Finish(bounds: step.bounds, slopes: hasSlopes ? step.bias! + paddedOutputChannels : nil))
+        let insideRows = g.insideRows.clamped(to: share), columns = g.insideColumns
+        guard paddedOutputChannels > 1, !insideRows.isEmpty, !columns.isEmpty else { return general(share, 0..<g.outputWidth) }
+        general(share.lowerBound..<insideRows.lowerBound, 0..<g.outputWidth)
+        let patches = PointwiseConv2D.Patches(windows: g, channels: inputChannels)
+        for y in insideRows {
+            general(y..<y + 1, 0..<columns.lowerBound)
+            PointwiseConv2D.pointwiseConvolution(
+                input: step.inputs[0], pixels: y * g.outputWidth + columns.lowerBound..<y * g.outputWidth + columns.upperBound,
+                inputChannels: g.window.width * g.window.height * inputChannels, patches: patches, weights: step.weights!,
+                bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output, outputChannels: outputChannels,
+                bounds: step.bounds, slopes: slopes)
+            general(y..<y + 1, columns.upperBound..<g.outputWidth)
+        }
+        general(insideRows.upperBound..<share.upperBound, 0..<g.outputWidth)
     }
 
     /// How sums become outputs: the activation's bounds, or a fused PRELU's slopes (the
@@ -114,7 +137,7 @@ struct Conv2D: WindowedKernel {
     /// per output pixel, each input value is broadcast once into up to 32 channels' sums.
     static func convolution(
         input: UnsafePointer<Float>, inputChannels: Int, geometry g: WindowGeometry, rows outputRows: Range<Int>,
-        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
+        columns: Range<Int>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, paddedOutputChannels: Int,
         output: UnsafeMutablePointer<Float>, outputChannels: Int, finish: Finish
     ) {
         let w = g.window
@@ -122,11 +145,11 @@ struct Conv2D: WindowedKernel {
         let (firstInside, endInside) = (inside.lowerBound, inside.upperBound)
         for y in outputRows {
             let rows = g.taps(output: y, stride: w.strideY, pad: g.padTop, kernel: w.height, input: g.inputHeight)
-            var x = 0
-            while x < g.outputWidth {
+            var x = columns.lowerBound
+            while x < columns.upperBound {
                 // Two pixels at a time inside: each weight vector loaded once for both,
                 // and twice the independent sums in flight.
-                if x >= firstInside, x + 2 <= endInside {
+                if x >= firstInside, x + 2 <= min(endInside, columns.upperBound) {
                     convolutionPair(
                         input: input, inputChannels: inputChannels, geometry: g, rows: rows, x: x, y: y,
                         weights: weights, bias: bias, paddedOutputChannels: paddedOutputChannels,

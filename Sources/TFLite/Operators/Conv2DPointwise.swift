@@ -221,41 +221,38 @@ struct PointwiseConv2D: Kernel {
 
     /// Where each output pixel's inputs lie, in the order of the weights' rows: runs of
     /// `runLength` floats, `runStride` apart, from `origin(pixel)` on. A 1x1 convolution's
-    /// pixel is one run, its channels. A window as wide and as high as its stride, with no
-    /// padding (the iris model's 2x2 stride-2 layers), is one run per window row, so it
-    /// is a matrix product too, with each block's weights in L1: as a general convolution,
-    /// every pair of pixels read all of its 64-256 KB of weights.
+    /// pixel is one run, its channels. Any other window that lies inside the input is one
+    /// run per window row, so it is a matrix product too, with each block's weights in
+    /// L1: as a general convolution, every pair of pixels read all of the weights (64-256
+    /// KB in the iris model's 2x2 stride-2 layers), and a first layer's sixteen channels
+    /// kept only four sums in flight.
     struct Patches {
         let runs: Int, runLength: Int, runStride: Int
         /// Output pixels per output row, when they do not follow each other in the input.
         let outputWidth: Int?
         /// From one output pixel's first input to the next one's on the same output row, and from one output row's to the next's.
         let pixelStep: Int, lineStep: Int
+        /// Where output pixel 0's window would start: before the input when it is padded.
+        let start: Int
 
         /// A 1x1 convolution, stride 1.
         init(pixelsOf channels: Int) {
-            (runs, runLength, runStride, outputWidth, pixelStep, lineStep) = (1, channels, 0, nil, channels, 0)
+            (runs, runLength, runStride, outputWidth, pixelStep, lineStep, start) = (1, channels, 0, nil, channels, 0, 0)
         }
 
-        /// A window that tiles the input (stride = size, no padding; see `tiles`).
-        init(tiling g: WindowGeometry, channels: Int) {
+        /// The windows of a convolution: `origin` is right only for those inside the input (see `Conv2D.insideRows`).
+        init(windows g: WindowGeometry, channels: Int) {
             let rowLength = g.inputWidth * channels
             (runs, runLength, runStride) = (g.window.height, g.window.width * channels, rowLength)
             outputWidth = g.outputWidth
             pixelStep = g.window.strideX * channels
             lineStep = g.window.strideY * rowLength
-        }
-
-        /// Whether a window tiles the input: as wide and as high as its stride, and never past the input's edges.
-        static func tiles(_ g: WindowGeometry) -> Bool {
-            let w = g.window
-            return w.width == w.strideX && w.height == w.strideY && g.padLeft == 0 && g.padTop == 0
-                && g.outputWidth * w.strideX <= g.inputWidth && g.outputHeight * w.strideY <= g.inputHeight
+            start = -(g.padTop * rowLength + g.padLeft * channels)
         }
 
         @inline(__always) func origin(_ pixel: Int) -> Int {
             guard let outputWidth else { return pixel &* pixelStep }
-            return (pixel / outputWidth) &* lineStep &+ (pixel % outputWidth) &* pixelStep
+            return start &+ (pixel / outputWidth) &* lineStep &+ (pixel % outputWidth) &* pixelStep
         }
     }
 
