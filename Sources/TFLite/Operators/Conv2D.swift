@@ -54,18 +54,20 @@ struct Conv2D: WindowedKernel {
             }
         }
         let inside = geometry.insideRows.count * geometry.insideColumns.count
+        // The general kernel runs the pixels whose windows cross the border, and all of them when the weights stay unblocked.
+        let general = padded == 1 || inside < geometry.outputPixels
         var weights = packed
         if padded > 1, inside > 0 {
             weights = PointwiseConv2D.blocked(
                 packed, inputChannels: kernelHeight * kernelWidth * inputChannels, outputChannels: outputChannels,
                 paddedOutputChannels: padded)
-            if inside < geometry.outputPixels { weights += packed }
+            if general { weights += packed }
         }
         var prepared = PreparedOperator(
             kernel: Conv2D(
                 geometry: geometry, inputChannels: inputChannels, paddedOutputChannels: padded, outputChannels: outputChannels,
                 hasSlopes: slopes != nil,
-                generalWeights: inside == geometry.outputPixels && padded > 1 ? nil : weights.count - packed.count),
+                generalWeights: general ? weights.count - packed.count : nil),
             bounds: Bounds(activation), weights: planner.store(weights),
             bias: planner.store(
                 try planner.biasValues(op, count: outputChannels, padded: padded)
@@ -106,16 +108,23 @@ struct Conv2D: WindowedKernel {
         }
         let insideRows = g.insideRows.clamped(to: share), columns = g.insideColumns
         guard paddedOutputChannels > 1, !insideRows.isEmpty, !columns.isEmpty else { return general(share, 0..<g.outputWidth) }
-        general(share.lowerBound..<insideRows.lowerBound, 0..<g.outputWidth)
         let patches = PointwiseConv2D.Patches(windows: g, channels: inputChannels)
-        for y in insideRows {
-            general(y..<y + 1, 0..<columns.lowerBound)
+        func matrixProduct(_ pixels: Range<Int>) {
             PointwiseConv2D.pointwiseConvolution(
-                input: step.inputs[0], pixels: y * g.outputWidth + columns.lowerBound..<y * g.outputWidth + columns.upperBound,
-                inputChannels: g.window.width * g.window.height * inputChannels, patches: patches, weights: step.weights!,
-                bias: step.bias!, paddedOutputChannels: paddedOutputChannels, output: step.output, outputChannels: outputChannels,
-                bounds: step.bounds, slopes: slopes)
-            general(y..<y + 1, columns.upperBound..<g.outputWidth)
+                input: step.inputs[0], pixels: pixels, inputChannels: g.window.width * g.window.height * inputChannels,
+                patches: patches, weights: step.weights!, bias: step.bias!, paddedOutputChannels: paddedOutputChannels,
+                output: step.output, outputChannels: outputChannels, bounds: step.bounds, slopes: slopes)
+        }
+        general(share.lowerBound..<insideRows.lowerBound, 0..<g.outputWidth)
+        if columns.count == g.outputWidth {
+            // Whole rows inside (a window that tiles its input): their pixels in one pass.
+            matrixProduct(insideRows.lowerBound * g.outputWidth..<insideRows.upperBound * g.outputWidth)
+        } else {
+            for y in insideRows {
+                general(y..<y + 1, 0..<columns.lowerBound)
+                matrixProduct(y * g.outputWidth + columns.lowerBound..<y * g.outputWidth + columns.upperBound)
+                general(y..<y + 1, columns.upperBound..<g.outputWidth)
+            }
         }
         general(insideRows.upperBound..<share.upperBound, 0..<g.outputWidth)
     }

@@ -71,14 +71,14 @@ struct PointwiseConv2D: Kernel {
         var channel = channels?.lowerBound ?? 0
         while channel < channelEnd {
             if channelEnd - channel >= 32 {
-                let finish = { (channel: Int) in
+                let blockFinish = { (channel: Int) in
                     Finish(
                         bounds: bounds, output: output, outputChannels: outputChannels, channel: channel, lanes: 16,
                         residual: residual, residualChannels: residualChannels, slopes: slopes.map { $0 + channel })
                 }
                 twoBlocks(
                     input: input, pixels: pixels, inputChannels: inputChannels, patches: patches,
-                    weights: weights + channel &* inputChannels, bias: bias + channel, finish: finish(channel), finish(channel + 16))
+                    weights: weights + channel &* inputChannels, bias: bias + channel, finish: blockFinish(channel), blockFinish(channel + 16))
                 channel += 32
                 continue
             }
@@ -240,7 +240,7 @@ struct PointwiseConv2D: Kernel {
             (runs, runLength, runStride, outputWidth, pixelStep, lineStep, start) = (1, channels, 0, nil, channels, 0, 0)
         }
 
-        /// The windows of a convolution: `origin` is right only for those inside the input (see `Conv2D.insideRows`).
+        /// The windows of a convolution: `origin` is right only for those inside the input (see `WindowGeometry.insideRows`).
         init(windows g: WindowGeometry, channels: Int) {
             let rowLength = g.inputWidth * channels
             (runs, runLength, runStride) = (g.window.height, g.window.width * channels, rowLength)
