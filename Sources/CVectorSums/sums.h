@@ -25,18 +25,26 @@ sentry_sums_float8 sentry_sums8x8(sentry_sums_float8 a, sentry_sums_float8 b, se
          + __builtin_shufflevector(abcd, efgh, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
-// Pillow's rounding of eight values: half up, clipped to 0...255 (NaN stays NaN):
+// The floor of eight values plus a half already added, clipped to 0...255: Pillow's
+// rounding (`sentry_round8`) for sums that carry their half already (the colour
+// pass adds it to the luma once for all three channels).
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_levels8(sentry_sums_float8 raised) {
+    sentry_sums_float8 zero = 0.0f, top = 255.0f;
+    sentry_sums_float8 low = __builtin_elementwise_floor(raised < zero ? zero : raised);
+    return low < top ? low : top;
+}
+
+// Pillow's rounding of eight values: half up, clipped to 0...255 (NaN becomes 255):
 // the floor of the value plus a half, one instruction (vroundps, frintm), where
-// adding and taking away 2^23 and correcting where that went up took four.
-// Written in Swift, the function was kept out of line (a call and vzeroupper per
-// eight values, 29% of the letterbox's time), and inlined, its selects became
-// lane-by-lane branches.
+// adding and taking away 2^23 and correcting where that went up took four. The top
+// clip comes after the floor, as a minimum (one vminps): before it, the compiler
+// moved the floor above the clip and compared and blended there. Written in Swift,
+// the function was kept out of line (a call and vzeroupper per eight values, 29% of
+// the letterbox's time), and inlined, its selects became lane-by-lane branches.
 static inline __attribute__((always_inline))
 sentry_sums_float8 sentry_round8(sentry_sums_float8 value) {
-    sentry_sums_float8 zero = 0.0f, top = 255.0f;
-    sentry_sums_float8 raised = value + 0.5f;
-    sentry_sums_float8 low = raised < zero ? zero : raised;
-    return __builtin_elementwise_floor(low > top ? top : low);
+    return sentry_levels8(value + 0.5f);
 }
 
 // Eight rows of eight floats turned into eight columns: row i's value j becomes
