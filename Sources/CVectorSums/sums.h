@@ -47,6 +47,24 @@ sentry_sums_float8 sentry_round8(sentry_sums_float8 value) {
     return sentry_levels8(value + 0.5f);
 }
 
+// Eight pixels' three channels, interleaved (r0 g0 b0 r1 ... b7) into `target`: each
+// channel turned once so that every output vector takes each of its lanes from the
+// same lane of one of them, then two blends per output vector (three permutes and six
+// blends; Swift's lane-by-lane form compiled to fifteen shuffles).
+static inline __attribute__((always_inline))
+void sentry_interleave3x8(sentry_sums_float8 r, sentry_sums_float8 g, sentry_sums_float8 b, float *target) {
+    typedef float float8u __attribute__((ext_vector_type(8), aligned(4)));
+    sentry_sums_float8 rt = __builtin_shufflevector(r, r, 0, 3, 6, 1, 4, 7, 2, 5);
+    sentry_sums_float8 gt = __builtin_shufflevector(g, g, 5, 0, 3, 6, 1, 4, 7, 2);
+    sentry_sums_float8 bt = __builtin_shufflevector(b, b, 2, 5, 0, 3, 6, 1, 4, 7);
+    sentry_sums_float8 rg = __builtin_shufflevector(rt, gt, 0, 9, 2, 3, 12, 5, 6, 15);
+    sentry_sums_float8 br = __builtin_shufflevector(bt, rt, 0, 9, 2, 3, 12, 5, 6, 15);
+    sentry_sums_float8 gb = __builtin_shufflevector(gt, bt, 0, 9, 2, 3, 12, 5, 6, 15);
+    *(float8u *)(target) = __builtin_shufflevector(rg, bt, 0, 1, 10, 3, 4, 13, 6, 7);
+    *(float8u *)(target + 8) = __builtin_shufflevector(br, gt, 0, 1, 10, 3, 4, 13, 6, 7);
+    *(float8u *)(target + 16) = __builtin_shufflevector(gb, rt, 0, 1, 10, 3, 4, 13, 6, 7);
+}
+
 // Eight rows of eight floats turned into eight columns: row i's value j becomes
 // column j's value i (`source` rows `sourceStride` floats apart, `target` columns
 // `targetStride` apart). The chroma's horizontal pass works on columns of eight

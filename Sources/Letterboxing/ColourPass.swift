@@ -80,7 +80,7 @@ extension Letterbox {
                             for index in Swift.stride(from: 0, to: 8 * size, by: 8) {
                                 // Pillow's half added to the luma once for the three channels, and the chroma's
                                 // shares as multiply-adds: the step had as many instructions as the chroma's
-                                // horizontal pass, 59 per eight pixels, now 46.
+                                // horizontal pass, 59 per eight pixels, now 39.
                                 let y = Letterbox.load(luma.baseAddress! + index) + 0.5
                                 let u = Letterbox.load(cb.baseAddress! + index), v = Letterbox.load(cr.baseAddress! + index)
                                 Letterbox.interleave(

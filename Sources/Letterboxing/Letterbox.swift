@@ -241,13 +241,11 @@ public struct Letterbox {
         }
     }
 
-    /// Eight pixels' three channels, interleaved: three whole vectors.
+    /// Eight pixels' three channels, interleaved: three whole vectors (in C, see `sentry_interleave3x8`).
     @inline(__always) static func interleave(
         _ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, into out: UnsafeMutablePointer<Float>
     ) {
-        store(SIMD8(r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2]), out)
-        store(SIMD8(b[2], r[3], g[3], b[3], r[4], g[4], b[4], r[5]), out + 8)
-        store(SIMD8(g[5], b[5], r[6], g[6], b[6], r[7], g[7], b[7]), out + 16)
+        sentry_interleave3x8(r, g, b, out)
     }
 
     @inline(__always) static func load(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
