@@ -65,6 +65,15 @@ void sentry_interleave3x8(sentry_sums_float8 r, sentry_sums_float8 g, sentry_sum
     *(float8u *)(target + 16) = __builtin_shufflevector(gb, rt, 0, 1, 10, 3, 4, 13, 6, 7);
 }
 
+// Eight bytes as eight floats (vpmovzxbd, vcvtdq2ps): the colour pass's chroma rows
+// are read this way in each multiply-add. Swift's SIMD conversions, in a nested
+// function, stayed two calls per eight bytes.
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_bytes8(const unsigned char *bytes) {
+    typedef unsigned char bytes8 __attribute__((ext_vector_type(8), aligned(1)));
+    return __builtin_convertvector(*(const bytes8 *)bytes, sentry_sums_float8);
+}
+
 // Eight rows of eight floats turned into eight columns: row i's value j becomes
 // column j's value i (`source` rows `sourceStride` floats apart, `target` columns
 // `targetStride` apart). The chroma's horizontal pass works on columns of eight
