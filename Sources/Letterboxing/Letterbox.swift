@@ -222,9 +222,8 @@ public struct Letterbox {
         }
     }
 
-    /// `count` bytes as floats less `offset`, times `scale` (the luma as its share of R'G'B',
-    /// the chroma about its neutral 128), eight at a time: left to the optimiser, such a loop
-    /// may go a byte at a time.
+    /// `count` bytes as floats less `offset`, times `scale` (in colour, the luma as its share
+    /// of R'G'B'), eight at a time: left to the optimiser, such a loop may go a byte at a time.
     @inline(__always) static func floats(
         _ bytes: UnsafePointer<UInt8>, count: Int, offset: Float, scale: Float, into target: UnsafeMutablePointer<Float>
     ) {
