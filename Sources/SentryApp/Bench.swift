@@ -91,6 +91,17 @@ public enum Bench {
         return (Stats(seconds: colour), Stats(seconds: gray))
     }
 
+    /// 4:2:0 chroma as 4:2:2: each row twice.
+    static func rowsDoubled(_ chroma: ChromaPlanes, lumaWidth: Int, lumaHeight: Int) -> ChromaPlanes {
+        var doubled = ChromaPlanes(layout: .halfWidth, lumaWidth: lumaWidth, lumaHeight: lumaHeight, range: chroma.range)
+        for y in 0..<doubled.height {
+            let from = y / 2 * chroma.width, to = y * doubled.width
+            doubled.u[to..<to + chroma.width] = chroma.u[from..<from + chroma.width]
+            doubled.v[to..<to + chroma.width] = chroma.v[from..<from + chroma.width]
+        }
+        return doubled
+    }
+
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     /// With `profile`, also where BlazeFace's network spends its time, by operator.
@@ -162,6 +173,19 @@ public enum Bench {
                     String(
                         printf: "  letterbox fastest: colour %.3f ms, gray %.3f ms (%+.3f ms)", colour.fastest, gray.fastest,
                         colour.fastest - gray.fastest))
+                // Files decode to 4:2:0; a YUYV camera's chroma is 4:2:2, twice the rows to shrink down.
+                if first.chroma?.layout == .halfBoth {
+                    let yuyvLike = frames.map { frame in
+                        var frame = frame
+                        frame.chroma = frame.chroma.map { Self.rowsDoubled($0, lumaWidth: frame.image.width, lumaHeight: frame.image.height) }
+                        return frame
+                    }
+                    let (colour, gray) = letterboxTimesInTurns(yuyvLike, size: blazeFace.variant == .fullRange ? 192 : 128)
+                    print(
+                        String(
+                            printf: "  letterbox in turns, 4:2:2 (these frames' chroma rows doubled, as a YUYV camera's): colour %.3f ms, gray %.3f ms (%+.3f ms)",
+                            colour.median, gray.median, colour.median - gray.median))
+                }
             }
             print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
         }
