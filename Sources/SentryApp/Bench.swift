@@ -183,7 +183,7 @@ public enum Bench {
                     let (colour, gray) = letterboxTimesInTurns(yuyvLike, size: blazeFace.variant == .fullRange ? 192 : 128)
                     print(
                         String(
-                            printf: "  letterbox in turns, 4:2:2 (these frames' chroma rows doubled, as a YUYV camera's): colour %.3f ms, gray %.3f ms (%+.3f ms)",
+                            printf: "  letterbox in turns, 4:2:2 (chroma rows doubled, as from YUYV): colour %.3f ms, gray %.3f ms (%+.3f ms)",
                             colour.median, gray.median, colour.median - gray.median))
                 }
             }
