@@ -19,7 +19,8 @@ extension Letterbox {
         /// each row the blue difference's and then the red's, a stride each.
         private var rows: [Float] = []
         /// The horizontal pass's columns: eight rows' chroma a column at a time (eight
-        /// floats), zeros past the region for taps that reach beyond it; then its sums
+        /// floats; past the region, zeros or an earlier region's values, which only weights
+        /// of 0 reach); then its sums
         /// for those eight rows, an output column at a time. The blue difference's, then
         /// the red's.
         private var columns: [Float] = [], columnSums: [Float] = []
@@ -205,7 +206,7 @@ extension Letterbox {
                 let c0 = columns + 8 &* taps.first[x], c1 = columns + 8 &* taps.first[x &+ 1]
                 let c2 = columns + 8 &* taps.first[x &+ 2], c3 = columns + 8 &* taps.first[x &+ 3]
                 let w0 = taps.weights + x &* taps.width, w1 = w0 + taps.width, w2 = w1 + taps.width, w3 = w2 + taps.width
-                // Past an output's own taps its weights are 0 (and its columns in the buffer's zeros).
+                // Past an output's own taps its weights are 0 (and its columns, past the region, finite).
                 let count = max(max(taps.count[x], taps.count[x &+ 1]), max(taps.count[x &+ 2], taps.count[x &+ 3]))
                 var k = 0
                 while k < count {
