@@ -20,9 +20,8 @@ extension Letterbox {
         private var rows: [Float] = []
         /// The horizontal pass's columns: eight rows' chroma a column at a time (eight
         /// floats; past the region, zeros or an earlier region's values, which only weights
-        /// of 0 reach); then its sums
-        /// for those eight rows, an output column at a time. The blue difference's, then
-        /// the red's.
+        /// of 0 reach); then its sums for those eight rows, an output column at a time. The
+        /// blue difference's, then the red's.
         private var columns: [Float] = [], columnSums: [Float] = []
         /// The strip's luma after both passes, and each chroma plane's.
         private var luma: [Float] = [], cb: [Float] = [], cr: [Float] = []
