@@ -62,8 +62,11 @@ extension Letterbox {
                     pixels.update(repeating: -1, count: 3 * 8 * size)
                     continue
                 }
-                luma.withUnsafeMutableBufferPointer {
-                    Self.lumaDown(horizontal, lumaTaps, width: size, outputs: outputs, into: $0.baseAddress!)
+                luma.withUnsafeMutableBufferPointer { luma in
+                    for y in outputs {
+                        let out = luma.baseAddress! + (y - strip) * size
+                        Letterbox.verticalRow(horizontal, lumaTaps, width: size, row: y) { x, levels in Letterbox.store(levels, out + x) }
+                    }
                 }
                 Self.shrink(
                     chroma, outputs, size: size, across: across, down: down, rows: &rows,
@@ -238,43 +241,6 @@ extension Letterbox {
                 sentry_transpose8x8(sums + 8 &* x, 8, cb + x, size)
                 sentry_transpose8x8(sums + (redSums &+ 8 &* x), 8, cr + x, size)
                 x &+= 8
-            }
-        }
-
-        /// The luma's vertical pass: output rows `outputs` of `width` values (a multiple of
-        /// eight) into `target`, each the weighted sum of the rows of `source` its taps name,
-        /// rounded to levels as Pillow does and summed as the gray pass sums, product by
-        /// product, so that a gray picture in colour gives the gray letterbox exactly.
-        private static func lumaDown(
-            _ source: UnsafeMutablePointer<Float>, _ taps: Taps, width: Int, outputs: Range<Int>, into target: UnsafeMutablePointer<Float>
-        ) {
-            for y in outputs {
-                let rows = source + taps.first[y] * width, weights = taps.weights + y * taps.width
-                let out = target + (y - outputs.lowerBound) * width
-                let count = taps.count[y]
-                var x = 0
-                // 32 columns at a time: four sums in flight, not one chain of additions.
-                while x + 32 <= width {
-                    var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
-                    for k in 0..<count {
-                        let row = rows + (k &* width &+ x), weight = SIMD8(repeating: weights[k])
-                        s0 += Letterbox.load(row) * weight
-                        s1 += Letterbox.load(row + 8) * weight
-                        s2 += Letterbox.load(row + 16) * weight
-                        s3 += Letterbox.load(row + 24) * weight
-                    }
-                    Letterbox.store(Letterbox.round(s0), out + x)
-                    Letterbox.store(Letterbox.round(s1), out + x + 8)
-                    Letterbox.store(Letterbox.round(s2), out + x + 16)
-                    Letterbox.store(Letterbox.round(s3), out + x + 24)
-                    x += 32
-                }
-                while x < width {
-                    var sum = SIMD8<Float>()
-                    for k in 0..<count { sum += Letterbox.load(rows + (k &* width &+ x)) * SIMD8(repeating: weights[k]) }
-                    Letterbox.store(Letterbox.round(sum), out + x)
-                    x += 8
-                }
             }
         }
 

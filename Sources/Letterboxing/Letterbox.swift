@@ -148,39 +148,52 @@ public struct Letterbox {
     ) {
         let scale = SIMD8<Float>(repeating: 2.0 / 255.0)
         var out = tensor
-        @inline(__always) func emit(_ sum: SIMD8<Float>) {
-            let v = round(sum) * scale - 1
-            if channels == 1 {
-                store(v, out)
-                out += 8
-                return
-            }
-            interleave(v, v, v, into: out)
-            out += 24
-        }
         for y in 0..<size {
-            let rows = horizontal + taps.first[y] * size
-            let weights = taps.weights + y * taps.width
-            var x = 0
-            // 32 columns at a time: four sums in flight, not one chain of additions.
-            while x + 32 <= size {
-                var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
-                for k in 0..<taps.count[y] {
-                    let source = rows + k * size + x, tap = SIMD8<Float>(repeating: weights[k])
-                    s0 += load(source) * tap
-                    s1 += load(source + 8) * tap
-                    s2 += load(source + 16) * tap
-                    s3 += load(source + 24) * tap
+            verticalRow(horizontal, taps, width: size, row: y) { _, levels in
+                let v = levels * scale - 1
+                if channels == 1 {
+                    store(v, out)
+                    out += 8
+                } else {
+                    interleave(v, v, v, into: out)
+                    out += 24
                 }
-                emit(s0); emit(s1); emit(s2); emit(s3)
-                x += 32
             }
-            while x < size {
-                var sum = SIMD8<Float>()
-                for k in 0..<taps.count[y] { sum += load(rows + k * size + x) * weights[k] }
-                emit(sum)
-                x += 8
+        }
+    }
+
+    /// Output row `y` of Pillow's vertical pass over the horizontal pass's rows (`width`
+    /// values each, a multiple of eight): each eight columns' weighted sum, added product
+    /// by product and rounded to levels, handed to `body` with its first column, in order.
+    /// The gray pass and the colour pass's luma both sum here, so that a gray picture in
+    /// colour gives the gray letterbox exactly.
+    @inline(__always) static func verticalRow(
+        _ rows: UnsafePointer<Float>, _ taps: Taps, width: Int, row y: Int, _ body: (Int, SIMD8<Float>) -> Void
+    ) {
+        let first = rows + taps.first[y] * width, weights = taps.weights + y * taps.width
+        let count = taps.count[y]
+        var x = 0
+        // 32 columns at a time: four sums in flight, not one chain of additions.
+        while x + 32 <= width {
+            var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), s2 = SIMD8<Float>(), s3 = SIMD8<Float>()
+            for k in 0..<count {
+                let source = first + (k &* width &+ x), tap = SIMD8<Float>(repeating: weights[k])
+                s0 += load(source) * tap
+                s1 += load(source + 8) * tap
+                s2 += load(source + 16) * tap
+                s3 += load(source + 24) * tap
             }
+            body(x, round(s0))
+            body(x + 8, round(s1))
+            body(x + 16, round(s2))
+            body(x + 24, round(s3))
+            x += 32
+        }
+        while x < width {
+            var sum = SIMD8<Float>()
+            for k in 0..<count { sum += load(first + (k &* width &+ x)) * SIMD8<Float>(repeating: weights[k]) }
+            body(x, round(sum))
+            x += 8
         }
     }
 
