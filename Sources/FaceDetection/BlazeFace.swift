@@ -56,7 +56,8 @@ public final class BlazeFaceDetector: RegionFaceDetector {
             }
         }
 
-        var inputSize: Int { self == .fullRange ? 192 : 128 }
+        /// The side of the model's square input, in pixels.
+        public var inputSize: Int { self == .fullRange ? 192 : 128 }
 
         /// SSD anchor layers (MediaPipe's face_detection_*_range_common.pbtxt): a stride and
         /// how many anchors each cell of that layer has.

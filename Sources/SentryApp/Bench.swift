@@ -164,7 +164,7 @@ public enum Bench {
             print("  network       \(Stats(seconds: networkTimes)) (the interpreter, in the frame loop)")
             print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor\(first.chroma == nil ? "" : ", in colour"))")
             if first.chroma != nil, let blazeFace {
-                let (colour, gray) = letterboxTimesInTurns(frames, size: blazeFace.variant == .fullRange ? 192 : 128)
+                let (colour, gray) = letterboxTimesInTurns(frames, size: blazeFace.variant.inputSize)
                 print(
                     String(
                         printf: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
@@ -180,7 +180,7 @@ public enum Bench {
                         frame.chroma = frame.chroma.map { Self.rowsDoubled($0, lumaWidth: frame.image.width, lumaHeight: frame.image.height) }
                         return frame
                     }
-                    let (colour, gray) = letterboxTimesInTurns(yuyvLike, size: blazeFace.variant == .fullRange ? 192 : 128)
+                    let (colour, gray) = letterboxTimesInTurns(yuyvLike, size: blazeFace.variant.inputSize)
                     print(
                         String(
                             printf: "  letterbox in turns, 4:2:2 (chroma rows doubled, as from YUYV): colour %.3f ms, gray %.3f ms (%+.3f ms)",
