@@ -85,7 +85,7 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
-        .target(name: "FaceMesh", dependencies: ["Imaging", "Geometry", "TFLite", "FaceDetection"], swiftSettings: optimisedInDebug),
+        .target(name: "FaceMesh", dependencies: ["CVectorClamp", "CVectorSums", "Imaging", "Geometry", "MonotonicTime", "TFLite", "FaceDetection"], swiftSettings: optimisedInDebug + vectorUnit),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.

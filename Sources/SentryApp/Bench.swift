@@ -214,7 +214,10 @@ public enum Bench {
             }
         }
 
-        if let meshFollowing { meshReport(meshFollowing.mesh, tools: tools, profile: profile) }
+        if let meshFollowing {
+            cropReport(meshFollowing, frame: frames.last)
+            meshReport(meshFollowing.mesh, tools: tools, profile: profile)
+        }
         guard let tools else {
             print("  reference: skipped (tools/ not found; run from the repository or pass --tools)")
             return
@@ -295,6 +298,17 @@ public enum Bench {
             // Between passes the boxes are the short-range model's, shaped differently: the aims are what agree (tests).
             print("  \(reference.label) boxes matched (IoU >= \(reference.overlap)): \(matched)/\(total), full passes' boxes only agree at that overlap")
         }
+    }
+
+    /// What a mesh reading costs besides its networks: its three crops of `frame`
+    /// (the last), where the followed face is.
+    static func cropReport(_ meshFollowing: MeshFollowingDetector, frame: Frame?) {
+        guard let face = meshFollowing.landmarks, let frame else { return }
+        let colour = meshFollowing.readsColour ? frame.chroma : nil
+        let crops = meshFollowing.mesh.cropSeconds(in: frame.image, colour: colour, region: FaceMesh.region(following: face), runs: 200)
+        guard let fastest = crops.min() else { return }
+        let what = "a reading's: the face's 192x192 and both eyes' 64x64, in \(colour == nil ? "gray" : "colour")"
+        print(String(printf: "  mesh crops    \(Stats(seconds: crops)), fastest %.3f ms (\(what))", fastest * 1000))
     }
 
     /// The face mesh's two networks alone against LiteRT's, in turns on one core
