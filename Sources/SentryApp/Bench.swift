@@ -64,44 +64,6 @@ public enum Bench {
         return times
     }
 
-    /// The letterbox of each frame in colour and in gray, in turns (so that both
-    /// see the same caches and clock), three rounds. Which goes first alternates from
-    /// frame to frame: the second finds the frame's luma in the cache.
-    static func letterboxTimesInTurns(_ frames: [Frame], size: Int) -> (colour: Stats, gray: Stats) {
-        var letterbox = Letterbox(size: size, channels: 3)
-        var tensor = [Float](repeating: 0, count: size * size * 3)
-        var colour: [Double] = [], gray: [Double] = []
-        for turn in 0..<3 * frames.count {
-            let frame = frames[turn % frames.count]
-            tensor.withUnsafeMutableBufferPointer { tensor in
-                func timed(inColour: Bool) -> Double {
-                    let start = monotonicSeconds()
-                    letterbox.fill(tensor, from: frame.image, chroma: inColour ? frame.chroma : nil)
-                    return monotonicSeconds() - start
-                }
-                if turn.isMultiple(of: 2) {
-                    colour.append(timed(inColour: true))
-                    gray.append(timed(inColour: false))
-                } else {
-                    gray.append(timed(inColour: false))
-                    colour.append(timed(inColour: true))
-                }
-            }
-        }
-        return (Stats(seconds: colour), Stats(seconds: gray))
-    }
-
-    /// 4:2:0 chroma as 4:2:2: each row twice.
-    static func rowsDoubled(_ chroma: ChromaPlanes, lumaWidth: Int, lumaHeight: Int) -> ChromaPlanes {
-        var doubled = ChromaPlanes(layout: .halfWidth, lumaWidth: lumaWidth, lumaHeight: lumaHeight, range: chroma.range)
-        for y in 0..<doubled.height {
-            let from = y / 2 * chroma.width, to = y * doubled.width
-            doubled.u[to..<to + chroma.width] = chroma.u[from..<from + chroma.width]
-            doubled.v[to..<to + chroma.width] = chroma.v[from..<from + chroma.width]
-        }
-        return doubled
-    }
-
     /// Runs the benchmark and prints a report on stdout. `tools` is the directory with
     /// the reference scripts (OpenCV for cascades, LiteRT for BlazeFace); nil skips them.
     /// With `profile`, also where BlazeFace's network spends its time, by operator.
@@ -300,53 +262,6 @@ public enum Bench {
         }
     }
 
-    /// What a mesh reading costs besides its networks: its three crops of `frame`
-    /// (the last), where the followed face is.
-    static func cropReport(_ meshFollowing: MeshFollowingDetector, frame: Frame?) {
-        guard let face = meshFollowing.landmarks, let frame else { return }
-        let colour = meshFollowing.readsColour ? frame.chroma : nil
-        let crops = meshFollowing.mesh.cropSeconds(in: frame.image, colour: colour, region: FaceMesh.region(following: face), runs: 200)
-        guard let fastest = crops.min() else { return }
-        let what = "a reading's: the face's 192x192 and both eyes' 64x64, in \(colour == nil ? "gray" : "colour")"
-        print(String(printf: "  mesh crops    \(Stats(seconds: crops)), fastest %.3f ms (\(what))", fastest * 1000))
-    }
-
-    /// The face mesh's two networks alone against LiteRT's, in turns on one core
-    /// (as BlazeFace's), each on the input it last had: the mesh on the last frame's
-    /// crop, the iris model on its last eye; LiteRT on the fixtures' crops.
-    static func meshReport(_ mesh: FaceMesh, tools: String?, profile: Bool) {
-        if profile {
-            for network in FaceMesh.Network.allCases {
-                print("  \(network.rawValue):")
-                printProfile(mesh.stepTimings(network, runs: 50))
-            }
-        }
-        guard let tools, let reference = ReferenceProcess(["\(tools)/facemesh_reference.py", "bench", "--turns", "--runs", "50"]),
-            reference.readLine() != nil
-        else {
-            print("  LiteRT face mesh reference: skipped (run `make setup` to install the pip references)")
-            return
-        }
-        let coresBefore = Self.shareCore(with: reference.processIdentifier)
-        defer { coresBefore?.allow() }
-        for network in FaceMesh.Network.allCases {
-            let turns = Self.takeTurns(with: reference, request: "run \(network.rawValue) \(Self.runsPerTurn)") {
-                mesh.backToBackSeconds(network, runs: Self.runsPerTurn)
-            }
-            guard !turns.ours.isEmpty, !turns.theirs.isEmpty else { break }
-            let (sentry, litert) = (Stats(seconds: turns.ours), Stats(seconds: turns.theirs))
-            print(
-                "  \(network.rawValue.padded(to: 5)) network \(sentry), LiteRT \(litert) (one thread, \(Self.turns) turns of \(Self.runsPerTurn), one core)"
-            )
-            print(
-                String(
-                    printf: "  ratio sentry/LiteRT \(network.rawValue): median %.2fx, turn by turn %.2fx, fastest %.2fx (%.3f against %.3f ms)",
-                    sentry.median / litert.median, Stats.median(turns.ratios), sentry.fastest / litert.fastest, sentry.fastest,
-                    litert.fastest))
-        }
-        _ = reference.finish()
-    }
-
     /// A network's seconds per run, ours and the reference's, and each turn's ratio of medians.
     struct Turns {
         var ours: [Double] = [], theirs: [Double] = [], ratios: [Double] = []
@@ -370,7 +285,7 @@ public enum Bench {
     }
 
     /// The network's time by operator: each step's fastest run, summed per operator.
-    private static func printProfile(_ timings: [Interpreter.StepTiming]) {
+    static func printProfile(_ timings: [Interpreter.StepTiming]) {
         let total = timings.map(\.seconds).reduce(0, +)
         print(String(printf: "  network by operator (each step's fastest run, summed: %.3f ms):", total * 1000))
         let byOperation = Dictionary(grouping: timings, by: { (timing: Interpreter.StepTiming) in timing.operation })
@@ -405,7 +320,7 @@ public enum Bench {
     /// for seconds at a time: with each network on its own core, the one-thread
     /// ratio measured 0.69-0.99x from run to run; on one core, 0.79-0.82x on the
     /// quicker core and 0.93-0.99x on the slower (eight runs each).
-    private static func shareCore(with other: pid_t) -> CoreSet? {
+    static func shareCore(with other: pid_t) -> CoreSet? {
         guard let core = CoreSet.current, let before = CoreSet.allowed() else { return nil }
         var one = CoreSet()
         one.insert(core)
