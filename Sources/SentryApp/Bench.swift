@@ -125,30 +125,7 @@ public enum Bench {
         if !networkTimes.isEmpty {
             print("  network       \(Stats(seconds: networkTimes)) (the interpreter, in the frame loop)")
             print("  letterbox     \(Stats(seconds: letterboxTimes)) (frame to input tensor\(first.chroma == nil ? "" : ", in colour"))")
-            if first.chroma != nil, let blazeFace {
-                let (colour, gray) = letterboxTimesInTurns(frames, size: blazeFace.variant.inputSize)
-                print(
-                    String(
-                        printf: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
-                        colour.median, gray.median, colour.median - gray.median))
-                print(
-                    String(
-                        printf: "  letterbox fastest: colour %.3f ms, gray %.3f ms (%+.3f ms)", colour.fastest, gray.fastest,
-                        colour.fastest - gray.fastest))
-                // Files decode to 4:2:0; a YUYV camera's chroma is 4:2:2, twice the rows to shrink down.
-                if first.chroma?.layout == .halfBoth {
-                    let yuyvLike = frames.map { frame in
-                        var frame = frame
-                        frame.chroma = frame.chroma.map { Self.rowsDoubled($0, lumaWidth: frame.image.width, lumaHeight: frame.image.height) }
-                        return frame
-                    }
-                    let (colour, gray) = letterboxTimesInTurns(yuyvLike, size: blazeFace.variant.inputSize)
-                    print(
-                        String(
-                            printf: "  letterbox in turns, 4:2:2 (chroma rows doubled, as from YUYV): colour %.3f ms, gray %.3f ms (%+.3f ms)",
-                            colour.median, gray.median, colour.median - gray.median))
-                }
-            }
+            if first.chroma != nil, let blazeFace { colourLetterboxReport(frames, size: blazeFace.variant.inputSize) }
             print("  boxes         \(Stats(seconds: boxDecodeTimes)) (anchors decoded, weighted NMS)")
         }
         print("  select+map    \(Stats(seconds: results.map(\.selectAndMapSeconds)))")

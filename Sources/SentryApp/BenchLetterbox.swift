@@ -1,9 +1,36 @@
 import Imaging
 import Letterboxing
 import MonotonicTime
+import TextOutput
 
 /// The letterbox in colour against gray (`sentry bench`'s "letterbox in turns").
 extension Bench {
+    /// The letterbox in colour and in gray on each of `frames` in turn, and again with
+    /// the chroma as a YUYV camera's when the frames are 4:2:0.
+    static func colourLetterboxReport(_ frames: [Frame], size: Int) {
+        let (colour, gray) = letterboxTimesInTurns(frames, size: size)
+        print(
+            String(
+                printf: "  letterbox in turns: colour %.3f ms, gray %.3f ms (%+.3f ms; medians, the two on each frame in turn)",
+                colour.median, gray.median, colour.median - gray.median))
+        print(
+            String(
+                printf: "  letterbox fastest: colour %.3f ms, gray %.3f ms (%+.3f ms)", colour.fastest, gray.fastest,
+                colour.fastest - gray.fastest))
+        // Files decode to 4:2:0; a YUYV camera's chroma is 4:2:2, twice the rows to shrink down.
+        guard frames.first?.chroma?.layout == .halfBoth else { return }
+        let yuyvLike = frames.map { frame in
+            var frame = frame
+            frame.chroma = frame.chroma.map { rowsDoubled($0, lumaWidth: frame.image.width, lumaHeight: frame.image.height) }
+            return frame
+        }
+        let (colour422, gray422) = letterboxTimesInTurns(yuyvLike, size: size)
+        print(
+            String(
+                printf: "  letterbox in turns, 4:2:2 (chroma rows doubled, as from YUYV): colour %.3f ms, gray %.3f ms (%+.3f ms)",
+                colour422.median, gray422.median, colour422.median - gray422.median))
+    }
+
     /// The letterbox of each frame in colour and in gray, in turns (so that both
     /// see the same caches and clock), three rounds. Which goes first alternates from
     /// frame to frame: the second finds the frame's luma in the cache.
