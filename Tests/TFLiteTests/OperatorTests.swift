@@ -142,11 +142,12 @@ struct OperatorTests {
 
     @Test(
         """
-        DEPTHWISE_CONV_2D 3x3 SAME, stride 1 and 2, on 13x11 and 12x10 with 19 channels and on 101x5 with 37 (rows \
+        DEPTHWISE_CONV_2D 3x3 SAME, stride 1 and 2, on 13x11, 12x10 and 16x6 with 19 channels (groups of eight, \
+        then the last pixels as a group of four or eight overlapping the one before) and on 101x5 with 37 (rows \
         too wide for L1, taken a span of columns at a time): the register path, borders and channel tail included, \
         agrees with the plain sum
         """,
-        arguments: [1, 2], [(height: 11, width: 13, channels: 19), (10, 12, 19), (5, 101, 37)])
+        arguments: [1, 2], [(height: 11, width: 13, channels: 19), (10, 12, 19), (6, 16, 19), (5, 101, 37)])
     func depthwiseInside(stride: Int, shape: (height: Int, width: Int, channels: Int)) throws {
         let (height, width, channels) = shape
         if width > 100 {

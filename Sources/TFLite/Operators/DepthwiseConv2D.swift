@@ -38,8 +38,8 @@ struct DepthwiseConv2D: WindowedKernel {
     }
 
     /// Depthwise convolution with multiplier 1: weights [kh][kw][channels], bias [channels].
-    /// 3x3 windows (stride 1 or 2) keep their nine weight vectors in registers along
-    /// the row, eight channels at a time, border pixels and rows included: a window row
+    /// 3x3 windows (stride 1 or 2) run along the row eight channels at a time, in groups
+    /// of eight pixels (stride 1) or four, border pixels and rows included: a window row
     /// or column outside the input is skipped, so each sum adds the same terms in the
     /// same order as the general path. A channel count that is not a multiple of 8 runs
     /// its last block as a full vector too: its loads reach into the next pixel (or the
@@ -97,9 +97,39 @@ struct DepthwiseConv2D: WindowedKernel {
                     }
                     var x = spanStart
                     while x < min(firstInside, spanEnd) { edge(x); x += 1 }
-                    // Four pixels at a time: four independent sums in flight instead of one chain
-                    // of nine, and the input columns they share loaded once.
-                    while x + 4 <= min(spanEnd, endInside) {
+                    // The pixels whose windows lie inside the input, in groups: each group's
+                    // input columns are loaded once for all of its sums.
+                    let (insideStart, insideEnd) = (x, min(spanEnd, endInside))
+                    // A group may end at the last inside pixel, overlapping the group before (those
+                    // pixels are written twice, with the same values): for the last five to seven
+                    // pixels, one group of eight; for the last two or three, one of four. One pixel
+                    // alone, through `edge`, costs two to three times one in a group.
+                    func anotherGroup(of size: Int, forAtLeast fewest: Int) -> Bool {
+                        insideEnd - x >= size || (insideEnd - x >= fewest && insideEnd - insideStart >= size)
+                    }
+                    // Stride 1: eight pixels at a time, eight sums in flight. With four, each sum's
+                    // chain of nine multiply-adds (four cycles each) left the unit half idle.
+                    while w.strideX == 1, anotherGroup(of: 8, forAtLeast: 5) {
+                        x = min(x, insideEnd - 8)
+                        let top = corner(x, channel)
+                        var sums = (b, b, b, b, b, b, b, b)
+                        if hasTop { depthwiseRowOfEight(top, channels: channels, weights: k, &sums) }
+                        if hasMiddle { depthwiseRowOfEight(top + rowStride, channels: channels, weights: k + 3 * channels, &sums) }
+                        if hasBottom { depthwiseRowOfEight(top + 2 * rowStride, channels: channels, weights: k + 6 * channels, &sums) }
+                        let out = outputRow + x * channels + channel
+                        store(bounds.apply(sums.0), out, count: count)
+                        store(bounds.apply(sums.1), out + channels, count: count)
+                        store(bounds.apply(sums.2), out + 2 * channels, count: count)
+                        store(bounds.apply(sums.3), out + 3 * channels, count: count)
+                        store(bounds.apply(sums.4), out + 4 * channels, count: count)
+                        store(bounds.apply(sums.5), out + 5 * channels, count: count)
+                        store(bounds.apply(sums.6), out + 6 * channels, count: count)
+                        store(bounds.apply(sums.7), out + 7 * channels, count: count)
+                        x += 8
+                    }
+                    // Then four at a time.
+                    while anotherGroup(of: 4, forAtLeast: 2) {
+                        x = min(x, insideEnd - 4)
                         let top = corner(x, channel)
                         var s0 = b, s1 = b, s2 = b, s3 = b
                         if hasTop { depthwiseRow(top, channels: channels, stride: w.strideX, w00, w01, w02, &s0, &s1, &s2, &s3) }
@@ -144,6 +174,28 @@ struct DepthwiseConv2D: WindowedKernel {
         if columns.contains(0) { sum.addProduct(load(row), k0) }
         if columns.contains(1) { sum.addProduct(load(row + channels), k1) }
         if columns.contains(2) { sum.addProduct(load(row + 2 * channels), k2) }
+    }
+
+    /// One row of a 3x3 stride-1 depthwise window for eight neighbouring output pixels. The
+    /// row's three weights are loaded here rather than kept in registers for all three rows:
+    /// eight sums and nine weights do not fit in sixteen vector registers, and the compiler
+    /// then kept sums on the stack.
+    @inline(__always) private static func depthwiseRowOfEight(
+        _ row: UnsafePointer<Float>, channels: Int, weights: UnsafePointer<Float>,
+        _ sums: inout (Vector, Vector, Vector, Vector, Vector, Vector, Vector, Vector)
+    ) {
+        let k0 = load(weights), k1 = load(weights + channels), k2 = load(weights + 2 * channels)
+        let c0 = load(row), c1 = load(row + channels), c2 = load(row + 2 * channels), c3 = load(row + 3 * channels)
+        let c4 = load(row + 4 * channels), c5 = load(row + 5 * channels), c6 = load(row + 6 * channels)
+        let c7 = load(row + 7 * channels), c8 = load(row + 8 * channels), c9 = load(row + 9 * channels)
+        sums.0.addProduct(c0, k0); sums.0.addProduct(c1, k1); sums.0.addProduct(c2, k2)
+        sums.1.addProduct(c1, k0); sums.1.addProduct(c2, k1); sums.1.addProduct(c3, k2)
+        sums.2.addProduct(c2, k0); sums.2.addProduct(c3, k1); sums.2.addProduct(c4, k2)
+        sums.3.addProduct(c3, k0); sums.3.addProduct(c4, k1); sums.3.addProduct(c5, k2)
+        sums.4.addProduct(c4, k0); sums.4.addProduct(c5, k1); sums.4.addProduct(c6, k2)
+        sums.5.addProduct(c5, k0); sums.5.addProduct(c6, k1); sums.5.addProduct(c7, k2)
+        sums.6.addProduct(c6, k0); sums.6.addProduct(c7, k1); sums.6.addProduct(c8, k2)
+        sums.7.addProduct(c7, k0); sums.7.addProduct(c8, k1); sums.7.addProduct(c9, k2)
     }
 
     /// One row of a 3x3 depthwise window for four neighbouring output pixels (stride 1 or 2).
