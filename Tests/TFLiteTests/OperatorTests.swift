@@ -366,9 +366,10 @@ struct OperatorTests {
     @Test(
         """
         a 1x1 convolution, a channel PAD and the ADD of both run as one step that agrees with the plain sum, \
-        on 8x9 pixels and on 7x5 (an odd count: the last pixel of a 32-channel pass alone)
+        on 8x9 pixels and on 7x5 (an odd count: the last pixel of a 32-channel pass alone); past 128 input \
+        channels, four pixels by sixteen channels at a time
         """,
-        arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8), (40, 72)])
+        arguments: [(24, 28), (10, 12), (32, 48), (16, 16), (20, 24), (4, 8), (8, 8), (40, 72), (136, 144)])
     func residualFused(channels: (input: Int, output: Int)) throws {
         for map in [(height: 8, width: 9), (7, 5)] {
             let block = try Self.residualBlock(inputChannels: channels.input, outputChannels: channels.output, map: map)

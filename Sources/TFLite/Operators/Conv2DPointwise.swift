@@ -70,7 +70,7 @@ struct PointwiseConv2D: Kernel {
         let channelEnd = channels?.upperBound ?? outputChannels
         var channel = channels?.lowerBound ?? 0
         while channel < channelEnd {
-            if channelEnd - channel >= 32 {
+            if channelEnd - channel >= 32, inputChannels <= Self.pairedBlockInputs || pixels.count < 4 {
                 let blockFinish = { (channel: Int) in
                     Finish(
                         bounds: bounds, output: output, outputChannels: outputChannels, channel: channel, lanes: 16,
@@ -181,6 +181,12 @@ struct PointwiseConv2D: Kernel {
             channel += wide ? 16 : 8
         }
     }
+
+    /// The most input values per output for which `twoBlocks` runs: two blocks' weights
+    /// (`inputChannels` x 32 floats, 16 KiB at 128) then fill at most half of a 32 KiB L1
+    /// data cache. Past that (the iris model's 2x2 stride-2 layers, 256 and 512), every
+    /// pixel pair read weights L1 no longer held, and four pixels by one block ran faster.
+    static let pairedBlockInputs = 128
 
     /// Two blocks of sixteen channels (`weights` and `bias` at the first block's), two
     /// pixels at a time: eight sums in flight from two broadcasts and four weight loads
