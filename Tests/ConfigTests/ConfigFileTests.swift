@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Scratch
 import Testing
 
 @Suite("The settings file: TOML whose keys are the long flag names")
@@ -63,14 +64,16 @@ struct ConfigFileTests {
             try ConfigFile(path: "/nonexistent.toml")
         }
         #expect { try ConfigFile(path: "/tmp") } throws: { ($0 as? ConfigError)?.description.contains("is a directory") == true }
-        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-\(UUID().uuidString).toml")
+        let scratch = try ScratchDirectory("config")
+        let binary = scratch.file("binary.toml")
         try Data([0x6F, 0x3D, 0xFF, 0xFE]).write(to: binary)
         #expect { try ConfigFile(path: binary.path) } throws: { ($0 as? ConfigError)?.description.contains("not UTF-8") == true }
     }
 
     @Test("where the file is looked for: --config, then XDG_CONFIG_HOME (or ~/.config), then /etc")
     func locate() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-home-\(UUID().uuidString)")
+        let scratch = try ScratchDirectory("home")
+        let home = scratch.url
         #expect(ConfigFile.locate(explicit: "/x.toml", environment: [:]) == "/x.toml")
         let xdg = home.appendingPathComponent("xdg/sentry")
         try FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true)

@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Scratch
 import Testing
 
 @Suite("writing the settings file (the console's Save)")
@@ -22,8 +23,8 @@ struct ConfigFileWriteTests {
 
     @Test("write creates the file and its directory; an unwritable place is one line naming the file")
     func write() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-write-\(UUID().uuidString)/sentry")
-        let path = directory.appendingPathComponent("sentry.toml").path
+        let scratch = try ScratchDirectory("write")
+        let path = scratch.file("sentry/sentry.toml").path
         try ConfigFile.write([("offset", .integer(30))], to: path)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "offset = 30\n")
         try ConfigFile.write([("deadband", .integer(2))], to: path)

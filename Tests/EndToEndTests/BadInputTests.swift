@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import Scratch
 import Serial
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// Files with bad content, made once per test process.
 enum BadFiles {
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-bad-input-\(getpid())")
+        let url = ScratchDirectory.shared.appendingPathComponent("bad-input")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

@@ -1,14 +1,16 @@
 import Foundation
+import Scratch
 import TestClips
 import Testing
 
 @Suite("The settings file through the real binary: merge and bad files")
 struct ConfigCommandTests {
-    static func file(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-config-\(UUID().uuidString).toml")
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("config") }
+
+    /// A settings file of `text`: its path.
+    func file(_ text: String) throws -> String { try scratch.write(text, to: "sentry-\(UUID().uuidString).toml") }
 
     /// `sentry config` rows: key → (value, source).
     static func rows(_ output: String) -> [String: (value: String, source: String)] {
@@ -22,7 +24,7 @@ struct ConfigCommandTests {
 
     @Test("defaults, the file and flags: a flag wins over the file, the file over the default, and each says where it came from")
     func mergeTable() throws {
-        let path = try Self.file("# hall turret\noffset = 30\ntilt = true\nserial = \"auto\"\nlost-after = 0.5\nsearch = \"last-seen\"\n")
+        let path = try file("# hall turret\noffset = 30\ntilt = true\nserial = \"auto\"\nlost-after = 0.5\nsearch = \"last-seen\"\n")
         let run = try SentryProcess(["config", "--config", path, "--offset", "35", "--no-tilt", "--fov", "70"])
         #expect(run.status == 0, "\(run.standardError)")
         let rows = Self.rows(run.standardOutput)
@@ -41,7 +43,7 @@ struct ConfigCommandTests {
     @Test("a run reads the file: its settings act, and a flag still wins")
     func runUsesFile() throws {
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
-        let path = try Self.file("camera = \"\(photo)\"\nserial = \"sim\"\nframes = 1\nquiet = true\noffset = 10\n")
+        let path = try file("camera = \"\(photo)\"\nserial = \"sim\"\nframes = 1\nquiet = true\noffset = 10\n")
         let fromFile = try SentryProcess(["--config", path])
         #expect(fromFile.status == 0, "\(fromFile.standardError)")
         // The face is at x ≈ 226 of 512: offset 10 maps it to 10 + 160·226/512 ≈ 80°.
@@ -49,7 +51,7 @@ struct ConfigCommandTests {
         let flagWins = try SentryProcess(["--config", path, "--offset", "40"])
         #expect(flagWins.standardOutput.contains("final pan 84"), "\(flagWins.standardOutput)")
         // XDG_CONFIG_HOME's file is read without --config.
-        let xdg = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-xdg-\(UUID().uuidString)")
+        let xdg = scratch.file("xdg")
         try FileManager.default.createDirectory(at: xdg.appendingPathComponent("sentry"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: path, toPath: xdg.appendingPathComponent("sentry/sentry.toml").path)
         let found = try SentryProcess([], environment: ["XDG_CONFIG_HOME": xdg.path])
@@ -71,7 +73,7 @@ struct ConfigCommandTests {
             ("config = \"/etc/other.toml\"\n", ":1: config: unknown key"),
         ])
     func badFile(text: String, words: String) throws {
-        let path = try Self.file(text)
+        let path = try file(text)
         let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--config", path])
         #expect(run.status == 1, "\(run.standardError)")
         #expect(run.standardError == "sentry: config \(path)\(words)" + run.standardError.dropFirst("sentry: config \(path)\(words)".count))
@@ -83,7 +85,7 @@ struct ConfigCommandTests {
     func missingAndUnreadable() throws {
         let missing = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--config", "/nonexistent/sentry.toml"])
         #expect(missing.status == 1 && missing.standardError.hasPrefix("sentry: config /nonexistent/sentry.toml: no such file"))
-        let locked = try Self.file("offset = 30\n")
+        let locked = try file("offset = 30\n")
         chmod(locked, 0)
         let unreadable =
             getuid() == 0

@@ -1,4 +1,5 @@
 import Foundation
+import Scratch
 import TestClips
 import Testing
 
@@ -12,7 +13,7 @@ struct ExpressionRunTests {
 
     @Test("--on-expression runs once per held smile, not while it lasts, never for a shorter hold")
     func heldSmile() throws {
-        let directory = try scratchDirectory()
+        let directory = try ScratchDirectory("expressions")
         func hook(_ name: String) -> String {
             "echo \"$SENTRY_EVENT $SENTRY_EXPRESSION $SENTRY_SCORE $SENTRY_FRAME_TIME $SENTRY_PAN $SENTRY_BOX\" >> '\(directory.path)/\(name)'"
         }
@@ -41,9 +42,9 @@ struct ExpressionRunTests {
 
     @Test("rules from the settings file (a list) and from flags all run; sentry config lists them with where they came from")
     func rulesFromFile() throws {
-        let directory = try scratchDirectory()
+        let directory = try ScratchDirectory("expressions")
         func hook(_ name: String) -> String { "smile:1=echo $SENTRY_FRAME_TIME >> '\(directory.path)/\(name)'" }
-        let config = directory.appendingPathComponent("sentry.toml")
+        let config = directory.file("sentry.toml")
         let quoted = [hook("file-a"), hook("file-b")].map { "\"" + $0.replacingOccurrences(of: "'", with: "'") + "\"" }
         try "on-expression = [\(quoted.joined(separator: ", "))]\n".write(to: config, atomically: true, encoding: .utf8)
         let shown = try SentryProcess(["config", "--config", config.path, "--on-expression", hook("flag")])
@@ -59,7 +60,7 @@ struct ExpressionRunTests {
 
     @Test("a wink runs wink-left's hook once, 0.15 s after the eye shuts; never wink-right's or blink's")
     func wink() throws {
-        let directory = try scratchDirectory()
+        let directory = try ScratchDirectory("expressions")
         func hook(_ name: String) -> String { "echo \"$SENTRY_FRAME_TIME $SENTRY_SCORE\" >> '\(directory.path)/\(name)'" }
         let run = try SentryProcess([
             "--camera", Clips.wink, "--serial", "sim", "--quiet", "--on-expression", "wink-left=" + hook("wink-left"),

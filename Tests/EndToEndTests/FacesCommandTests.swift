@@ -1,4 +1,5 @@
 import Foundation
+import Scratch
 import Testing
 
 /// `sentry faces` as a user runs it: JSON lines, drawings, bad files.
@@ -50,14 +51,12 @@ struct FacesCommandTests {
 
     @Test("--draw writes a PNG with the mesh in green and the irises in yellow where the JSON says they are")
     func draw() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-faces-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory("faces")
         let run = try SentryProcess(["faces", "--json", "--draw", folder.path, Self.astronaut])
         #expect(run.status == 0, "\(run.standardError)")
         let face = try #require((try Self.objects(run.standardOutput).first?["faces"] as? [[String: Any]])?.first)
         let landmarks = try #require(face["landmarks"] as? [[Double]])
-        let drawn = folder.appendingPathComponent("astronaut.png").path
+        let drawn = folder.file("astronaut.png").path
         let rgb = try SentryProcess(
             program: "/usr/bin/ffmpeg", ["-v", "error", "-i", drawn, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let pixels = [UInt8](rgb.outputBytes)
@@ -87,13 +86,12 @@ struct FacesCommandTests {
         "a missing, empty, text, folder or 20000x20000-header image: one line naming it, exit 1, and the good images are still read",
         arguments: ["missing", "empty", "text", "folder", "huge"])
     func badImage(kind: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-faces-bad-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchDirectory("faces-bad")
         let path: String
         switch kind {
-        case "missing": path = folder.appendingPathComponent("nothing.png").path
-        case "empty": path = folder.appendingPathComponent("empty.png").path; try Data().write(to: URL(fileURLWithPath: path))
-        case "text": path = folder.appendingPathComponent("notes.jpg").path; try Data("hello\n".utf8).write(to: URL(fileURLWithPath: path))
+        case "missing": path = folder.file("nothing.png").path
+        case "empty": path = folder.file("empty.png").path; try Data().write(to: URL(fileURLWithPath: path))
+        case "text": path = folder.file("notes.jpg").path; try Data("hello\n".utf8).write(to: URL(fileURLWithPath: path))
         case "folder": path = folder.path
         default:
             // A PNG whose header claims 20000x20000 pixels and holds none.
@@ -108,7 +106,7 @@ struct FacesCommandTests {
             }
             let side = withUnsafeBytes(of: UInt32(20000).bigEndian, Array.init)
             let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", side + side + [8, 0, 0, 0, 0]) + chunk("IEND", [])
-            path = folder.appendingPathComponent("huge.png").path
+            path = folder.file("huge.png").path
             try Data(png).write(to: URL(fileURLWithPath: path))
         }
         let run = try SentryProcess(["faces", "--json", path, Self.astronaut])

@@ -4,6 +4,7 @@ import Geometry
 import Imaging
 import Logging
 import MonotonicTime
+import Scratch
 import SentryApp
 import Serial
 import ServoSim
@@ -37,19 +38,14 @@ struct HookLine {
     }
 }
 
-func scratchDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-lock-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 @Suite("Lock-on events and hooks, through the real binary")
 struct LockHookTests {
     static let clipArguments = ["--camera", Clips.comesAndGoes, "--serial", "sim", "--quiet", "--lock-after", "0.5", "--lost-after", "0.2"]
 
     @Test("--on-lock runs exactly once per lock and --on-lost once per loss, with pan, tilt, box and times in the environment")
     func oncePerLockAndLoss() throws {
-        let file = try scratchDirectory().appendingPathComponent("events").path
+        let scratch = try ScratchDirectory("lock")
+        let file = scratch.file("events").path
         let hook = HookLine.command(appendingTo: file)
         let before = Date().timeIntervalSince1970
         // Real time, so that each hook has long finished before the next event.
@@ -76,7 +72,8 @@ struct LockHookTests {
 
     @Test("a hook that sleeps 10 s neither holds up a frame nor piles up: the run ends first, one hook ran, the rest were skipped and said so")
     func sleepingHook() throws {
-        let file = try scratchDirectory().appendingPathComponent("started").path
+        let scratch = try ScratchDirectory("lock")
+        let file = scratch.file("started").path
         let hook = "echo $$ >> '\(file)'; sleep 10; echo done >> '\(file)'"
         let run = try SentryProcess(Self.clipArguments + ["--on-lock", hook, "--on-lost", hook, "--hook-timeout", "30", "--log-level", "warning"])
         #expect(run.status == 0, "\(run.standardError)")

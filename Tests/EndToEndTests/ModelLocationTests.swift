@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import Scratch
 import TestClips
 import Testing
 
@@ -7,17 +8,11 @@ import Testing
 struct ModelLocationTests {
     static let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
 
-    static func scratch() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-models-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test("a python3 first on PATH that leaves a mark is never run, and the default detector is still BlazeFace")
     func noPython() throws {
-        let bin = try Self.scratch()
-        let mark = bin.appendingPathComponent("python3-ran").path
-        let fake = bin.appendingPathComponent("python3").path
+        let bin = try ScratchDirectory("models")
+        let mark = bin.file("python3-ran").path
+        let fake = bin.file("python3").path
         try "#!/bin/sh\ntouch '\(mark)'\nexec /usr/bin/env -u PATH python3 \"$@\"\n".write(toFile: fake, atomically: true, encoding: .utf8)
         chmod(fake, 0o755)
         let run = try SentryProcess(
@@ -30,9 +25,9 @@ struct ModelLocationTests {
 
     @Test("$SENTRY_DATA_DIR comes first: a short-range model there under the full-range name is the one loaded")
     func dataDirectoryFirst() throws {
-        let data = try Self.scratch()
+        let data = try ScratchDirectory("models")
         let short = try #require(ModelLocator.model(.shortRange))
-        try FileManager.default.copyItem(atPath: short, toPath: data.appendingPathComponent("face_detection_full_range.tflite").path)
+        try FileManager.default.copyItem(atPath: short, toPath: data.file("face_detection_full_range.tflite").path)
         let run = try SentryProcess(
             ["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],
             environment: ["SENTRY_DATA_DIR": data.path])

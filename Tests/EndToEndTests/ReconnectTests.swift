@@ -1,8 +1,9 @@
-import MonotonicTime
-import TurretProtocol
 import Foundation
+import MonotonicTime
+import Scratch
 import Serial
 import Testing
+import TurretProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -13,10 +14,8 @@ import Testing
 struct ReconnectTests {
     @Test("the port's device goes away and comes back at the same path: sentry reconnects and re-sends the aim")
     func reconnectsThroughSymlink() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-replug-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let link = directory.appendingPathComponent("ttyACM-test").path
-        try? FileManager.default.removeItem(atPath: link)
+        let directory = try ScratchDirectory("replug")
+        let link = directory.file("ttyACM-test").path
 
         let first = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.devicePath)
@@ -42,10 +41,8 @@ struct ReconnectTests {
 
     @Test("a replug while nothing is written (no face, L already sent) is noticed: sentry reconnects and sends L again")
     func idleReplug() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-idle-replug-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let link = directory.appendingPathComponent("ttyUSB-test").path
-        try? FileManager.default.removeItem(atPath: link)
+        let directory = try ScratchDirectory("idle-replug")
+        let link = directory.file("ttyUSB-test").path
         let first = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.devicePath)
         let sentry = try RunningSentry(["--camera", Clips.nobody, "--serial", link, "--realtime", "--loop", "--quiet"])

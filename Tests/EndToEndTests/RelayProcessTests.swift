@@ -1,8 +1,9 @@
-import MonotonicTime
-import TurretProtocol
 import Foundation
+import MonotonicTime
+import Scratch
 import Serial
 import Testing
+import TurretProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -27,12 +28,14 @@ final class RunningRelay {
     let process = Process()
     let port = freePort()
     let pty: PseudoTerminal
+    let scratch: ScratchDirectory
     let errors: URL
     var url: String { "ws://127.0.0.1:\(port)/" }
 
     init(_ extra: [String] = [], listen: String? = nil) throws {
         pty = try PseudoTerminal()
-        errors = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-relay-\(UUID().uuidString).log")
+        scratch = try ScratchDirectory("relay")
+        errors = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
         process.arguments = ["relay", "--serial", pty.devicePath, "--listen", listen ?? "127.0.0.1:\(port)", "--log-level", "notice"] + extra
@@ -199,7 +202,8 @@ struct RelayProcessTests {
     @Test("the relay restarting under a running sentry: sentry reports it, reconnects, and sends its aim again")
     func relayRestarts() throws {
         let first = try RunningRelay()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-ws-\(UUID().uuidString).log")
+        let scratch = try ScratchDirectory("ws")
+        let log = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let sentry = Process()
         sentry.executableURL = URL(fileURLWithPath: SentryProcess.executable)

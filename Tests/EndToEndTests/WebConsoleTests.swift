@@ -1,7 +1,8 @@
-import Geometry
-import MonotonicTime
 import Foundation
+import Geometry
 import JPEG
+import MonotonicTime
+import Scratch
 import ServoSim
 import Testing
 
@@ -14,11 +15,14 @@ import Testing
 final class RunningConsole {
     let process = Process()
     let port = freePort()
+    /// Its standard error (`errors`), and the test's screenshots of it.
+    let scratch: ScratchDirectory
     let errors: URL
     var base: String { "http://127.0.0.1:\(port)" }
 
     init(_ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:]) throws {
-        errors = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-web-\(UUID().uuidString).log")
+        scratch = try ScratchDirectory("web")
+        errors = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
         process.arguments =
@@ -231,9 +235,8 @@ struct WebConsoleProcessTests {
 
     @Test("Save writes the file --config reads, keeping its comments; sentry config then shows the values from it")
     func save() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-save-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("sentry.toml").path
+        let scratch = try ScratchDirectory("save")
+        let file = scratch.file("sentry.toml").path
         try "# my turret\ndeadband = 1\n".write(toFile: file, atomically: true, encoding: .utf8)
         let console = try RunningConsole(["--config", file])
         #expect(try console.post("/api/settings", #"{"offset": 25, "tilt": true}"#).status == 200)
@@ -380,10 +383,10 @@ struct WebConsoleBrowserTests {
             target: shown["target"] as? Int)
     }
 
-    /// The page as a PNG in a scratch file; with SENTRY_UPDATE_SCREENSHOT set, also
-    /// copied to `docs/NAME` (the pictures the docs show).
-    static func screenshot(_ browser: Browser, keptAs name: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-\(UUID().uuidString)-\(name)").path
+    /// The page as a PNG in the console's scratch directory; with SENTRY_UPDATE_SCREENSHOT
+    /// set, also copied to `docs/NAME` (the pictures the docs show).
+    static func screenshot(_ browser: Browser, of console: RunningConsole, keptAs name: String) throws -> String {
+        let path = console.scratch.file(name).path
         try browser.run(["screenshot": path])
         if ProcessInfo.processInfo.environment["SENTRY_UPDATE_SCREENSHOT"] != nil {
             let docs = DemoClip.repository.appendingPathComponent("docs/\(name)").path
@@ -406,7 +409,7 @@ struct WebConsoleBrowserTests {
             "timeout": 30,
         ])
         let shown = try Self.freeze(browser)
-        let path = try Self.screenshot(browser, keptAs: "console.png")
+        let path = try Self.screenshot(browser, of: console, keptAs: "console.png")
         let time = Double(shown.frame % 100) / DemoClip.framesPerSecond
         let face = DemoClip.face(at: time)
         func screen(_ x: Double, _ y: Double) -> (Double, Double) { (shown.left + x * shown.scale, shown.top + y * shown.scale) }
@@ -453,7 +456,7 @@ struct WebConsoleBrowserTests {
         ])
         let shown = try Self.freeze(browser)
         let eyes = try #require(try browser.eval("window.sentry.shown.eyes") as? [[String: Any]])
-        let path = try Self.screenshot(browser, keptAs: "console-eyes.png")
+        let path = try Self.screenshot(browser, of: console, keptAs: "console-eyes.png")
         let face = DemoClip.face(at: Double(shown.frame % 100) / DemoClip.framesPerSecond)
         let drawn = eyes.compactMap { eye -> (x: Double, y: Double, r: Double)? in
             guard let x = eye["x"] as? Double, let y = eye["y"] as? Double, let r = eye["r"] as? Double, eye["closed"] as? Bool == false else { return nil }
@@ -622,8 +625,7 @@ struct CrossSiteTests {
         let relay = try RunningRelay()
         let console = try RunningConsole()
         let before = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
-        let site = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-evil-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        let site = try ScratchDirectory("evil")
         let page = """
             <!doctype html><title>evil</title><script>
             window.done = 0; window.results = [];
@@ -638,7 +640,7 @@ struct CrossSiteTests {
             socket.onclose = () => { results.push("ws closed"); done++; };
             </script>
             """
-        try page.write(to: site.appendingPathComponent("evil.html"), atomically: true, encoding: .utf8)
+        _ = try site.write(page, to: "evil.html")
         let sitePort = freePort()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")

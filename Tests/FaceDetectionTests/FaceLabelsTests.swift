@@ -1,20 +1,21 @@
 import FaceDetection
 import Foundation
 import Geometry
+import Scratch
 import Testing
 
 @Suite("Label files for sentry eval")
 struct FaceLabelsTests {
-    static func file(_ name: String, _ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-labels-\(getpid())-\(name)")
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        return url.path
-    }
+    let scratch: ScratchDirectory
+
+    init() throws { scratch = try ScratchDirectory("labels") }
+
+    func file(_ name: String, _ text: String) throws -> String { try scratch.write(text, to: name) }
 
     @Test("imglab XML: boxes, ignored boxes and images without faces")
     func imglab() throws {
         let labels = try FaceLabels(
-            contentsOfFile: try Self.file(
+            contentsOfFile: try file(
                 "a.xml",
                 """
                 <?xml version='1.0'?><dataset><name>x</name><images>
@@ -30,7 +31,7 @@ struct FaceLabelsTests {
 
     @Test("text lines: FILE then x y width height per face, comments, blank lines")
     func plain() throws {
-        let labels = try FaceLabels(contentsOfFile: try Self.file("a.txt", "# faces\na.png 1 2 3 4 10 20 30 40\n\nempty.png\n"))
+        let labels = try FaceLabels(contentsOfFile: try file("a.txt", "# faces\na.png 1 2 3 4 10 20 30 40\n\nempty.png\n"))
         #expect(labels.images.count == 2)
         #expect(labels.images[0].faces == [Box(x: 1, y: 2, width: 3, height: 4), Box(x: 10, y: 20, width: 30, height: 40)])
     }
@@ -47,7 +48,7 @@ struct FaceLabelsTests {
             ("empty.txt", "# nothing\n", "lists no images"),
         ] as [(String, String?, String)])
     func errors(name: String, text: String?, words: String) throws {
-        let path = try text.map { try Self.file(name, $0) } ?? "/nonexistent/labels.xml"
+        let path = try text.map { try file(name, $0) } ?? "/nonexistent/labels.xml"
         let error = #expect(throws: LabelError.self) { try FaceLabels(contentsOfFile: path) }
         #expect(error?.description.hasPrefix("labels \(path): ") == true)
         #expect(error?.description.contains(words) == true, "\(error?.description ?? "")")

@@ -1,4 +1,5 @@
 import Foundation
+import Scratch
 import Testing
 
 /// Bytes by address from an Intel hex file (data, extended segment and
@@ -30,8 +31,8 @@ struct FlashTests {
 
     @Test("sentry flash writes the sketch, avrdude verifies it, the flash equals the hex, and the flashed image boots: READY, and X10. moves the servo")
     func flashesThroughOptiboot() throws {
-        let directory = try FirmwareOnPty.scratch()
-        let dump = directory.appendingPathComponent("flash.bin").path
+        let scratch = try ScratchDirectory("flash")
+        let dump = scratch.file("flash.bin").path
         // The bootloader alone behind a pty, held in reset until avrdude opens it.
         let board = Process()
         board.executableURL = URL(fileURLWithPath: FirmwareSimulator.harness)
@@ -69,7 +70,7 @@ struct FlashTests {
 
         // The flashed image runs (from address 0: Debian's 532-byte Optiboot
         // overflows the 512-byte boot section, see TOOLCHAIN-NOTES).
-        let uart = directory.appendingPathComponent("uart.log").path
+        let uart = scratch.file("uart.log").path
         let flashedBoard = try FirmwareSimulator(flashImage: dump, uartLog: uart)
         flashedBoard.wait(milliseconds: 100)
         #expect(try flashedBoard.angles().pan == 90)

@@ -1,4 +1,5 @@
 import Foundation
+import Scratch
 import Testing
 
 /// The firmware in simavr with its UART on a new pty, in step with the wall
@@ -7,17 +8,14 @@ final class FirmwareOnPty {
     let process = Process()
     let logPath: String
     let ptyPath: String
+    /// Where its log goes, with anything else the test keeps beside it.
+    let scratch: ScratchDirectory
 
-    static func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-firmware-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
-    init(directory: URL) throws {
+    init(scratch: ScratchDirectory? = nil) throws {
+        self.scratch = try scratch ?? ScratchDirectory("firmware")
         process.executableURL = URL(fileURLWithPath: FirmwareSimulator.harness)
         process.arguments = [FirmwareSimulator.elf, "--pty", "--seconds", "120"]
-        logPath = directory.appendingPathComponent("firmware.log").path
+        logPath = self.scratch.file("firmware.log").path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = FileHandle.nullDevice
@@ -64,8 +62,8 @@ final class FirmwareOnPty {
 struct SentryToFirmwareTests {
     @Test("the firmware's pan servo follows the demo face: every aim sentry sends arrives, in order, then the parting L sweeps")
     func followsDemoFace() throws {
-        let directory = try FirmwareOnPty.scratch()
-        let clip = directory.appendingPathComponent("demo.mkv").path
+        let scratch = try ScratchDirectory("firmware")
+        let clip = scratch.file("demo.mkv").path
         let maker = Process()
         maker.executableURL = FirmwareSimulator.repository.appendingPathComponent("tools/make-demo-clip")
         maker.arguments = [clip]
@@ -73,7 +71,7 @@ struct SentryToFirmwareTests {
         maker.waitUntilExit()
         try #require(maker.terminationStatus == 0)
 
-        let firmware = try FirmwareOnPty(directory: directory)
+        let firmware = try FirmwareOnPty(scratch: scratch)
         let (track, status) = try firmware.runSentry(["--camera", clip, "--track", "--quiet"])
         #expect(status == 0)
         let log = try firmware.stop()
@@ -107,7 +105,7 @@ struct SentryToFirmwareTests {
         // A still photo, 25 frames a second in real time, as from a camera.
         let still = ["--camera", photo, "--loop", "--realtime", "--frames", "90", "--lock-after", "0.5", "--track", "--quiet"]
         for fire in [true, false] {
-            let firmware = try FirmwareOnPty(directory: FirmwareOnPty.scratch())
+            let firmware = try FirmwareOnPty()
             let (track, status) = try firmware.runSentry(still + (fire ? ["--fire", "--fire-cooldown", "1"] : []))
             #expect(status == 0)
             let log = try firmware.stop()

@@ -1,6 +1,7 @@
 import Foundation
 import Hooks
 import Logging
+import Scratch
 import Synchronization
 import Testing
 
@@ -29,13 +30,6 @@ final class LogRecorder: Sendable {
     }
 }
 
-/// A scratch directory for the hooks to write into.
-func scratch() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-hooks-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
 func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
@@ -53,8 +47,8 @@ func lines(_ url: URL) -> [String] {
 struct HookRunnerTests {
     @Test("a hook runs once through /bin/sh with the job's environment added to sentry's")
     func environment() throws {
-        let dir = try scratch()
-        let out = dir.appendingPathComponent("env")
+        let scratch = try ScratchDirectory("hooks")
+        let out = scratch.file("env")
         let runner = HookRunner(timeout: 5, logger: LogRecorder().logger)
         runner.submit(
             .init(
@@ -67,8 +61,8 @@ struct HookRunnerTests {
 
     @Test("a hook that sleeps 10 s: submitting never waits, one runs, one waits, the rest are dropped and said so; each is killed at the timeout")
     func noPileUp() throws {
-        let dir = try scratch()
-        let started = dir.appendingPathComponent("started")
+        let scratch = try ScratchDirectory("hooks")
+        let started = scratch.file("started")
         let log = LogRecorder()
         let runner = HookRunner(timeout: 0.5, logger: log.logger)
         for n in 0..<20 {
@@ -87,8 +81,8 @@ struct HookRunnerTests {
 
     @Test("the timeout kills what the hook started, too")
     func killsTheGroup() throws {
-        let dir = try scratch()
-        let child = dir.appendingPathComponent("child")
+        let scratch = try ScratchDirectory("hooks")
+        let child = scratch.file("child")
         let runner = HookRunner(timeout: 0.3, logger: LogRecorder().logger)
         runner.submit(.init(name: "on-lock", command: "sleep 30 & echo $! > '\(child.path)'; wait", environment: [:]))
         #expect(waitUntil { runner.counts.timedOut == 1 })

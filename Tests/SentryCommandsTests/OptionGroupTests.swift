@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Scratch
 import SentryApp
 @testable import SentryCommands
 import Testing
@@ -102,9 +103,8 @@ struct OptionGroupTests {
 
     @Test("a bad value in the settings file is refused with its file, line and key")
     func settingsFileLine() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-options-\(UUID().uuidString).toml").path
-        try "offset = 30\nhysteresis = 7\n".write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try ScratchDirectory("options")
+        let path = try scratch.write("offset = 30\nhysteresis = 7\n", to: "sentry.toml")
         #expect(throws: (any Error).self) { try SettingsFile.merge(["--config", path]) }
         do {
             _ = try SettingsFile.merge(["--config", path])

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Letterboxing
+import Scratch
 import Testing
 import Video
 
@@ -24,10 +25,8 @@ struct ColourTests {
 
     /// The photo recorded by ffmpeg in `fourcc` (BT.601, limited range, as cameras send it).
     static func record(_ fourcc: String) throws -> Recorded {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-colour-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let raw = folder.appendingPathComponent("frame.raw").path
+        let folder = try ScratchDirectory("colour")
+        let raw = folder.file("frame.raw").path
         let format = ["YUYV": "yuyv422", "YU12": "yuv420p", "YV12": "yuv420p", "NV12": "nv12"][fourcc]!
         try run(
             "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", photo, "-vf", "scale=out_color_matrix=bt601:out_range=tv",
@@ -51,10 +50,8 @@ struct ColourTests {
 
     /// OpenCV's RGB for a raw frame in `format` (see the tool).
     static func reference(_ format: String, _ bytes: [UInt8], width: Int, height: Int) throws -> [UInt8] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-colour-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (input, output) = (folder.appendingPathComponent("in.raw"), folder.appendingPathComponent("out.rgb"))
+        let folder = try ScratchDirectory("colour")
+        let (input, output) = (folder.file("in.raw"), folder.file("out.rgb"))
         try Data(bytes).write(to: input)
         try run("python3", root.appendingPathComponent("tools/colour_reference.py").path, format, "\(width)", "\(height)", input.path, output.path)
         return try [UInt8](Data(contentsOf: output))
@@ -170,10 +167,8 @@ struct ColourTests {
 
     @Test("a colour video file decodes to full-range 4:2:0 whose luma is ffmpeg's gray, byte for byte")
     func videoFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-colour-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let clip = folder.appendingPathComponent("clip.mkv").path
+        let folder = try ScratchDirectory("colour")
+        let clip = folder.file("clip.mkv").path
         try Self.run(
             "ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-i", Self.photo, "-t", "0.3", "-r", "10", "-pix_fmt", "yuv420p",
             "-c:v", "libx264", clip)

@@ -1,24 +1,18 @@
 import FaceDetection
 import Foundation
 import Imaging
+import Scratch
 import Testing
 @testable import Video
 
 @Suite("JPEG and PNG photos decoded in process, everything else by ffmpeg as before")
 struct StillImageTests {
-    /// A fresh folder for one test's files.
-    static func scratch() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-jpeg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// `photo` (a fixture, 548x342) as a colour JPEG made by ffmpeg, with `segment` (an APP1 block) after its SOI.
-    static func jpeg(_ photo: String = "messi5.png", in folder: URL, named name: String = "photo.jpg", segment: [UInt8] = []) throws -> String {
-        let made = folder.appendingPathComponent("made.jpg").path
+    static func jpeg(_ photo: String = "messi5.png", in folder: ScratchDirectory, named name: String = "photo.jpg", segment: [UInt8] = []) throws -> String {
+        let made = folder.file("made.jpg").path
         try ffmpeg(["-i", fixture(photo), "-q:v", "3", made])
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: made)))
-        let path = folder.appendingPathComponent(name).path
+        let path = folder.file(name).path
         try Data(Array(bytes.prefix(2)) + segment + Array(bytes.dropFirst(2))).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -72,8 +66,7 @@ struct StillImageTests {
         "a JPEG photo opens without ffmpeg: ffmpeg's size, its pixels within one level, one frame and then the end",
         arguments: [[UInt8](), exif(orientation: 1), exif(orientation: 1, bigEndian: false)])
     func inProcess(segment: [UInt8]) throws {
-        let folder = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory("jpeg")
         let path = try Self.jpeg(in: folder, segment: segment)
         let source = try FileFrameSource.open(path: path)
         #expect(source is StillImage)
@@ -88,8 +81,7 @@ struct StillImageTests {
 
     @Test("turned by EXIF, named as a stream, rescaled or looped: ffmpeg opens it (and turns it as before)")
     func leftToFFmpeg() throws {
-        let folder = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory("jpeg")
         for bigEndian in [true, false] {
             let turned = try Self.jpeg(in: folder, named: "turned.jpg", segment: Self.exif(orientation: 6, bigEndian: bigEndian))
             #expect(StillImage.open(path: turned) == nil)
@@ -101,24 +93,23 @@ struct StillImageTests {
         let plain = try Self.jpeg(in: folder)
         #expect(try FileFrameSource.open(path: plain, size: FrameSize(width: 320, height: 200)) is FileFrameSource)
         #expect(try FileFrameSource.open(path: plain, loop: true) is FileFrameSource)
-        let stream = folder.appendingPathComponent("clip.mjpeg").path
+        let stream = folder.file("clip.mjpeg").path
         try FileManager.default.copyItem(atPath: plain, toPath: stream)
         #expect(StillImage.open(path: stream) == nil)
     }
 
     @Test("a truncated JPEG, a text file named .jpg, EXIF blocks cut short: no in-process picture, no crash; ffmpeg's error as before")
     func badFiles() throws {
-        let folder = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory("jpeg")
         let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try Self.jpeg(in: folder))))
-        let truncated = folder.appendingPathComponent("truncated.jpg")
+        let truncated = folder.file("truncated.jpg")
         try Data(plain.prefix(plain.count / 2)).write(to: truncated)
         #expect(StillImage.open(path: truncated.path) == nil)
-        let text = folder.appendingPathComponent("notes.jpg")
+        let text = folder.file("notes.jpg")
         try Data("not a picture\n".utf8).write(to: text)
         #expect(StillImage.open(path: text.path) == nil)
         #expect(throws: VideoError.self) { _ = try FileFrameSource.open(path: text.path).nextFrame() }
-        #expect(throws: VideoError.self) { _ = try FileFrameSource.open(path: folder.appendingPathComponent("missing.jpg").path) }
+        #expect(throws: VideoError.self) { _ = try FileFrameSource.open(path: folder.file("missing.jpg").path) }
         let exif = Self.exif(orientation: 6)
         for cut in stride(from: 4, to: exif.count, by: 3) {
             let segment = Array(exif.prefix(cut))
@@ -144,9 +135,8 @@ struct StillImageTests {
         "colour PNGs open without ffmpeg: BT.601 luma within one level of ffmpeg's; with a palette, alpha or 16 bits, ffmpeg's",
         arguments: [("rgb24", true), ("pal8", false), ("rgba", false), ("rgb48be", false), ("ya8", false)])
     func colourPNG(pixelFormat: String, inProcess: Bool) throws {
-        let folder = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("colour.png").path
+        let folder = try ScratchDirectory("jpeg")
+        let path = folder.file("colour.png").path
         try Self.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240", "-frames:v", "1", "-pix_fmt", pixelFormat, path])
         let source = try FileFrameSource.open(path: path)
         defer { source.close() }
@@ -159,22 +149,21 @@ struct StillImageTests {
 
     @Test("a truncated PNG, a PNG with a gamma other than sRGB's: not decoded here (ffmpeg's, which ignores the gamma); sRGB's gamma is")
     func pngLeftToFFmpeg() throws {
-        let folder = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory("jpeg")
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.fixture("messi5.png"))))
-        let truncated = folder.appendingPathComponent("truncated.png")
+        let truncated = folder.file("truncated.png")
         try Data(bytes.prefix(bytes.count / 2)).write(to: truncated)
         #expect(StillImage.open(path: truncated.path) == nil)
         // A gAMA chunk of 1.0 (linear) after IHDR (8 + 25 bytes).
         let gamma: [UInt8] = [0, 0, 0, 4] + Array("gAMA".utf8) + [0, 1, 0x86, 0xA0]
         let chunk = gamma + Self.crc32(Array(gamma.dropFirst(4)))
-        let linear = folder.appendingPathComponent("linear.png")
+        let linear = folder.file("linear.png")
         try Data(Array(bytes.prefix(33)) + chunk + Array(bytes.dropFirst(33))).write(to: linear)
         #expect(StillImage.open(path: linear.path) == nil)
         #expect(try FileFrameSource.open(path: linear.path) is FileFrameSource)
         // sRGB's own gamma (1/2.2) changes nothing: in process, ffmpeg's pixels exactly.
         let srgbGamma: [UInt8] = [0, 0, 0, 4] + Array("gAMA".utf8) + [0, 0, 0xB1, 0x8F]
-        let sRGB = folder.appendingPathComponent("srgb.png")
+        let sRGB = folder.file("srgb.png")
         let srgbChunk: [UInt8] = srgbGamma + Self.crc32(Array(srgbGamma.dropFirst(4)))
         try Data(Array(bytes.prefix(33)) + srgbChunk + Array(bytes.dropFirst(33))).write(to: sRGB)
         let opened = try #require(StillImage.open(path: sRGB.path))

@@ -1,9 +1,10 @@
 import Foundation
+import Scratch
 import TestClips
 
 enum Scene {
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-scenes-\(getpid())")
+        let url = ScratchDirectory.shared.appendingPathComponent("scenes")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

@@ -1,4 +1,5 @@
 import Foundation
+import Scratch
 
 /// The demo clip made by `tools/make-demo-clip` and the face path it encodes.
 public enum DemoClip {
@@ -11,10 +12,9 @@ public enum DemoClip {
         return url
     }()
 
-    /// Makes the clip once per test process, in a temporary directory.
+    /// Makes the clip once per test process, in the process's shared scratch directory.
     public static let path: String = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sentry-tests-\(getpid())")
-        let clip = directory.appendingPathComponent("demo.mkv").path
+        let clip = ScratchDirectory.shared.appendingPathComponent("demo.mkv").path
         let process = Process()
         process.executableURL = repository.appendingPathComponent("tools/make-demo-clip")
         process.arguments = [clip]
