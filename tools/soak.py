@@ -10,10 +10,12 @@ replug and keeps aiming after the last one, resident memory grows by less than
 1 MiB after warm-up, and the number of open descriptors stays the same.
 """
 import argparse
+import atexit
 import os
 import pty
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -52,6 +54,7 @@ def main():
     random.seed(args.seed)
 
     directory = tempfile.mkdtemp(prefix="sentry-soak-")
+    atexit.register(shutil.rmtree, directory, True)
     link = os.path.join(directory, "ttyACM-soak")
     master, slave = new_port(link)
     sentry = subprocess.Popen([args.sentry, "--camera", args.clip, "--loop", "--serial", link, "--quiet"],
