@@ -123,7 +123,9 @@ install: $(INSTALL_BUILD) firmware man completions
 ARCH ?= $(shell dpkg --print-architecture)
 deb: firmware $(if $(filter-out $(shell dpkg --print-architecture),$(ARCH)),aarch64)
 	ARCH=$(ARCH) tools/make-deb
-	lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$(ARCH).deb
+	# lintian leaves an mldbm-elf-* cache file in TMPDIR: give it one of its own.
+	scratch=$$(mktemp -d /tmp/sentry-lintian.XXXXXX); TMPDIR=$$scratch lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$(ARCH).deb; \
+	status=$$?; rm -rf "$$scratch"; exit $$status
 
 # The package installed and purged with apt in a clean Debian 12 root (tools/deb-test).
 test-deb: deb
