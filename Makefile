@@ -180,7 +180,7 @@ test-vm: release
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
 # copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
-FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+FUZZ_BUILD = SENTRY_FUZZING=1 $(SWIFT) build -c release --scratch-path .build-fuzz
 fuzz-run:
 	$(FUZZ_BUILD) --product fuzz-cascade
 	$(FUZZ_BUILD) --product fuzz-protocol

@@ -218,3 +218,18 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// `make fuzz-run` builds with SENTRY_FUZZING set: sentry's modules and the fuzz targets
+/// get libFuzzer's coverage and AddressSanitizer, and FUZZING is defined. Set per target,
+/// not with -Xswiftc, so that the build plugins' tools, which the same build links for the
+/// host, and TextOutput, which they use, stay plain: with the sanitizers ld.gold failed on
+/// them (an internal error) on every fuzz build. The mirror's packages stay plain too: the
+/// fuzzers explore sentry's own parsing, not swift-system's or swift-log's.
+if Context.environment["SENTRY_FUZZING"] != nil {
+    let hostTools: Set = ["embed-page", "build-info", "TextOutput"]
+    let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")]
+    for target in package.targets where (target.type == .regular || target.name.hasPrefix("fuzz-")) && !hostTools.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
+        if target.type == .executable { target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])] }
+    }
+}
