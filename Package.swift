@@ -227,9 +227,9 @@ let package = Package(
 /// fuzzers explore sentry's own parsing, not swift-system's or swift-log's.
 if Context.environment["SENTRY_FUZZING"] != nil {
     let hostTools: Set = ["embed-page", "build-info", "TextOutput"]
-    let fuzzing: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"]), .define("FUZZING")]
+    let sanitizers = ["-sanitize=fuzzer,address"]
     for target in package.targets where (target.type == .regular || target.name.hasPrefix("fuzz-")) && !hostTools.contains(target.name) {
-        target.swiftSettings = (target.swiftSettings ?? []) + fuzzing
-        if target.type == .executable { target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])] }
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitizers), .define("FUZZING")]
+        if target.type == .executable { target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(sanitizers)] }
     }
 }

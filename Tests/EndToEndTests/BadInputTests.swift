@@ -12,11 +12,7 @@ import Testing
 /// Runs the real `sentry` binary and captures what it prints.
 /// Files with bad content, made once per test process.
 enum BadFiles {
-    static let directory: URL = {
-        let url = ScratchDirectory.shared.appendingPathComponent("bad-input")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    static let directory = ScratchDirectory.sharedFolder("bad-input")
 
     static func file(_ name: String, _ contents: String) -> String {
         let url = directory.appendingPathComponent(name)

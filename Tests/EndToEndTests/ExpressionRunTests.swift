@@ -44,13 +44,12 @@ struct ExpressionRunTests {
     func rulesFromFile() throws {
         let directory = try ScratchDirectory("expressions")
         func hook(_ name: String) -> String { "smile:1=echo $SENTRY_FRAME_TIME >> '\(directory.path)/\(name)'" }
-        let config = directory.file("sentry.toml")
         let quoted = [hook("file-a"), hook("file-b")].map { "\"" + $0.replacingOccurrences(of: "'", with: "'") + "\"" }
-        try "on-expression = [\(quoted.joined(separator: ", "))]\n".write(to: config, atomically: true, encoding: .utf8)
-        let shown = try SentryProcess(["config", "--config", config.path, "--on-expression", hook("flag")])
+        let config = try directory.write("on-expression = [\(quoted.joined(separator: ", "))]\n", to: "sentry.toml")
+        let shown = try SentryProcess(["config", "--config", config, "--on-expression", hook("flag")])
         let line = shown.standardOutput.split(separator: "\n").first { $0.hasPrefix("on-expression") } ?? ""
         #expect(line.contains("file-a") && line.contains("file-b") && line.contains("flag"), "\(shown.standardOutput)")
-        let run = try SentryProcess(Self.clipArguments + ["--quiet", "--config", config.path, "--on-expression", hook("flag")])
+        let run = try SentryProcess(Self.clipArguments + ["--quiet", "--config", config, "--on-expression", hook("flag")])
         #expect(run.status == 0, "\(run.standardError)")
         for name in ["file-a", "file-b", "flag"] {
             let lines = ((try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "").split(separator: "\n")

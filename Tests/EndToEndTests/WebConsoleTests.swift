@@ -236,8 +236,7 @@ struct WebConsoleProcessTests {
     @Test("Save writes the file --config reads, keeping its comments; sentry config then shows the values from it")
     func save() throws {
         let scratch = try ScratchDirectory("save")
-        let file = scratch.file("sentry.toml").path
-        try "# my turret\ndeadband = 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try scratch.write("# my turret\ndeadband = 1\n", to: "sentry.toml")
         let console = try RunningConsole(["--config", file])
         #expect(try console.post("/api/settings", #"{"offset": 25, "tilt": true}"#).status == 200)
         let saved = try console.post("/api/settings/save", "{}")

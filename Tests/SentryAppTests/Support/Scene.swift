@@ -3,11 +3,7 @@ import Scratch
 import TestClips
 
 enum Scene {
-    static let directory: URL = {
-        let url = ScratchDirectory.shared.appendingPathComponent("scenes")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    static let directory = ScratchDirectory.sharedFolder("scenes")
 
     /// The scene with the crop's top-left corner at (`left`, `top`).
     static func path(left: Int, top: Int = 250) -> String {

@@ -38,6 +38,13 @@ public final class ScratchDirectory: Sendable {
         return url
     }()
 
+    /// The folder `name` in `shared`, made if it is not there yet.
+    public static func sharedFolder(_ name: String) -> URL {
+        let url = shared.appendingPathComponent(name)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     private static func sharedURL() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("sentry-tests-\(getpid())")
     }
