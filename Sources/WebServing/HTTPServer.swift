@@ -96,7 +96,10 @@ public final class HTTPServer: Sendable {
         let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(socket, 128) == 0 else {
+        // The system's deepest queue (SOMAXCONN, capped by net.core.somaxconn): a burst of
+        // connections waits there for the one accepting thread, which turns the excess away
+        // with a 503. A short queue drops their SYNs instead, and those clients hear nothing for seconds.
+        guard bound == 0, listen(socket, SOMAXCONN) == 0 else {
             let reason = Self.errorText()
             close(socket)
             throw ServerError(reason)
