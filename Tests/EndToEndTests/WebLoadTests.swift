@@ -45,62 +45,78 @@ struct WebLoadTests {
     func burstWaitsInQueue() throws {
         let relay = try RunningRelay()
         #expect(relay.process.isRunning)
-        relay.process.suspend()
-        let burst = (0..<400).map { _ in NonBlockingClient(port: relay.port) }
-        defer { for client in burst { client.close() } }
+        #expect(relay.process.suspend())
+        let burst = Burst(of: 400, to: relay.port)
         // Handshakes into a listening queue need no help from the process: the kernel
         // completes them at once, unless the queue is full and it drops the SYNs.
-        let deadline = Date().addingTimeInterval(2)
-        while Date() < deadline, !burst.allSatisfy(\.isConnected) { usleep(20_000) }
-        #expect(burst.filter(\.isConnected).count == 400)
-        relay.process.resume()
+        #expect(burst.connected(within: 2) == 400)
+        #expect(relay.process.resume())
         // The relay serves eight at once (each gets 408 only after its 10 s head deadline);
         // every other one is answered at once.
-        let answering = Date().addingTimeInterval(2)
-        let answers = burst.map { $0.firstBytes(12, until: answering) }
-        let refused = answers.filter { $0 == "HTTP/1.1 503" }.count
-        #expect(refused >= 400 - 8, "\(Dictionary(grouping: answers, by: { $0 }).mapValues(\.count))")
+        let answers = burst.answers(atLeast: 400 - 8, within: 10)
+        #expect(answers["HTTP/1.1 503", default: 0] >= 400 - 8, "\(answers)")
     }
 }
 
-/// A client socket whose connect returns at once, so that hundreds can be made in a burst.
-private struct NonBlockingClient {
-    let descriptor: Int32
+/// Client sockets whose connects return at once, so that hundreds arrive in a burst;
+/// watched together through one `poll`.
+private final class Burst {
+    private let descriptors: [Int32]
 
-    init(port: UInt16) {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    init(of count: Int, to port: UInt16) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        descriptors = (0..<count).map { _ in
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            return descriptor
         }
     }
 
-    /// The handshake is done: the socket is writable with no error pending.
-    var isConnected: Bool {
-        var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        guard poll(&waiting, 1, 0) == 1, waiting.revents & Int16(POLLOUT) != 0 else { return false }
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        return getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0 && error == 0
-    }
+    deinit { for descriptor in descriptors { close(descriptor) } }
 
-    /// The first `count` bytes the server sends before `deadline`, as text ("" for none).
-    func firstBytes(_ count: Int, until deadline: Date) -> String {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: count)
-        // Polled at least once, so that an answer already waiting is read after the deadline too.
-        while received.count < count {
-            var readable = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&readable, 1, Int32(max(0, deadline.timeIntervalSinceNow * 1000))) == 1 else { break }
-            let got = recv(descriptor, &buffer, count - received.count, 0)
-            guard got > 0 else { break }
-            received += buffer[..<got]
+    /// How many finish their handshake (writable, no error pending), waiting up to `seconds` for all of them.
+    func connected(within seconds: Double) -> Int {
+        var connected = 0
+        watch(for: POLLOUT, within: seconds) { descriptor in
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 { connected += 1 }
+            return connected == descriptors.count
         }
-        return String(decoding: received, as: UTF8.self)
+        return connected
     }
 
-    func close() { Glibc.close(descriptor) }
+    /// How many were answered with each status line (its first 12 bytes), waiting up
+    /// to `seconds` until `enough` have an answer; "" counts those closed without one.
+    func answers(atLeast enough: Int, within seconds: Double) -> [String: Int] {
+        var answers: [String: Int] = [:]
+        var buffer = [UInt8](repeating: 0, count: 12)
+        watch(for: POLLIN, within: seconds) { descriptor in
+            // A 503's head is one write, so its first 12 bytes arrive together.
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            answers[String(decoding: buffer[..<max(0, count)], as: UTF8.self), default: 0] += 1
+            return answers.values.reduce(0, +) >= enough
+        }
+        return answers
+    }
+
+    /// Polls the sockets for `events` until `seconds` pass, handing each socket that
+    /// reports one (or an error) to `ready` once, until `ready` says it has seen enough.
+    private func watch(for events: Int32, within seconds: Double, _ ready: (Int32) -> Bool) {
+        var waiting = descriptors.map { pollfd(fd: $0, events: Int16(events), revents: 0) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while !waiting.isEmpty {
+            let milliseconds = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&waiting, nfds_t(waiting.count), milliseconds) > 0 else { return }
+            for entry in waiting where entry.revents != 0 {
+                if ready(entry.fd) { return }
+            }
+            waiting.removeAll { $0.revents != 0 }
+        }
+    }
 }
