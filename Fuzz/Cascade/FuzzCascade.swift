@@ -1,9 +1,9 @@
 // libFuzzer target for the cascade XML loader (`make fuzz`).
 //
-// Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
-// `LLVMFuzzerTestOneInput`. In a normal build this is a replay tool: it runs
-// the files named on the command line through the same function, which is how
-// the committed corpus becomes a regression test.
+// In a fuzz build (`SENTRY_FUZZING=1`: Package.swift adds the sanitizers and
+// `FUZZING`), libFuzzer drives `LLVMFuzzerTestOneInput`. In a normal build this
+// is a replay tool: it runs the files named on the command line through the
+// same function, which is how the committed corpus becomes a regression test.
 import FaceDetection
 import FuzzSupport
 import Imaging

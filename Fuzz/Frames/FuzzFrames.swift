@@ -5,9 +5,9 @@
 // the bytes given, with its header, and its payload is within the reader's limit
 // (a control frame within 125 bytes); the bytes after it parse on the same terms.
 //
-// Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
-// `LLVMFuzzerTestOneInput`; a normal build replays the files named on the
-// command line (the committed corpus, as a regression test).
+// In a fuzz build (`SENTRY_FUZZING=1`: Package.swift adds the sanitizers and
+// `FUZZING`), libFuzzer drives `LLVMFuzzerTestOneInput`; a normal build replays
+// the files named on the command line (the committed corpus, as a regression test).
 import FuzzSupport
 import TurretLinks
 import WebSocketFrames

@@ -5,9 +5,9 @@
 // yields only well-formed commands that the firmware's state machine acts on
 // exactly.
 //
-// Built with `-sanitize=fuzzer -DFUZZING`, libFuzzer drives
-// `LLVMFuzzerTestOneInput`; a normal build replays the files named on the
-// command line (the committed corpus, as a regression test).
+// In a fuzz build (`SENTRY_FUZZING=1`: Package.swift adds the sanitizers and
+// `FUZZING`), libFuzzer drives `LLVMFuzzerTestOneInput`; a normal build replays
+// the files named on the command line (the committed corpus, as a regression test).
 import FuzzSupport
 import ServoSim
 import TurretProtocol

@@ -1,4 +1,4 @@
-// What the fuzz targets share: starting libFuzzer (in `-DFUZZING` builds)
+// What the fuzz targets share: starting libFuzzer (in fuzz builds, `FUZZING`)
 // and replaying a corpus (in normal builds, for the regression test).
 import Foundation
 
