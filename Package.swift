@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
-        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),

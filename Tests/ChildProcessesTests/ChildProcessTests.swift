@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import Scratch
 import SystemPackage
 import Testing
 
@@ -28,7 +29,8 @@ struct ChildProcessTests {
 
     @Test("a child that ignores SIGTERM is killed once its grace has passed, with what it started")
     func stubbornChild() throws {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        let scratch = try ScratchDirectory("child")
+        let marker = scratch.file("marker").path
         let child = try ChildProcess(
             "/bin/sh", arguments: ["-c", "trap '' TERM; (sleep 1; touch \(marker)) & wait"], ownProcessGroup: true,
             stopping: [(SIGTERM, .milliseconds(300))])
