@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretLinks", "TurretProtocol"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "HooksTests", dependencies: ["Scratch", "Hooks", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "HooksTests", dependencies: ["Scratch", "LogRecording", "Waiting", "Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
         // Threads of a running process from /proc, for the tests of helper threads.
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
@@ -199,20 +199,22 @@ let package = Package(
             name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
-        .testTarget(name: "TurretLinksTests", dependencies: ["TurretLinks", "Serial"]),
+        .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
-        .testTarget(name: "WebServingTests", dependencies: ["WebServing", "WebSocketFrames", "MonotonicTime"]),
+        .testTarget(name: "WebServingTests", dependencies: ["Waiting", "WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "ServoSim", "TurretProtocol", "Serial"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
         .target(name: "TestClips", dependencies: ["Scratch"], path: "Tests/Support/TestClips"),
         // A test's own directory of real files, removed when the test is done.
         .target(name: "Scratch", path: "Tests/Support/Scratch"),
+        .target(name: "Waiting", dependencies: ["MonotonicTime"], path: "Tests/Support/Waiting"),
+        .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
-        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
+        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "SentryApp", "TestClips", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "SentryApp", "TestClips", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
                                                           "ProcessThreads", "WebSocketFrames"]),
     ],

@@ -130,3 +130,22 @@ extension DeviceList {
         return candidates[0].stableName ?? candidates[0].path
     }
 }
+
+extension DeviceList {
+    /// For `--serial auto`: finds the board at `path` again after a replug,
+    /// which may give it another name (`ttyUSB0` comes back as `ttyUSB1` while
+    /// anything still holds the old node). By its `/dev/serial/by-id/` name
+    /// when udev made one, else as the only port with its USB vendor and
+    /// product. `nil` when `path` is not a USB serial port.
+    public static func finder(for path: String) -> (@Sendable () -> String?)? {
+        guard let board = serialPorts().first(where: { $0.path == path }), board.vendorID != nil else { return nil }
+        return {
+            let ports = serialPorts()
+            if let stableName = board.stableName, let found = ports.first(where: { $0.stableName == stableName }) {
+                return found.path
+            }
+            let alike = ports.filter { $0.vendorID == board.vendorID && $0.productID == board.productID }
+            return alike.count == 1 ? alike[0].path : nil
+        }
+    }
+}

@@ -60,8 +60,8 @@ public final class TurretLink: @unchecked Sendable {
 
     private func run() {
         while running.withLock({ $0 }) {
-            // Wake for new commands, or every 20 ms to keep the port serviced
-            // (reconnects, the boot wait, a hang-up while idle).
+            // Wake for new commands, or every 20 ms to see whether the port came
+            // back (the link reconnects on its own thread; the state is re-sent here).
             _ = wake.wait(timeout: .now() + .milliseconds(20))
             var commands = inbox.withLock { inbox in
                 defer { inbox = [] }; return inbox

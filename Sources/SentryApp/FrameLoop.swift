@@ -1,4 +1,5 @@
 import Imaging
+import Logging
 import MonotonicTime
 import Video
 
@@ -51,15 +52,19 @@ final class FrameLoop {
     private let pipeline: Pipeline
     private let camera: RecoveringCamera
     private let observers: [any FrameObserver]
+    private let logger: Logger
 
-    init(pipeline: Pipeline, camera: RecoveringCamera, observers: [any FrameObserver]) {
+    init(pipeline: Pipeline, camera: RecoveringCamera, observers: [any FrameObserver], logger: Logger) {
         self.pipeline = pipeline
         self.camera = camera
         self.observers = observers
+        self.logger = logger
     }
 
     /// Runs the loop; returns the number of frames processed.
     func run(maxFrames: Int?, onExit: ExitCommand) throws -> Int {
+        let watchdog = FrameLoopWatchdog(observerNames: observers.map { "\(type(of: $0))" }, logger: logger)
+        defer { watchdog.stop() }
         var frameCount = 0
         while !StopSignal.isRequested, frameCount < maxFrames ?? .max {
             let frame: Frame
@@ -67,29 +72,40 @@ final class FrameLoop {
             case .frame(let next):
                 frame = next
             case .end:
-                try finish(onExit)
+                try finish(onExit, watchdog: watchdog)
                 return frameCount
             case .lost(let error):
+                watchdog.cameraLost()
                 let lockEvent = try pipeline.cameraLost().map {
                     LockEventContext(event: $0, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime)
                 }
                 for observer in observers { observer.cameraLost(error, lockEvent: lockEvent) }
                 let path = try camera.reopen()
+                watchdog.enter(.waitingForFrame)
                 for observer in observers { observer.cameraBack(path) }
                 continue
             }
             let capturedAt = monotonicSeconds()
-            for observer in observers { observer.willProcess(frame, pipeline: pipeline) }
+            for (index, observer) in observers.enumerated() {
+                watchdog.enter(.observer(index))
+                observer.willProcess(frame, pipeline: pipeline)
+            }
+            watchdog.enter(.pipeline)
             let result = try pipeline.process(frame)
             frameCount += 1
             let context = FrameContext(frame: frame, result: result, capturedAt: capturedAt, pipeline: pipeline)
-            for observer in observers { observer.didProcess(context) }
+            for (index, observer) in observers.enumerated() {
+                watchdog.enter(.observer(index))
+                observer.didProcess(context)
+            }
+            watchdog.frameDone()
         }
-        try finish(onExit)
+        try finish(onExit, watchdog: watchdog)
         return frameCount
     }
 
-    private func finish(_ onExit: ExitCommand) throws {
+    private func finish(_ onExit: ExitCommand, watchdog: FrameLoopWatchdog) throws {
+        watchdog.enter(.finishing)
         try pipeline.finish(with: onExit)
         for observer in observers { observer.loopFinished() }
     }

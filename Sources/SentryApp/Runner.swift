@@ -23,6 +23,8 @@ public struct RunOptions: Sendable {
     public var baudRate: Int = 9600
     /// Seconds to wait after opening the port; `nil` for 2 s on real devices, 0 on ptys.
     public var bootWait: Double?
+    /// Where the board is after a replug gave it another name; set for `--serial auto`.
+    public var findSerialPortAgain: (@Sendable () -> String?)?
     /// Play a file again and again.
     public var loop = false
     public var size: FrameSize?
@@ -120,10 +122,11 @@ public enum Runner {
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
         let pipeline = Pipeline(detector: detector, output: link.output, settings: settings)
+        let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
+        defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []
-        if simulator == nil, let port = link.serialPort, let hotPlug = SerialHotPlug(port: port, logger: logger) { observers.append(hotPlug) }
         if let web { observers.append(web) }
         if let recorder { observers.append(recorder) }
         if let expressions { observers.insert(expressions, at: 0) }
@@ -131,7 +134,7 @@ public enum Runner {
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
         if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }
 
-        let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers)
+        let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers, logger: logger)
             .run(maxFrames: options.maxFrames, onExit: options.onExit)
         simulator?.waitForBytes(link.output.bytesWritten, timeout: 0.5)
         if StopSignal.isRequested { logger.info("stopped by signal") }

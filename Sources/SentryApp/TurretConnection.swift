@@ -17,7 +17,7 @@ struct TurretConnection {
         }
         let port = try SerialCommandOutput(
             path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
-            bootWait: options.bootWait, logger: logger)
+            bootWait: options.bootWait, relocate: options.findSerialPortAgain, logger: logger)
         return TurretConnection(output: port, serialPort: port)
     }
 

@@ -10,6 +10,7 @@ import MonotonicTime
 import Serial
 import Synchronization
 import Tracking
+import TurretProtocol
 import TurretLinks
 import Video
 import WebServing

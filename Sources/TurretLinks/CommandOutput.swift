@@ -30,22 +30,3 @@ public enum LinkState: String, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 }
-
-/// What the serial and the relay link share: commands wait in an `OutgoingQueue`
-/// that `service()` moves along without blocking, and a `ReconnectSchedule` says
-/// when to try again and that the link came back.
-protocol QueuedLink: CommandOutput {
-    var queue: OutgoingQueue { get set }
-    var reconnect: ReconnectSchedule { get set }
-    /// Reconnects when due and writes what the link takes now.
-    func service()
-}
-
-extension QueuedLink {
-    public func send(_ commands: [Command]) throws(LinkError) {
-        for command in commands { queue.enqueue(command) }
-        service()
-    }
-
-    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
-}

@@ -18,6 +18,11 @@ struct ReconnectSchedule {
         return true
     }
 
+    /// How long until the next attempt is due (0 when it is due now).
+    func secondsUntilAttempt(at now: Double = monotonicSeconds()) -> Double {
+        max(0, nextAttempt - now)
+    }
+
     /// The link went down: the first attempt comes an interval from now.
     mutating func wentDown(at now: Double = monotonicSeconds()) {
         nextAttempt = now + Self.retryInterval

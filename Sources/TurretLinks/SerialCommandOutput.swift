@@ -1,13 +1,13 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import FoundationEssentials
 import Logging
 import MonotonicTime
 import Serial
-import TurretProtocol
 import TextOutput
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Threading
+import TurretProtocol
 
 /// Commands to a serial port (SPEC §5), kept alive across unplugging:
 ///
@@ -16,136 +16,292 @@ import TextOutput
 /// - after each open it waits `bootWait` seconds (an Uno resets when the port
 ///   opens), or until the board prints a `READY` line;
 /// - when the device goes away it reports `reconnecting`, drops what was
-///   queued, and reopens the path every half second until it is back. It
-///   looks for a hang-up on every call, not only when writing, so a replug
-///   while nothing is sent (no face, `L` already sent) is noticed at once.
-public final class SerialCommandOutput: QueuedLink {
+///   queued, and reopens the port every half second until it is back.
+///
+/// The port has a thread of its own, the link thread, asleep in `poll` on the
+/// port and a wake-up pipe. A hang-up is seen the moment the kernel reports
+/// it, and the port is closed at once, however long a frame takes: a port
+/// held open after its device left keeps the device's name, so a board
+/// plugged back in would come back under another one (`ttyUSB1`). Only the
+/// link thread opens and closes the port; `send` writes on the caller's
+/// thread, so `bytesWritten` counts a frame's bytes when `send` returns.
+public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
+    /// The port as the user named it.
     public let path: String
     public let baudRate: Int
     /// `nil`: 2 s for a real device, 0 for a pseudo-terminal.
     public let bootWait: Double?
     private let logger: Logger
-    private var port: SerialPort?
-    var queue = OutgoingQueue()
-    private var writableAt = 0.0
-    private var received: [UInt8] = []
-    var reconnect = ReconnectSchedule()
-    public private(set) var bytesWritten = 0
-    /// How many times the port came back after a disconnect.
-    public private(set) var reconnectCount = 0
+    /// Where the board is now when `path` is gone, for `--serial auto`: a
+    /// board plugged back in may get another name.
+    private let relocate: (@Sendable () -> String?)?
+
+    /// What the caller's thread and the link thread share; only under `condition`'s lock.
+    private struct Shared {
+        var port: SerialPort?
+        /// Where the port was opened: `path`, or where `relocate` found the board.
+        var openedPath: String
+        /// The device node the port resolved to (through symlinks such as
+        /// /dev/serial/by-id/…), to match udev events.
+        var deviceNode: String?
+        var queue = OutgoingQueue()
+        var writableAt = 0.0
+        var received: [UInt8] = []
+        var reconnect = ReconnectSchedule()
+        var bytesWritten = 0
+        var reconnectCount = 0
+        /// Why the port has to go (a failed write, udev's removal): the link thread closes it.
+        var lost: String?
+        var running = true
+        var finished = false
+    }
+    private var shared: Shared
+    private let condition = Condition()
+    private let wakeUp: WakePipe
 
     static let defaultBootWait = 2.0
+    /// How long the link thread sleeps with nothing to wait for but a hang-up.
+    static let idleWatch = 1.0
 
     /// Opens the port; errors here (bad path, permissions, busy) are the
     /// user's to fix, so they are thrown, not retried.
-    public init(path: String, baudRate: Int = 9600, bootWait: Double? = nil, logger: Logger = Logger(label: "sentry.serial")) throws(LinkError) {
+    public init(
+        path: String, baudRate: Int = 9600, bootWait: Double? = nil, relocate: (@Sendable () -> String?)? = nil,
+        logger: Logger = Logger(label: "sentry.serial")
+    ) throws(LinkError) {
         self.path = path
         self.baudRate = baudRate
         self.bootWait = bootWait
+        self.relocate = relocate
         self.logger = logger
+        shared = Shared(openedPath: path)
+        let port: SerialPort
         do {
-            try open()
+            port = try SerialPort(path: path, baudRate: baudRate)
         } catch {
             throw LinkError(error)
+        }
+        guard let wakeUp = WakePipe() else {
+            throw LinkError(
+                .serialPort(.other), link: "serial port \(path)", reason: "cannot make a pipe (out of file descriptors)",
+                hint: "raise the open-files limit (ulimit -n)")
+        }
+        self.wakeUp = wakeUp
+        install(port, openedAt: path)
+        startThread(named: "serial-link") { [self] in
+            while turn() {}
+            condition.withLock {
+                shared.finished = true
+                condition.broadcast()
+            }
         }
     }
 
     public var state: LinkState {
-        if port == nil { return .reconnecting }
-        if monotonicSeconds() < writableAt { return .booting }
-        return queue.isEmpty ? .ok : .busy
+        condition.withLock {
+            if shared.port == nil || shared.lost != nil { return .reconnecting }
+            if monotonicSeconds() < shared.writableAt { return .booting }
+            return shared.queue.isEmpty ? .ok : .busy
+        }
     }
 
+    public var bytesWritten: Int { condition.withLock { shared.bytesWritten } }
+    /// How many times the port came back after a disconnect.
+    public var reconnectCount: Int { condition.withLock { shared.reconnectCount } }
+    /// The device node of the open port, to match udev events.
+    public var deviceNode: String? { condition.withLock { shared.deviceNode } }
+
+    /// Queues `commands` and writes what the port takes now, never blocking;
+    /// the link thread writes the rest as the port makes room.
+    public func send(_ commands: [Command]) throws(LinkError) {
+        let leftOver = condition.withLock {
+            for command in commands { shared.queue.enqueue(command) }
+            writePendingOrMarkLost()
+            return !shared.queue.isEmpty || shared.lost != nil
+        }
+        if leftOver { wakeUp.wake() }
+    }
+
+    public func takeReconnected() -> Bool {
+        condition.withLock { shared.reconnect.takeReconnected() }
+    }
+
+    /// Waits until the queue is written or `timeout` passes, then for the
+    /// port's own buffer to drain in what is left of it.
     public func flush(timeout: Double) throws(LinkError) {
         let deadline = monotonicSeconds() + timeout
-        service()
-        while !queue.isEmpty, let port, monotonicSeconds() < deadline {
-            // Booting: the READY line or the end of the boot wait; else room in the port.
-            let booting = monotonicSeconds() < writableAt
-            port.wait(until: booting ? .readable : .writable, timeout: min(deadline, booting ? writableAt : deadline) - monotonicSeconds())
-            service()
-        }
-        port?.drain(timeout: max(0, deadline - monotonicSeconds()))
+        wakeUp.wake()
+        _ = condition.wait(seconds: timeout) { shared.queue.isEmpty || shared.port == nil || !shared.running }
+        condition.withLock { shared.port?.drain(timeout: max(0, deadline - monotonicSeconds())) }
     }
 
     /// Tries to reopen a lost port now rather than at the next half-second poll.
     public func retryNow() {
-        reconnect.retryNow()
+        condition.withLock { shared.reconnect.retryNow() }
+        wakeUp.wake()
     }
-
-    /// The device node the port resolved to when it was opened (through
-    /// symlinks such as /dev/serial/by-id/…), to match udev events.
-    public private(set) var deviceNode: String?
 
     /// udev says `node` was removed: if it is ours, let go of it now.
     public func deviceRemoved(_ node: String) {
-        guard port != nil, node == deviceNode else { return }
-        logger.warning("serial port \(path) was removed; waiting for it to come back")
-        disconnect()
+        let ours = condition.withLock {
+            guard shared.port != nil, node == shared.deviceNode else { return false }
+            shared.lost = "serial port \(path) was removed; waiting for it to come back"
+            return true
+        }
+        if ours { wakeUp.wake() }
     }
 
-    /// Closes the port, restoring its settings.
+    /// Stops the link thread and closes the port, restoring its settings. Idempotent.
     public func close() {
-        port?.close()
-        port = nil
-    }
-
-    private func open() throws(SerialError) {
-        let opened = try SerialPort(path: path, baudRate: baudRate)
-        let wait = bootWait ?? (opened.isPseudoTerminal ? 0 : Self.defaultBootWait)
-        writableAt = monotonicSeconds() + wait
-        received = []
-        port = opened
-        deviceNode = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
-
-    /// Reconnects when due, waits out the boot, writes what the port takes.
-    func service() {
-        if port == nil {
-            guard reconnect.attemptIsDue() else { return }
-            do {
-                try open()
-                reconnectCount += 1
-                reconnect.cameBack()
-                logger.notice("serial port \(path) is back; aiming again")
-            } catch {
-                logger.debug("serial port \(path) not back yet: \(error.reason)")
-                return
-            }
+        condition.withLock { shared.running = false }
+        wakeUp.wake()
+        // The link thread's turns are short (no call in them blocks), so this wait is too.
+        _ = condition.wait(seconds: 10) { shared.finished }
+        condition.withLock {
+            shared.port?.close()
+            shared.port = nil
         }
+    }
+
+    // MARK: - Under the lock
+
+    private func install(_ port: SerialPort, openedAt openedPath: String) {
+        let wait = bootWait ?? (port.isPseudoTerminal ? 0 : Self.defaultBootWait)
+        let node = URL(fileURLWithPath: openedPath).resolvingSymlinksInPath().path
+        condition.withLock {
+            shared.port = port
+            shared.openedPath = openedPath
+            shared.deviceNode = node
+            shared.writableAt = monotonicSeconds() + wait
+            shared.received = []
+            shared.lost = nil
+        }
+    }
+
+    /// Writes what the port takes now, once the boot is over; a port that
+    /// fails is marked lost for the link thread to close.
+    private func writePendingOrMarkLost() {
+        guard let port = shared.port, shared.lost == nil, monotonicSeconds() >= shared.writableAt else { return }
+        let bytes = shared.queue.pendingBytes
+        guard !bytes.isEmpty else { return }
         do {
-            try port?.checkConnected()
-            try waitForBoot()
-            try writePending()
+            let written = try port.write(bytes)
+            shared.queue.markWritten(written)
+            shared.bytesWritten += written
         } catch {
-            logger.warning("\(error.description)")
-            disconnect()
+            shared.lost = error.description
         }
     }
 
-    private func waitForBoot() throws(SerialError) {
-        guard let port, monotonicSeconds() < writableAt else { return }
-        received += try port.read()
-        if received.split(separator: UInt8(ascii: "\n")).contains(where: {
+    /// The board's boot is over when it prints READY (or when the wait ends).
+    private func readBoot(_ port: SerialPort) throws(SerialError) {
+        guard monotonicSeconds() < shared.writableAt else { return }
+        shared.received += try port.read()
+        if shared.received.split(separator: UInt8(ascii: "\n")).contains(where: {
             String(decoding: $0, as: UTF8.self).trimmed() == "READY"
         }) {
-            writableAt = 0
+            shared.writableAt = 0
         }
     }
 
-    private func writePending() throws(SerialError) {
-        guard let port, monotonicSeconds() >= writableAt else { return }
-        let bytes = queue.pendingBytes
-        guard !bytes.isEmpty else { return }
-        let written = try port.write(bytes)
-        queue.markWritten(written)
-        bytesWritten += written
+    // MARK: - The link thread
+
+    /// What the link thread does next, decided under the lock and done outside it.
+    private enum Turn {
+        case stop
+        case close(SerialPort, reason: String)
+        case reopen(String)
+        case waitForRetry(seconds: Double)
+        case watch(descriptor: Int32, events: Int16, seconds: Double)
     }
 
-    private func disconnect() {
-        port?.close()
-        port = nil
-        queue.removeAll()
-        reconnect.wentDown()
+    /// One turn of the link thread; false once the link is closing.
+    private func turn() -> Bool {
+        switch nextTurn() {
+        case .stop:
+            return false
+        case .close(let port, let reason):
+            port.close()
+            logger.warning("\(reason)")
+        case .reopen(let openedPath):
+            reopen(openedPath)
+        case .waitForRetry(let seconds):
+            sleep(watching: nil, seconds: seconds)
+        case .watch(let descriptor, let events, let seconds):
+            sleep(watching: (descriptor, events), seconds: seconds)
+            condition.withLock {
+                guard let port = shared.port, port.descriptor?.rawValue == descriptor, shared.lost == nil else { return }
+                do throws(SerialError) {
+                    try port.checkConnected()
+                    try readBoot(port)
+                    writePendingOrMarkLost()
+                } catch {
+                    shared.lost = error.description
+                }
+                condition.broadcast()
+            }
+        }
+        return true
+    }
+
+    private func nextTurn() -> Turn {
+        condition.withLock {
+            guard shared.running else { return .stop }
+            if let reason = shared.lost, let port = shared.port {
+                shared.port = nil
+                shared.lost = nil
+                shared.queue.removeAll()
+                shared.reconnect.wentDown()
+                condition.broadcast()
+                return .close(port, reason: reason)
+            }
+            guard let port = shared.port, let descriptor = port.descriptor?.rawValue else {
+                return shared.reconnect.attemptIsDue() ? .reopen(shared.openedPath) : .waitForRetry(seconds: shared.reconnect.secondsUntilAttempt())
+            }
+            let now = monotonicSeconds()
+            if now < shared.writableAt {
+                return .watch(descriptor: descriptor, events: Int16(POLLIN), seconds: shared.writableAt - now)
+            }
+            return .watch(descriptor: descriptor, events: shared.queue.isEmpty ? 0 : Int16(POLLOUT), seconds: Self.idleWatch)
+        }
+    }
+
+    /// Sleeps until the port is ready for `events` or hangs up (POLLHUP
+    /// comes without asking), another thread wakes the link, or `seconds` pass.
+    private func sleep(watching port: (descriptor: Int32, events: Int16)?, seconds: Double) {
+        var watched = [pollfd(fd: wakeUp.readEnd, events: Int16(POLLIN), revents: 0)]
+        if let port { watched.append(pollfd(fd: port.descriptor, events: port.events, revents: 0)) }
+        _ = poll(&watched, nfds_t(watched.count), Int32((max(0, seconds) * 1000).rounded(.up)))
+        if watched[0].revents != 0 { wakeUp.drain() }
+    }
+
+    /// Opens the port again where it was, or where `relocate` finds the board now.
+    private func reopen(_ openedPath: String) {
+        var opened: (SerialPort, String)?
+        var failure: SerialError?
+        do {
+            opened = (try SerialPort(path: openedPath, baudRate: baudRate), openedPath)
+        } catch {
+            failure = error
+            if error.kind == .notFound, let elsewhere = relocate?(), elsewhere != openedPath {
+                do {
+                    opened = (try SerialPort(path: elsewhere, baudRate: baudRate), elsewhere)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        guard let (port, at) = opened else {
+            logger.debug("serial port \(path) not back yet: \(failure?.reason ?? "")")
+            return
+        }
+        let keep = condition.withLock { shared.running }
+        guard keep else { return port.close() }
+        install(port, openedAt: at)
+        condition.withLock {
+            shared.reconnectCount += 1
+            shared.reconnect.cameBack()
+        }
+        logger.notice("serial port \(path) is back\(at == path ? "" : " as \(at)"); aiming again")
     }
 }

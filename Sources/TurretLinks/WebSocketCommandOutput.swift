@@ -16,7 +16,7 @@ import TextOutput
 /// connection every half second, and the aim sent again once it is back.
 /// Each frame's commands go as one WebSocket text message (RFC 6455, masked
 /// as a client must).
-public final class WebSocketCommandOutput: QueuedLink {
+public final class WebSocketCommandOutput: CommandOutput {
     public let url: RelayURL
     private let logger: Logger
     private enum Phase {
@@ -27,11 +27,11 @@ public final class WebSocketCommandOutput: QueuedLink {
     private var phase = Phase.closed
     /// The connection's socket; nil while there is none.
     private var socket: FileDescriptor?
-    var queue = OutgoingQueue()
+    private var queue = OutgoingQueue()
     /// A frame written in part: finished before anything else.
     private var unsent: [UInt8] = []
     private var incoming: [UInt8] = []
-    var reconnect = ReconnectSchedule()
+    private var reconnect = ReconnectSchedule()
     private var wasOpen = false
     public private(set) var bytesWritten = 0
     /// The relay's address, looked up again behind each reconnection, never on the frame thread.
@@ -107,9 +107,17 @@ public final class WebSocketCommandOutput: QueuedLink {
         _ = poll(&pollfd, 1, Int32((timeout * 1000).rounded(.up)))
     }
 
+    /// Queues `commands` and writes what the socket takes now, never blocking.
+    public func send(_ commands: [Command]) throws(LinkError) {
+        for command in commands { queue.enqueue(command) }
+        service()
+    }
+
+    public func takeReconnected() -> Bool { reconnect.takeReconnected() }
+
     /// Moves the connection along without blocking: a new attempt every
     /// half second while it is down, then connect, handshake, open.
-    func service() {
+    private func service() {
         if case .closed = phase, !reconnect.attemptIsDue() { return }
         for _ in 0..<3 {
             let wasOpen: Bool = if case .open = phase { true } else { false }

@@ -4,6 +4,7 @@ import Scratch
 import Serial
 import Testing
 import TurretProtocol
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
@@ -61,6 +62,29 @@ struct ReconnectTests {
         #expect(sentry.stop() == 0)
     }
 
+    @Test("a port hung up with its output unread: the link lets go on its own thread, and the frame loop runs on without a stall")
+    func hangUpWithOutputPending() throws {
+        let directory = try ScratchDirectory("hang-up-pending")
+        let link = directory.file("ttyUSB-test").path
+        let board = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: board.devicePath)
+        let log = directory.file("sentry.log")
+        let sentry = try RunningSentry(
+            ["--camera", DemoClip.path, "--serial", link, "--realtime", "--loop", "--quiet", "--track", "--log-level", "info"], output: log)
+        // Nothing reads the board's side, so the aims wait on the line.
+        #expect(eventually { pendingBytes(board) > 0 }, "sentry wrote nothing")
+        try FileManager.default.removeItem(atPath: link)
+        board.close()
+        #expect(eventually { logText(log).contains("device hung up") }, "the hang-up was not noticed: \(logText(log))")
+        // The loop goes on: aims for the track table after the hang-up, with no port to take them.
+        let atHangUp = logText(log).components(separatedBy: "device hung up")[0].components(separatedBy: " sent ").count
+        #expect(eventually { logText(log).components(separatedBy: " sent ").count > atHangUp + 3 }, "the frame loop stopped after the hang-up")
+        #expect(sentry.stop() == 0)
+        let afterHangUp = logText(log).components(separatedBy: "device hung up").dropFirst().joined()
+        #expect(!afterHangUp.contains("frame loop stalled"), "\(afterHangUp)")
+        #expect(afterHangUp.contains("frame loop: "), "no summary of the frame loop: \(afterHangUp)")
+    }
+
     @Test("after opening, nothing is sent until the boot wait is over")
     func waitsForBoot() throws {
         let pty = try PseudoTerminal()
@@ -86,4 +110,15 @@ struct ReconnectTests {
         #expect(isPureProtocol(bytes))
         _ = sentry.stop()
     }
+}
+
+/// Bytes written to the pty's device side that its controller has not read yet.
+private func pendingBytes(_ pty: PseudoTerminal) -> Int32 {
+    guard let controller = pty.controller else { return 0 }
+    var count: Int32 = 0
+    return ioctl(controller.rawValue, UInt(FIONREAD), &count) == 0 ? count : 0
+}
+
+private func logText(_ file: URL) -> String {
+    (try? String(contentsOf: file, encoding: .utf8)) ?? ""
 }

@@ -1,43 +1,11 @@
 import Foundation
 import Hooks
 import Logging
+import LogRecording
 import Scratch
 import Synchronization
 import Testing
-
-/// Keeps every log message, to check what a user would read.
-final class LogRecorder: Sendable {
-    let messages = Mutex<[String]>([])
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(recorder: self) }
-    }
-
-    struct Handler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            recorder.messages.withLock { $0.append("\(level): \(message)") }
-        }
-    }
-}
-
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5000)
-    }
-    return condition()
-}
+import Waiting
 
 func lines(_ url: URL) -> [String] {
     ((try? String(contentsOf: url, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -54,7 +22,7 @@ struct HookRunnerTests {
             .init(
                 name: "on-lock", command: "echo \"$SENTRY_PAN $SENTRY_BOX\" > '\(out.path)'; [ -n \"$PATH\" ] && echo path >> '\(out.path)'",
                 environment: ["SENTRY_PAN": "93", "SENTRY_BOX": "1,2,3,4"]))
-        #expect(waitUntil { runner.counts.succeeded == 1 })
+        #expect(eventually { runner.counts.succeeded == 1 })
         #expect(lines(out) == ["93 1,2,3,4", "path"])
         #expect(runner.counts == .init(started: 1, succeeded: 1))
     }
@@ -70,7 +38,7 @@ struct HookRunnerTests {
         }
         // Every submit came back while the first hook was still sleeping.
         #expect(lines(started).count <= 1)
-        #expect(waitUntil { runner.counts.timedOut == 2 })
+        #expect(eventually { runner.counts.timedOut == 2 })
         #expect(lines(started).count == 2, "one ran, then the newest that waited")
         #expect(!lines(started).contains("done"))
         #expect(runner.counts == .init(started: 2, timedOut: 2, dropped: 18))
@@ -85,9 +53,9 @@ struct HookRunnerTests {
         let child = scratch.file("child")
         let runner = HookRunner(timeout: 0.3, logger: LogRecorder().logger)
         runner.submit(.init(name: "on-lock", command: "sleep 30 & echo $! > '\(child.path)'; wait", environment: [:]))
-        #expect(waitUntil { runner.counts.timedOut == 1 })
+        #expect(eventually { runner.counts.timedOut == 1 })
         let pid = try #require(lines(child).first.flatMap { Int32($0) })
-        #expect(waitUntil(timeout: 2) { kill(pid, 0) != 0 }, "sleep 30 outlived its hook")
+        #expect(eventually(within: 2) { kill(pid, 0) != 0 }, "sleep 30 outlived its hook")
     }
 
     @Test("a failing hook is logged with its status and the next one still runs")
@@ -95,9 +63,9 @@ struct HookRunnerTests {
         let log = LogRecorder()
         let runner = HookRunner(timeout: 5, logger: log.logger)
         runner.submit(.init(name: "on-lock", command: "exit 3", environment: [:]))
-        #expect(waitUntil { runner.counts.failed == 1 })
+        #expect(eventually { runner.counts.failed == 1 })
         runner.submit(.init(name: "on-lost", command: "true", environment: [:]))
-        #expect(waitUntil { runner.counts.succeeded == 1 })
+        #expect(eventually { runner.counts.succeeded == 1 })
         #expect(log.messages.withLock { $0 }.contains { $0.contains("hook on-lock exited with status 3: exit 3") })
     }
 
@@ -106,7 +74,7 @@ struct HookRunnerTests {
         let runner = HookRunner(timeout: 30, logger: LogRecorder().logger)
         runner.submit(.init(name: "a", command: "sleep 30", environment: [:]))
         runner.submit(.init(name: "b", command: "sleep 30", environment: [:]))
-        #expect(waitUntil { runner.counts.started == 1 })
+        #expect(eventually { runner.counts.started == 1 })
         runner.finish(grace: 0.2)
         #expect(runner.counts.started == 1)
         runner.submit(.init(name: "c", command: "true", environment: [:]))

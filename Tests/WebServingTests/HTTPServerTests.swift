@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WebServing
 import WebSocketFrames
+import Waiting
 
 /// A client on a real socket, as blunt as a hostile one may be.
 struct RawClient {
@@ -97,16 +98,6 @@ func startServer(_ configure: (inout ServerLimits) -> Void = { _ in }, handler: 
     let server = HTTPServer(address: address, limits: limits, name: "test-server", handler: handler)
     try server.start()
     return server
-}
-
-/// Waits up to `seconds` for `condition`.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = monotonicSeconds() + seconds
-    while monotonicSeconds() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
 }
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

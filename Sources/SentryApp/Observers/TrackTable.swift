@@ -1,8 +1,10 @@
 import FoundationEssentials
+import Glibc
 import Geometry
 import Serial
 import ServoSim
 import TurretLinks
+import TurretProtocol
 import TextOutput
 
 /// `--track`: one line on stdout per frame that wrote commands, with where
@@ -20,6 +22,9 @@ final class TrackTable: FrameObserver {
         guard !context.result.commands.isEmpty else { return }
         simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
         print(Self.line(context.result, servo: simulator?.current))
+        // Each line as it happens, into a pipe or a file too (`tail -f`, a test waiting for
+        // it): fflush(nil) flushes stdout, which Swift 6 will not name from a non-isolated place.
+        fflush(nil)
     }
 
     static func line(_ result: FrameResult, servo: SimulatedServo.Sample?) -> String {

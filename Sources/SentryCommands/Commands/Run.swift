@@ -101,6 +101,7 @@ struct Run: ParsableCommand {
         var options = RunOptions(camera: camera, serial: serial)
         options.baudRate = link.baud
         options.bootWait = link.bootWait
+        if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
         options.onExit = link.onExit
         options.size = capture.frameSize
         options.framesPerSecond = capture.fps

@@ -7,8 +7,9 @@ import TurretProtocol
 final class RunningSentry {
     let process = Process()
 
-    /// Runs sentry with `arguments`; with `confinedTo`, on that CPU alone (through taskset).
-    init(_ arguments: [String], confinedTo cpu: Int? = nil) throws {
+    /// Runs sentry with `arguments`; with `confinedTo`, on that CPU alone (through taskset);
+    /// with `output`, its stdout and stderr go to that file.
+    init(_ arguments: [String], confinedTo cpu: Int? = nil, output: URL? = nil) throws {
         if let cpu {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
             process.arguments = ["--cpu-list", "\(cpu)", SentryProcess.executable] + arguments
@@ -16,8 +17,15 @@ final class RunningSentry {
             process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
             process.arguments = arguments
         }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let output {
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            let file = try FileHandle(forWritingTo: output)
+            process.standardOutput = file
+            process.standardError = file
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
     }
 

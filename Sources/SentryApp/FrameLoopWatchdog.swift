@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import FoundationEssentials
+import Logging
+import MonotonicTime
+import Synchronization
+import TextOutput
+import Threading
+
+/// Watches the frame loop from a thread of its own: a step of the loop that
+/// takes over a second is logged while it lasts, with the step's name and
+/// what the kernel says the loop's thread is doing (blocked in a system call,
+/// or running), so a stall is found from a user's log rather than
+/// reproduced. At the end of the run it logs the longest gap between frames.
+///
+/// The loop marks each step with `enter`, two atomic stores; everything
+/// slow (reading /proc, logging) happens on the watchdog's thread.
+final class FrameLoopWatchdog: Sendable {
+    /// What the loop is doing.
+    enum Step: Sendable, Equatable {
+        case waitingForFrame, pipeline, reopeningCamera, finishing
+        /// Observer number `index`, in the order registered.
+        case observer(Int)
+
+        var code: Int {
+            switch self {
+            case .waitingForFrame: -1
+            case .pipeline: -2
+            case .reopeningCamera: -3
+            case .finishing: -4
+            case .observer(let index): index
+            }
+        }
+
+        init(code: Int) {
+            self =
+                switch code {
+                case -1: .waitingForFrame
+                case -2: .pipeline
+                case -3: .reopeningCamera
+                case -4: .finishing
+                default: .observer(code)
+                }
+        }
+    }
+
+    /// A step over this many seconds is a stall.
+    static let stallSeconds = 1.0
+    /// After a stall is logged, the next is only counted for this long, so a
+    /// machine too slow for its camera's rate is told once a minute, not every frame.
+    static let quietSeconds = 60.0
+
+    private let logger: Logger
+    private let observerNames: [String]
+    /// The loop's thread, as /proc names it (`PID/task/TID`).
+    private let threadPath: String
+    private let stepCode = Atomic<Int>(-1)
+    /// When the current step began, in monotonic nanoseconds.
+    private let stepStart = Atomic<Int>(0)
+    private let running = Atomic(true)
+    private let stopped = Condition()
+    private let done = Atomic(false)
+    /// Frame-thread bookkeeping for the longest gap (only the loop touches it).
+    private let gaps = Mutex(Gaps())
+
+    private struct Gaps {
+        var lastFrameEnd: Double?
+        var frames = 0
+        var longest = 0.0
+        var longestAtFrame = 0
+        /// The longest single step of the current frame, and of the longest gap's.
+        var frameSlowest: (step: Step, seconds: Double) = (.waitingForFrame, 0)
+        var longestSlowest: (step: Step, seconds: Double) = (.waitingForFrame, 0)
+    }
+
+    /// Starts watching the calling thread, which runs the loop; `observerNames`
+    /// name the observers' steps.
+    init(observerNames: [String], logger: Logger) {
+        self.logger = logger
+        self.observerNames = observerNames
+        threadPath = Self.currentThreadPath()
+        stepStart.store(Self.now(), ordering: .relaxed)
+        startThread(named: "loop-watchdog") { [self] in
+            watch()
+            stopped.withLock {
+                done.store(true, ordering: .relaxed)
+                stopped.broadcast()
+            }
+        }
+    }
+
+    /// The loop begins `step` now.
+    func enter(_ step: Step) {
+        let now = Self.now()
+        let seconds = Double(now - stepStart.load(ordering: .relaxed)) / 1e9
+        gaps.withLock { gaps in
+            if seconds > gaps.frameSlowest.seconds { gaps.frameSlowest = (self.step, seconds) }
+        }
+        stepCode.store(step.code, ordering: .relaxed)
+        stepStart.store(now, ordering: .relaxed)
+    }
+
+    /// A frame went through the pipeline and the observers.
+    func frameDone() {
+        enter(.waitingForFrame)
+        let now = monotonicSeconds()
+        gaps.withLock { gaps in
+            gaps.frames += 1
+            if let last = gaps.lastFrameEnd, now - last > gaps.longest {
+                gaps.longest = now - last
+                gaps.longestAtFrame = gaps.frames
+                gaps.longestSlowest = gaps.frameSlowest
+            }
+            gaps.lastFrameEnd = now
+            gaps.frameSlowest = (.waitingForFrame, 0)
+        }
+    }
+
+    /// The camera was lost: the loop waits for it (it logs that itself), and
+    /// the time without it is no gap between frames.
+    func cameraLost() {
+        enter(.reopeningCamera)
+        gaps.withLock { $0.lastFrameEnd = nil }
+    }
+
+    /// Stops the watchdog's thread and logs the longest gap between frames.
+    func stop() {
+        enter(.finishing)
+        running.store(false, ordering: .relaxed)
+        _ = stopped.wait(seconds: 2) { done.load(ordering: .relaxed) }
+        let gaps = gaps.withLock { $0 }
+        guard gaps.frames > 1 else { return }
+        logger.info(
+            "frame loop: \(gaps.frames) frames, longest gap \(String(printf: "%.2f", gaps.longest)) s before frame \(gaps.longestAtFrame) (\(String(printf: "%.2f", gaps.longestSlowest.seconds)) s of it \(describe(gaps.longestSlowest.step)))"
+        )
+    }
+
+    private var step: Step { Step(code: stepCode.load(ordering: .relaxed)) }
+
+    private func watch() {
+        var reportedStart = 0
+        var lastReport = -Double.infinity
+        var unreported = 0
+        while running.load(ordering: .relaxed) {
+            _ = stopped.wait(seconds: 0.25) { !running.load(ordering: .relaxed) }
+            let start = stepStart.load(ordering: .relaxed), step = step
+            let seconds = Double(Self.now() - start) / 1e9
+            guard seconds > Self.stallSeconds, start != reportedStart, step != .reopeningCamera, step != .finishing else { continue }
+            reportedStart = start
+            let now = monotonicSeconds()
+            guard now - lastReport >= Self.quietSeconds else {
+                unreported += 1
+                continue
+            }
+            let more = unreported > 0 ? " (\(unreported) more since the last report)" : ""
+            logger.warning(
+                "frame loop stalled: over \(String(printf: "%.1f", seconds)) s \(describe(step)); the thread is \(kernelState())\(more)")
+            lastReport = now
+            unreported = 0
+        }
+    }
+
+    private func describe(_ step: Step) -> String {
+        switch step {
+        case .waitingForFrame: "waiting for the camera's next frame"
+        case .pipeline: "in the pipeline (detection, tracking, the serial write)"
+        case .reopeningCamera: "reopening the camera"
+        case .finishing: "finishing"
+        case .observer(let index): "in the observer \(index < observerNames.count ? observerNames[index] : "#\(index)")"
+        }
+    }
+
+    /// What the kernel says the loop's thread is doing: in a system call
+    /// (its number and the kernel function it sleeps in), or running.
+    private func kernelState() -> String {
+        func read(_ name: String) -> String? {
+            (try? String(contentsOfFile: "/proc/\(threadPath)/\(name)", encoding: .utf8))?.trimmed()
+        }
+        guard let syscall = read("syscall") else { return "(unknown: /proc is not readable)" }
+        if syscall == "running" { return "running (computing, not blocked in the kernel)" }
+        let number = syscall.split(separator: " ").first.map(String.init) ?? syscall
+        let wchan = read("wchan").flatMap { $0 == "0" || $0.isEmpty ? nil : $0 }
+        return "blocked in system call \(number)\(wchan.map { " at \($0)" } ?? "")"
+    }
+
+    private static func now() -> Int { Int(monotonicSeconds() * 1e9) }
+
+    /// `PID/task/TID` of the calling thread, from /proc/thread-self.
+    private static func currentThreadPath() -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard count > 0 else { return "self" }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import LogRecording
+import Testing
+
+@testable import SentryApp
+
+@Suite("The frame loop's watchdog")
+struct FrameLoopWatchdogTests {
+    @Test("a step over a second is logged while it lasts, named, with what the kernel says the thread does")
+    func stallIsLogged() {
+        let recorder = LogRecorder()
+        let watchdog = FrameLoopWatchdog(observerNames: ["WebConsole", "SlowObserver"], logger: recorder.logger)
+        watchdog.frameDone()
+        watchdog.enter(.observer(1))
+        // The stall: the loop's thread asleep in the kernel, as in a blocking call on a port.
+        usleep(1_600_000)
+        let loggedDuringStall = recorder.messages.withLock { $0 }
+        watchdog.frameDone()
+        watchdog.stop()
+        let stall = loggedDuringStall.first { $0.hasPrefix("warning: frame loop stalled: over 1.") }
+        #expect(stall != nil, "\(loggedDuringStall)")
+        #expect(stall?.contains("s in the observer SlowObserver; the thread is blocked in system call") == true, "\(stall ?? "")")
+        let summary = recorder.messages.withLock { $0 }.last ?? ""
+        #expect(summary.hasPrefix("info: frame loop: 2 frames, longest gap 1."), "\(summary)")
+        #expect(summary.contains(" s of it in the observer SlowObserver)"), "\(summary)")
+    }
+
+    @Test("steps under a second and the wait for a lost camera are not stalls")
+    func noFalseStalls() {
+        let recorder = LogRecorder()
+        let watchdog = FrameLoopWatchdog(observerNames: [], logger: recorder.logger)
+        for _ in 0..<5 {
+            watchdog.enter(.pipeline)
+            usleep(20_000)
+            watchdog.frameDone()
+        }
+        watchdog.cameraLost()
+        usleep(1_400_000)
+        watchdog.enter(.waitingForFrame)
+        watchdog.stop()
+        let warnings = recorder.messages.withLock { $0 }.filter { $0.hasPrefix("warning") }
+        #expect(warnings.isEmpty, "\(warnings)")
+    }
+}
