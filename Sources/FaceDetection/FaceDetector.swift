@@ -24,6 +24,10 @@ public protocol FaceDetector: AnyObject {
     /// the order of its boxes; empty when it has no scores (cascades).
     var lastScores: [Float] { get }
 
+    /// The face whose landmarks the last call found, with its box as it is
+    /// among the faces (the face mesh's); nil for detectors without landmarks.
+    var lastLandmarks: LandmarkedFace? { get }
+
     /// Whether a frame's colour changes what it finds: the camera is then asked
     /// for a colour format and the sources keep the colour.
     var readsColour: Bool { get }
@@ -39,6 +43,8 @@ extension FaceDetector {
     }
 
     public var lastScores: [Float] { [] }
+
+    public var lastLandmarks: LandmarkedFace? { nil }
 
     public var readsColour: Bool { false }
 
@@ -64,5 +70,17 @@ public protocol RegionFaceDetector: FaceDetector {
 extension RegionFaceDetector {
     public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, region: Box, into faces: inout [Box]) {
         detectFaces(in: image, region: region, into: &faces)
+    }
+}
+
+/// A face and its landmarks: the mesh's points paired with the box the
+/// detector reported for them, so nobody has to guess which face they are.
+public struct LandmarkedFace: Sendable, Equatable {
+    public var box: Box
+    public var landmarks: FaceLandmarks
+
+    public init(box: Box, landmarks: FaceLandmarks) {
+        self.box = box
+        self.landmarks = landmarks
     }
 }

@@ -26,6 +26,10 @@ public final class MeshFollowingDetector: FaceDetector {
     /// What ran on the last frame: `.neighbourhood` is the mesh alone.
     public private(set) var lastPass = ScheduledDetector.Pass.full
     public private(set) var lastScores: [Float] = []
+    /// The followed face's points with its box (the last of the faces reported).
+    public var lastLandmarks: LandmarkedFace? { followedBox.map { LandmarkedFace(box: $0, landmarks: points) } }
+    /// The followed face's box as reported; nil when no face is followed or its box left the frame.
+    private var followedBox: Box?
 
     /// The followed face's points on the last frame (its box is the last of the
     /// faces reported); nil when no face is followed. Valid until the next frame.
@@ -127,6 +131,7 @@ public final class MeshFollowingDetector: FaceDetector {
         faces.append(contentsOf: others)
         lastScores.removeAll(keepingCapacity: true)
         lastScores.append(contentsOf: otherScores)
+        followedBox = nil
         if followsFace {
             // Within the frame: a face half out of view has points beyond its edge.
             let (low, high) = points.bounds
@@ -134,8 +139,10 @@ public final class MeshFollowingDetector: FaceDetector {
             let left = low.clamped(lowerBound: .zero, upperBound: size).rounded(.toNearestOrAwayFromZero)
             let right = high.clamped(lowerBound: .zero, upperBound: size).rounded(.toNearestOrAwayFromZero)
             guard right.x > left.x, right.y > left.y else { return }
-            faces.append(Box(x: Int(left.x), y: Int(left.y), width: Int(right.x - left.x), height: Int(right.y - left.y)))
+            let box = Box(x: Int(left.x), y: Int(left.y), width: Int(right.x - left.x), height: Int(right.y - left.y))
+            faces.append(box)
             lastScores.append(mesh.presence)
+            followedBox = box
         } else if let detected {
             faces.append(detected.box)
             lastScores.append(detected.score)

@@ -1,33 +1,42 @@
 import Imaging
 import Logging
 import MonotonicTime
+import Tracking
+import TurretLinks
 import Video
 
-/// What an observer is told about a frame the pipeline has handled.
-public struct FrameContext {
+/// Everything that happened to one frame, as one value: what observers are
+/// given instead of the pipeline, so none of them can change the run or
+/// depend on another's order. Changes go the other way, as `RunChange`s.
+public struct FrameOutcome: Sendable {
     public let frame: Frame
-    public let result: FrameResult
     /// When the source handed the frame over (monotonic seconds).
     public let capturedAt: Double
-    /// The pipeline, for its settings, steering and detector.
-    public let pipeline: Pipeline
+    /// What the pipeline found and did: faces with scores, the followed face's
+    /// reading, the tracker's decision, the commands, lock and fire, timings.
+    public let result: FrameResult
+    /// The settings the frame was processed with.
+    public let settings: PipelineSettings
+    /// Who pointed the turret this frame.
+    public let steering: Steering
+    public let detectorName: String
+    /// The link's state once the frame's commands were handed to it.
+    public let link: LinkState
 }
 
 /// Something the frame loop tells about each frame, and about the camera
 /// going and coming back. The loop itself only moves frames through the
 /// pipeline; everything else a run does (the console, hooks, the status
-/// line, the `--track` table, hot-plug) is an observer registered at start,
-/// so a new capability is a new observer, not more lines in the loop.
+/// line, the `--track` table) is an observer registered at start, so a new
+/// capability is a new observer, not more lines in the loop. An observer
+/// that wants to change the run (the console) submits `RunChange`s.
 ///
 /// Observers run on the frame loop's thread, in the order registered: each
 /// must return quickly and hand slow work (hooks, encoding, serving) to its
 /// own threads.
 public protocol FrameObserver: AnyObject {
-    /// Before `frame` goes through the pipeline: the one place where an
-    /// observer may change the pipeline (the console's settings and steering).
-    func willProcess(_ frame: Frame, pipeline: Pipeline)
     /// After the pipeline handled a frame and wrote its commands.
-    func didProcess(_ context: FrameContext)
+    func didProcess(_ outcome: FrameOutcome)
     /// The camera went away; the pipeline has sent its sweep. `lockEvent`:
     /// the lock lost with it, if there was one.
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?)
@@ -39,25 +48,27 @@ public protocol FrameObserver: AnyObject {
 }
 
 extension FrameObserver {
-    public func willProcess(_ frame: Frame, pipeline: Pipeline) {}
-    public func didProcess(_ context: FrameContext) {}
+    public func didProcess(_ outcome: FrameOutcome) {}
     public func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {}
     public func cameraBack(_ path: String) {}
     public func loopFinished() {}
 }
 
 /// Frames from the source through the pipeline to the observers, until the
-/// stream ends, `maxFrames` is reached or a signal asks to stop.
+/// stream ends, `maxFrames` is reached or a signal asks to stop. Before each
+/// frame it applies the changes submitted since the last.
 final class FrameLoop {
     private let pipeline: Pipeline
     private let camera: RecoveringCamera
     private let observers: [any FrameObserver]
+    private let changes: RunChanges
     private let logger: Logger
 
-    init(pipeline: Pipeline, camera: RecoveringCamera, observers: [any FrameObserver], logger: Logger) {
+    init(pipeline: Pipeline, camera: RecoveringCamera, observers: [any FrameObserver], changes: RunChanges, logger: Logger) {
         self.pipeline = pipeline
         self.camera = camera
         self.observers = observers
+        self.changes = changes
         self.logger = logger
     }
 
@@ -86,17 +97,16 @@ final class FrameLoop {
                 continue
             }
             let capturedAt = monotonicSeconds()
-            for (index, observer) in observers.enumerated() {
-                watchdog.enter(.observer(index))
-                observer.willProcess(frame, pipeline: pipeline)
-            }
             watchdog.enter(.pipeline)
+            for change in changes.takeAll() { pipeline.apply(change, frameWidth: frame.image.width, frameHeight: frame.image.height) }
             let result = try pipeline.process(frame)
             frameCount += 1
-            let context = FrameContext(frame: frame, result: result, capturedAt: capturedAt, pipeline: pipeline)
+            let outcome = FrameOutcome(
+                frame: frame, capturedAt: capturedAt, result: result, settings: pipeline.settings, steering: pipeline.steering,
+                detectorName: pipeline.detectorName, link: pipeline.output.state)
             for (index, observer) in observers.enumerated() {
                 watchdog.enter(.observer(index))
-                observer.didProcess(context)
+                observer.didProcess(outcome)
             }
             watchdog.frameDone()
         }

@@ -42,11 +42,20 @@ public enum TurretClock: Sendable {
     case frames
 }
 
-/// What happened to one frame.
+/// A face the detector found, with its confidence (nil for detectors without scores).
+public struct DetectedFace: Sendable, Equatable {
+    public var box: Box
+    public var score: Float?
+}
+
+/// What the pipeline did with one frame.
 public struct FrameResult: Sendable {
     public var index: Int
     public var timestamp: Double
-    public var faces: [Box]
+    /// Every face found, each with its score.
+    public var detections: [DetectedFace]
+    /// The face whose landmarks were found (`--expressions`), with its reading and states.
+    public var followedFace: FollowedFace?
     /// The target, when it is in sight this frame.
     public var target: Box?
     /// What the tracker asked for.
@@ -66,6 +75,9 @@ public struct FrameResult: Sendable {
     public var selectAndMapSeconds: Double
     public var writeSeconds: Double
 
+    /// The faces' boxes.
+    public var faces: [Box] { detections.map(\.box) }
+
     /// The aim asked for, if any.
     public var aim: Aim? {
         if case .aim(let aim) = intent { aim } else { nil }
@@ -75,6 +87,8 @@ public struct FrameResult: Sendable {
 /// One frame at a time (SPEC §1): detect → track and choose → aim → filter → write.
 public final class Pipeline {
     public private(set) var detector: any FaceDetector
+    /// The detector's name, for the status and the console.
+    public private(set) var detectorName: String
     public let output: any CommandOutput
     public private(set) var settings: PipelineSettings
     /// Who points the turret; fire only ever follows tracking.
@@ -85,11 +99,13 @@ public final class Pipeline {
     private var fire: FireControl?
     /// The timestamp of the last frame processed.
     public private(set) var lastFrameTime = 0.0
-    /// The `--spare` state the target shows, as last read (`spare(_:)`).
-    public private(set) var spared: ExpressionState?
+    private var expressions = ExpressionReader()
+    /// The followed face as the last frame read it: `--spare` holds fire on the next.
+    private var lastFollowed: FollowedFace?
 
-    public init(detector: any FaceDetector, output: any CommandOutput, settings: PipelineSettings) {
+    public init(detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings) {
         self.detector = detector
+        self.detectorName = detectorName
         self.output = output
         self.settings = settings
         tracker = Tracker(settings: settings.tracking)
@@ -100,15 +116,22 @@ public final class Pipeline {
 
     /// Runs one frame through every stage and writes its commands.
     public func process(_ frame: Frame) throws(LinkError) -> FrameResult {
+        // Fire is held while the target showed the `--spare` state on the frame before.
+        let spared = settings.spare.flatMap { spare in lastFollowed.flatMap { $0.isTarget && $0.states.contains(spare) ? spare : nil } }
         let t0 = monotonicSeconds()
         var faces: [Box] = []
         detector.detectFaces(in: frame.image, colour: frame.chroma, at: frame.timestamp, into: &faces)
+        let scores = detector.lastScores
+        let detections = faces.enumerated().map { index, box in DetectedFace(box: box, score: index < scores.count ? scores[index] : nil) }
+        let landmarked = detector.lastLandmarks
         let t1 = monotonicSeconds()
         if output.takeReconnected() {
             filter.reset()
             tracker.deviceRebooted(at: frame.timestamp)
         }
         var (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
+        let followed = expressions.read(landmarked, in: frame.image, target: target, at: frame.timestamp)
+        lastFollowed = followed
         switch steering {
         case .tracking: break
         case .manual(let aim): intent = .aim(aim)
@@ -139,14 +162,24 @@ public final class Pipeline {
         try output.send(commands)
         let t3 = monotonicSeconds()
         return FrameResult(
-            index: frame.index, timestamp: frame.timestamp, faces: faces, target: target, intent: intent,
+            index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
             commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, spared: spared, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
+    /// Applies a change to the run between frames; `width` x `height` is the
+    /// size of the frame about to be processed (a pointed aim is in its pixels).
+    public func apply(_ change: RunChange, frameWidth width: Int, frameHeight height: Int) {
+        switch change {
+        case .settings(let new): self.change(settings: new)
+        case .detector(let handOff): self.change(detector: handOff.detector, name: handOff.name)
+        case .steer(let request): steer(request, frameWidth: width, frameHeight: height)
+        }
+    }
+
     /// Takes new settings between frames (the web console): the faces, the
     /// target, the lock and what was sent are kept.
-    public func change(settings new: PipelineSettings) {
+    private func change(settings new: PipelineSettings) {
         var new = new
         new.turretClock = settings.turretClock
         settings = new
@@ -157,19 +190,14 @@ public final class Pipeline {
         if let fireSettings = new.fire { fire?.settings = fireSettings }
     }
 
-    /// Holds fire while the target shows the `--spare` state (`nil`: it does not),
-    /// as the expressions read it on the frame before.
-    public func spare(_ state: ExpressionState?) {
-        spared = state
-    }
-
     /// Runs faces through `detector` from the next frame on.
-    public func change(detector new: any FaceDetector) {
+    private func change(detector new: any FaceDetector, name: String) {
         detector = new
+        detectorName = name
     }
 
     /// Applies a person's request in a frame of `width` x `height`.
-    public func steer(_ request: SteeringRequest, frameWidth width: Int, frameHeight height: Int) {
+    private func steer(_ request: SteeringRequest, frameWidth width: Int, frameHeight height: Int) {
         let held = commanded
         let range = settings.tracking.mapper.range
         func clamp(_ angle: Int) -> Int { min(max(angle, range.lowerBound), range.upperBound) }
@@ -197,6 +225,8 @@ public final class Pipeline {
     /// the lock, if there was one.
     public func cameraLost() throws(LinkError) -> LockOn.Event? {
         tracker.forgetFaces()
+        expressions.forget()
+        lastFollowed = nil
         let commands = filter.commands(for: nil)
         tracker.sent(commands, at: lastFrameTime)
         try output.send(commands)

@@ -106,12 +106,14 @@ public enum Runner {
         logger.info(
             "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps\(detector.readsColour ? (source.hasColour ? ", in colour" : ", gray") : ""); detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
         )
-        // The console may turn the expressions on while sentry runs, so it always gets their reader.
+        // The console may turn the expressions on while sentry runs, so it always gets their hooks and logs.
         let expressions =
             options.detector.expressions || options.web != nil
             ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
+        // The changes to the run that control sources (the console) submit, for the frame loop to apply.
+        let changes = RunChanges()
         let web = try options.web.map {
-            try WebConsole(options: $0, detectorName: detectorName, output: link.output, expressions: expressions, logger: logger)
+            try WebConsole(options: $0, detectorName: detectorName, changes: changes, logger: logger)
         }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
@@ -121,7 +123,7 @@ public enum Runner {
 
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
-        let pipeline = Pipeline(detector: detector, output: link.output, settings: settings)
+        let pipeline = Pipeline(detector: detector, detectorName: detectorName, output: link.output, settings: settings)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
@@ -129,12 +131,12 @@ public enum Runner {
         var observers: [any FrameObserver] = []
         if let web { observers.append(web) }
         if let recorder { observers.append(recorder) }
-        if let expressions { observers.insert(expressions, at: 0) }
+        if let expressions { observers.append(expressions) }
         observers.append(lockEvents)
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
         if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }
 
-        let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers, logger: logger)
+        let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers, changes: changes, logger: logger)
             .run(maxFrames: options.maxFrames, onExit: options.onExit)
         simulator?.waitForBytes(link.output.bytesWritten, timeout: 0.5)
         if StopSignal.isRequested { logger.info("stopped by signal") }

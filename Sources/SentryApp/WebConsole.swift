@@ -61,35 +61,25 @@ public struct WebOptions: Sendable {
     }
 }
 
-/// The console's requests, checked when they arrive and held for the frame
-/// loop, which applies them between frames.
+/// The console's requests, checked when they arrive and submitted as
+/// `RunChange`s, which the frame loop applies between frames.
 final class LiveControl: ConsoleController {
     private let options: WebOptions
+    private let changes: RunChanges
     private let logger: Logger
-    private let state: Mutex<State>
+    /// The live settings' values now, by long flag name.
+    private let values: Mutex<[String: String]>
     /// One change at a time (a detector may take a moment to build).
     private let changing = Mutex(())
 
-    struct State {
-        var values: [String: String]
-        var pending: LiveSettings?
-        var detector: DetectorHandOff?
-        var steering: [SteeringRequest] = []
-    }
-
-    /// A detector built off the frame loop, for it to take.
-    struct DetectorHandOff: @unchecked Sendable {
-        var detector: any FaceDetector
-        var name: String
-    }
-
-    init(options: WebOptions, logger: Logger) {
+    init(options: WebOptions, changes: RunChanges, logger: Logger) {
         self.options = options
+        self.changes = changes
         self.logger = logger
-        state = Mutex(State(values: options.values))
+        values = Mutex(options.values)
     }
 
-    var settings: [String: String] { state.withLock { $0.values } }
+    var settings: [String: String] { values.withLock { $0 } }
 
     func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
         changing.withLock { _ in
@@ -109,11 +99,9 @@ final class LiveControl: ConsoleController {
                     return .failure(ConsoleRefusal("\(error)"))
                 }
             }
-            state.withLock { state in
-                state.values = values
-                state.pending = live
-                if let handOff { state.detector = handOff }
-            }
+            self.values.withLock { $0 = values }
+            self.changes.submit(.settings(live.pipeline))
+            if let handOff { self.changes.submit(.detector(handOff)) }
             return .success(values)
         }
     }
@@ -136,46 +124,28 @@ final class LiveControl: ConsoleController {
     }
 
     func steer(_ request: SteeringRequest) {
-        state.withLock { $0.steering.append(request) }
-    }
-
-    /// What the frame loop should apply before its next frame.
-    func takeRequests() -> (settings: LiveSettings?, detector: DetectorHandOff?, steering: [SteeringRequest]) {
-        state.withLock { state in
-            defer {
-                state.pending = nil
-                state.detector = nil
-                state.steering.removeAll()
-            }
-            return (state.pending, state.detector, state.steering)
-        }
+        changes.submit(.steer(request))
     }
 }
 
-/// `--web` seen from the frame loop: requests applied before each frame,
-/// each frame's status published after it. Neither step waits for the
-/// server; encoding and serving run on their own threads.
+/// `--web` seen from the frame loop: each frame's outcome published after
+/// it, and the console's requests submitted as `RunChange`s. Nothing here
+/// waits for the server; encoding and serving run on their own threads.
 final class WebConsole: FrameObserver {
     let hub: ConsoleHub
     private let server: ConsoleServer
     private let control: LiveControl
-    /// The link whose state the console shows.
-    private let output: any CommandOutput
+    /// The detector named in the last status, to log a change of it.
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    /// The followed face's reading, drawn over the video (`--expressions`).
-    private let expressions: ExpressionWatcher?
-
-    init(options: WebOptions, detectorName: String, output: any CommandOutput, expressions: ExpressionWatcher?, logger: Logger) throws {
-        self.expressions = expressions
+    init(options: WebOptions, detectorName: String, changes: RunChanges, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
-        control = LiveControl(options: options, logger: logger)
+        control = LiveControl(options: options, changes: changes, logger: logger)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
             controller: control, log: RefusalLog(logger: logger))
         self.detectorName = detectorName
-        self.output = output
         do {
             try server.start()
         } catch {
@@ -185,43 +155,33 @@ final class WebConsole: FrameObserver {
         logger.notice("web console on http://\(options.address)/\(options.token == nil ? "" : "?token=…")")
     }
 
-    /// Applies the console's requests to `pipeline`, in the frame's size.
-    func willProcess(_ frame: Frame, pipeline: Pipeline) {
-        let (settings, detector, steering) = control.takeRequests()
-        if let settings { pipeline.change(settings: settings.pipeline) }
-        if let detector {
-            pipeline.change(detector: detector.detector)
-            detectorName = detector.name
-            hub.log("settings", "detector: \(detector.name)")
-        }
-        for request in steering { pipeline.steer(request, frameWidth: frame.image.width, frameHeight: frame.image.height) }
-    }
-
     /// Publishes what the pipeline did with the frame.
-    func didProcess(_ context: FrameContext) {
-        let result = context.result, pipeline = context.pipeline, frame = context.frame
+    func didProcess(_ outcome: FrameOutcome) {
+        let result = outcome.result, frame = outcome.frame
+        if outcome.detectorName != detectorName {
+            detectorName = outcome.detectorName
+            hub.log("settings", "detector: \(detectorName)")
+        }
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
-        let scores = pipeline.detector.lastScores
-        let faces = result.faces.enumerated().map { index, box in
-            FaceBox(box, score: index < scores.count ? scores[index] : nil)
-        }
         let steering =
-            switch pipeline.steering {
+            switch outcome.steering {
             case .tracking: "auto"
             case .manual: "manual"
             case .manualScan: "manual-scan"
             }
         var status = FrameStatus(
             frame: result.index, time: result.timestamp, width: frame.image.width, height: frame.image.height,
-            faces: faces, target: result.target.flatMap { result.faces.firstIndex(of: $0) },
+            faces: result.detections.map { FaceBox($0.box, score: $0.score) },
+            target: result.target.flatMap { result.faces.firstIndex(of: $0) },
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
             mode: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled, steering: pipeline.steering, spared: result.spared),
+                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering,
+                spared: result.spared),
             steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
-            loopMs: (now - context.capturedAt) * 1000, serial: output.state.description, detector: detectorName)
-        status.face = expressions?.latest.map(Self.faceStatus)
-        hub.publish(status, frame: frame, capturedAt: context.capturedAt)
+            loopMs: (now - outcome.capturedAt) * 1000, serial: outcome.link.description, detector: detectorName)
+        status.face = result.followedFace.map(Self.faceStatus)
+        hub.publish(status, frame: frame, capturedAt: outcome.capturedAt)
     }
 
     /// A reading as the page takes it (rounded: it is drawn, not computed with).

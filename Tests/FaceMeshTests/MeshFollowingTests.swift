@@ -34,13 +34,15 @@ struct MeshFollowingTests {
             let scheduled = frame.index % 5 == 0
             if Self.inView(frame.timestamp) {
                 #expect(faces.count == 1 && detector.landmarks != nil, "frame \(frame.index): \(faces)")
+                // The points come with the box reported for them, so nobody pairs them by position.
+                #expect(detector.lastLandmarks?.box == faces.last && detector.lastLandmarks?.landmarks == detector.landmarks)
                 if let box = faces.last { centres.append(SIMD2(box.center.x, box.center.y)) }
                 if frame.timestamp < 1.45, let points = detector.landmarks { firstShowing.append(points) }
                 if detector.lastPass == .full, !scheduled { unscheduled += 1 }
                 if detector.lastPass == .neighbourhood { meshOnly += 1 }
             } else if !Self.inView(frame.timestamp - 0.1) {
                 // Nobody in view, and nobody lost just now: only the scheduled passes look.
-                #expect(faces.isEmpty && detector.landmarks == nil, "frame \(frame.index): \(faces)")
+                #expect(faces.isEmpty && detector.landmarks == nil && detector.lastLandmarks == nil, "frame \(frame.index): \(faces)")
                 #expect(detector.lastPass == (scheduled ? .full : .none), "frame \(frame.index)")
             }
         }

@@ -20,21 +20,21 @@ struct SteeringTests {
         let pipeline = Pipeline(detector: FixedFaces([face]), output: output, settings: PipelineSettings())
         _ = try pipeline.process(frame(0))
         #expect(output.sent == [.pan(90)])
-        pipeline.steer(.point(x: 64, y: 100), frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.point(x: 64, y: 100)), frameWidth: 640, frameHeight: 480)
         _ = try pipeline.process(frame(1))
         _ = try pipeline.process(frame(2))
         #expect(output.sent == [.pan(90), .pan(50)])
         #expect(pipeline.steering == .manual(Aim(pan: 50, tilt: 60)))
-        pipeline.steer(.nudge(pan: 2, tilt: 0), frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.nudge(pan: 2, tilt: 0)), frameWidth: 640, frameHeight: 480)
         _ = try pipeline.process(frame(3))
-        pipeline.steer(.nudge(pan: -200, tilt: 0), frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.nudge(pan: -200, tilt: 0)), frameWidth: 640, frameHeight: 480)
         _ = try pipeline.process(frame(4))
-        pipeline.steer(.scan, frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.scan), frameWidth: 640, frameHeight: 480)
         _ = try pipeline.process(frame(5))
         _ = try pipeline.process(frame(6))
-        pipeline.steer(.center, frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.center), frameWidth: 640, frameHeight: 480)
         _ = try pipeline.process(frame(7))
-        pipeline.steer(.auto, frameWidth: 640, frameHeight: 480)
+        pipeline.apply(.steer(.auto), frameWidth: 640, frameHeight: 480)
         let back = try pipeline.process(frame(8))
         #expect(output.sent == [.pan(90), .pan(50), .pan(52), .pan(40), .lost, .pan(90)])
         #expect(back.commands.isEmpty && pipeline.steering == .tracking)  // tracking wants 90, already held
@@ -51,12 +51,12 @@ struct SteeringTests {
         var changed = settings
         changed.tracking.mapper = AngleMapper(offset: 20, invertX: true)
         changed.deadband = 3
-        pipeline.change(settings: changed)
+        pipeline.apply(.settings(changed), frameWidth: 640, frameHeight: 480)
         let next = try pipeline.process(frame(5))
         #expect(next.commands == [.pan(90)] || next.commands.isEmpty)  // the centre maps to 90 under any offset
         #expect(next.isLocked && next.lockEvent == nil)
         let moved = FixedFaces([Box(x: 0, y: 200, width: 64, height: 64)])  // centre x 32: 20 + 32/640*140 = 27, mirrored 153
-        pipeline.change(detector: moved)
+        pipeline.apply(.detector(DetectorHandOff(detector: moved, name: "moved")), frameWidth: 640, frameHeight: 480)
         #expect(try pipeline.process(frame(6)).commands == [.pan(153)])
     }
 }

@@ -1,5 +1,4 @@
 import Expressions
-import FaceMesh
 import FoundationEssentials
 import Geometry
 import Hooks
@@ -8,26 +7,12 @@ import Logging
 import Video
 import TextOutput
 
-/// The followed face on one frame: its points, where it is, what they read, its states.
-public struct FollowedFace: Sendable {
-    public var landmarks: FaceLandmarks
-    /// Its box among the frame's faces (the mesh's bounds).
-    public var box: Box
-    /// The face is the tracker's target.
-    public var isTarget: Bool
-    public var reading: FaceReading
-    public var states: Set<ExpressionState>
-}
-
-/// `--expressions`: reads the followed face's expression on every frame from the
-/// points the detector's mesh found (`MeshFollowingDetector`), and acts on it:
-/// runs `--on-expression` hooks once per held expression, holds fire while the
-/// target shows the `--spare` state, and logs states as they begin and end.
-/// Observers registered after it (the console, the status line) read `latest`.
+/// `--expressions`: acts on the followed face's states as the pipeline read
+/// them: runs `--on-expression` hooks once per held expression and logs
+/// states as they begin and end. (`--spare` is the pipeline's own.)
 final class ExpressionWatcher: FrameObserver {
-    /// The last frame's reading; nil when no face was followed (or the detector has no mesh).
-    private(set) var latest: FollowedFace?
-    private var states = ExpressionStates()
+    /// The states of the last frame, to log what began and ended.
+    private var active: Set<ExpressionState> = []
     private var triggers: ExpressionTriggers
     /// A runner per `--on-expression` rule: rules due on the same frame all run, and a
     /// doorbell never waits behind, or replaces, a lock hook or another rule's command.
@@ -40,31 +25,17 @@ final class ExpressionWatcher: FrameObserver {
         self.logger = logger
     }
 
-    /// Holds fire for the next frame while the target showed the `--spare` state on this one.
-    func willProcess(_ frame: Frame, pipeline: Pipeline) {
-        guard let spare = pipeline.settings.spare, let latest, latest.isTarget, latest.states.contains(spare) else {
-            pipeline.spare(nil)
-            return
-        }
-        pipeline.spare(spare)
-    }
-
-    func didProcess(_ context: FrameContext) {
-        let result = context.result
-        guard let mesh = context.pipeline.detector as? MeshFollowingDetector, let points = mesh.landmarks, let box = result.faces.last else {
-            return forget()
-        }
-        let reading = FaceReading(points, in: context.frame.image)
-        let scores = reading.scores
-        let before = latest?.states ?? []
-        let active = states.update(scores, at: result.timestamp)
-        latest = FollowedFace(landmarks: points, box: box, isTarget: result.target == box, reading: reading, states: active)
+    func didProcess(_ outcome: FrameOutcome) {
+        let result = outcome.result
+        guard let face = result.followedFace else { return forget() }
+        let before = active
+        active = face.states
         for state in active.subtracting(before) { logger.info("expression: \(state.rawValue) began") }
         for state in before.subtracting(active) { logger.info("expression: \(state.rawValue) ended") }
         triggers.update(active, at: result.timestamp) { index, rule in
-            var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: box, frameTime: result.timestamp)
+            var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: face.box, frameTime: result.timestamp)
             environment["SENTRY_EXPRESSION"] = rule.state.rawValue
-            environment["SENTRY_SCORE"] = String(printf: "%.2f", rule.state.score(in: scores))
+            environment["SENTRY_SCORE"] = String(printf: "%.2f", rule.state.score(in: face.reading.scores))
             logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
             runners[index].submit(HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment))
         }
@@ -78,9 +49,8 @@ final class ExpressionWatcher: FrameObserver {
 
     /// No face: every state ends, and every hold starts over.
     private func forget() {
-        for state in latest?.states ?? [] { logger.info("expression: \(state.rawValue) ended") }
-        latest = nil
-        states = ExpressionStates()
+        for state in active { logger.info("expression: \(state.rawValue) ended") }
+        active = []
         triggers.update([], at: 0) { _, _ in }
     }
 }

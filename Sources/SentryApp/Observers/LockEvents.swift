@@ -24,8 +24,8 @@ final class LockEvents: FrameObserver {
         hooks = settings.onLock != nil || settings.onLost != nil ? LockHooks(settings: settings, logger: logger) : nil
     }
 
-    func didProcess(_ context: FrameContext) {
-        let result = context.result
+    func didProcess(_ outcome: FrameOutcome) {
+        let result = outcome.result
         if let event = result.lockEvent {
             report(LockEventContext(event: event, turret: result.commanded, frameTime: result.timestamp))
         }

@@ -3,5 +3,5 @@
 final class ResultRecorder: FrameObserver {
     private(set) var results: [FrameResult] = []
 
-    func didProcess(_ context: FrameContext) { results.append(context.result) }
+    func didProcess(_ outcome: FrameOutcome) { results.append(outcome.result) }
 }

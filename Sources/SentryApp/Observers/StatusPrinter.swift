@@ -8,6 +8,7 @@ import TextOutput
 /// Prints the HUD on stderr: rewritten in place on a terminal, one line per
 /// change of the HUD or the link's state otherwise (logs stay readable).
 final class StatusPrinter: FrameObserver {
+    /// The link, for its state while the camera is away (no frame tells it then).
     private let output: any CommandOutput
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var lastShown = ""
@@ -15,26 +16,26 @@ final class StatusPrinter: FrameObserver {
 
     init(output: any CommandOutput) { self.output = output }
 
-    func didProcess(_ context: FrameContext) {
-        let result = context.result, pipeline = context.pipeline
+    func didProcess(_ outcome: FrameOutcome) {
+        let result = outcome.result
         update(
             hud: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, tiltEnabled: pipeline.settings.tiltEnabled,
-                steering: pipeline.steering, spared: result.spared))
+                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled,
+                steering: outcome.steering, spared: result.spared),
+            link: outcome.link)
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
-        update(hud: "camera lost")
+        update(hud: "camera lost", link: output.state)
     }
 
     func loopFinished() {
         if isTerminal { StandardStream.writeError("\n") }
     }
 
-    private func update(hud: String) {
-        let fps = rate.tick(), state = output.state
+    private func update(hud: String, link state: LinkState) {
+        let fps = rate.tick()
         let line = StatusLine.line(hud: hud, framesPerSecond: fps, serial: state)
-        // The link's state is read once: the line printed is the one compared next time.
         let shown = hud + "\(state)"
         if isTerminal {
             StandardStream.writeError("\r\u{1B}[K" + line)

@@ -18,10 +18,10 @@ final class TrackTable: FrameObserver {
         self.simulator = simulator
     }
 
-    func didProcess(_ context: FrameContext) {
-        guard !context.result.commands.isEmpty else { return }
+    func didProcess(_ outcome: FrameOutcome) {
+        guard !outcome.result.commands.isEmpty else { return }
         simulator?.waitForBytes(output.bytesWritten, timeout: 0.2)
-        print(Self.line(context.result, servo: simulator?.current))
+        print(Self.line(outcome.result, servo: simulator?.current))
         // Each line as it happens, into a pipe or a file too (`tail -f`, a test waiting for
         // it): fflush(nil) flushes stdout, which Swift 6 will not name from a non-isolated place.
         fflush(nil)
