@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Logging
+import MonotonicTime
 import Serial
 import Synchronization
 import Threading
@@ -15,15 +16,14 @@ import TurretProtocol
 public final class TurretLink: @unchecked Sendable {
     // `output` and `filter` belong to the link's thread once it runs.
     private let output: any CommandOutput
-    private var filter = CommandFilter(tiltEnabled: true)
+    /// What the board was told: nothing twice, and every axis again after a reboot.
+    private var turret = TurretState(tiltEnabled: true)
     private let inbox = Mutex<[Command]>([])
     private let wake = DispatchSemaphore(value: 0)
     private let running = Mutex(true)
     private let finished = DispatchSemaphore(value: 0)
     private let logger: Logger
     private let onExit: [Command]
-    /// The last command written per axis, to restore after a reboot.
-    private var state: [Command.Axis: Command] = [:]
 
     /// Bytes written to the port so far.
     public var bytesWritten: Int { written.withLock { $0 } }
@@ -67,18 +67,18 @@ public final class TurretLink: @unchecked Sendable {
                 defer { inbox = [] }; return inbox
             }
             if output.takeReconnected() {
-                filter.reset()
-                commands = Array(state.values) + commands
+                let told = turret.lastWritten
+                turret.rebooted(at: monotonicSeconds())
+                commands = told + commands
             }
-            write(filter.newOnly(commands))
+            write(turret.writeNew(commands, at: monotonicSeconds()))
         }
-        write(filter.newOnly(onExit))
+        write(turret.writeNew(onExit, at: monotonicSeconds()))
         do { try output.flush(timeout: 1) } catch { logger.warning("\(error)") }
         finished.signal()
     }
 
     private func write(_ commands: [Command]) {
-        for command in commands where command.axis != .trigger { state[command.axis] = command }
         // One at a time: a port that keeps up gets every command in order;
         // only one that falls behind has a waiting aim replaced by a newer one.
         for command in commands {

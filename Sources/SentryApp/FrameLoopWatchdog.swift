@@ -127,7 +127,10 @@ final class FrameLoopWatchdog: Sendable {
     /// Stops the watchdog's thread and logs the longest gap between frames.
     func stop() {
         enter(.finishing)
-        running.store(false, ordering: .relaxed)
+        stopped.withLock {
+            running.store(false, ordering: .relaxed)
+            stopped.broadcast()
+        }
         _ = stopped.wait(seconds: 2) { done.load(ordering: .relaxed) }
         let gaps = gaps.withLock { $0 }
         guard gaps.frames > 1 else { return }

@@ -94,7 +94,8 @@ public final class Pipeline {
     /// Who points the turret; fire only ever follows tracking.
     public private(set) var steering = Steering.tracking
     private var tracker: Tracker
-    private var filter: CommandFilter
+    /// What the turret was told: the one record the filter, the tracker, fire and a reconnection read.
+    private var turret: TurretState
     private var lock: LockOn
     private var fire: FireControl?
     /// The timestamp of the last frame processed.
@@ -109,7 +110,8 @@ public final class Pipeline {
         self.output = output
         self.settings = settings
         tracker = Tracker(settings: settings.tracking)
-        filter = CommandFilter(deadband: settings.deadband, tiltEnabled: settings.tiltEnabled)
+        turret = TurretState(
+            deadband: settings.deadband, tiltEnabled: settings.tiltEnabled, secondsPer60Degrees: settings.tracking.servoSecondsPer60Degrees)
         lock = LockOn(lockAfter: settings.lockAfter)
         fire = settings.fire.map(FireControl.init)
     }
@@ -126,10 +128,11 @@ public final class Pipeline {
         let landmarked = detector.lastLandmarks
         let t1 = monotonicSeconds()
         if output.takeReconnected() {
-            filter.reset()
-            tracker.deviceRebooted(at: frame.timestamp)
+            turret.rebooted(at: frame.timestamp)
+            tracker.deviceRebooted()
         }
-        var (target, intent) = tracker.update(faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, at: frame.timestamp)
+        var (target, intent) = tracker.update(
+            faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, turret: &turret.model, at: frame.timestamp)
         let followed = expressions.read(landmarked, in: frame.image, target: target, at: frame.timestamp)
         lastFollowed = followed
         switch steering {
@@ -139,22 +142,21 @@ public final class Pipeline {
         }
         var commands: [Command]
         switch intent {
-        case .aim(let aim): commands = filter.commands(for: aim)
-        case .scan: commands = filter.commands(for: nil)
+        case .aim(let aim): commands = turret.write(aim, at: frame.timestamp)
+        case .scan: commands = turret.write(nil, at: frame.timestamp)
         case .hold: commands = []
         }
-        tracker.sent(commands, at: frame.timestamp)
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
         if fire != nil, steering == .tracking {
             let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
             if spared == nil,
                 let shot = fire?.shot(
-                    locked: lock.isLocked, aimError: tracker.aimError, turret: tracker.turret,
+                    locked: lock.isLocked, aimError: tracker.aimError, turret: turret.model,
                     at: frame.timestamp, wireTime: wireTime)
             {
                 commands.append(shot)
-                tracker.sent([shot], at: frame.timestamp)
+                turret.fire(shot, at: frame.timestamp)
             }
         }
         lastFrameTime = frame.timestamp
@@ -184,8 +186,8 @@ public final class Pipeline {
         new.turretClock = settings.turretClock
         settings = new
         tracker.change(settings: new.tracking)
-        filter.deadband = new.deadband
-        filter.tiltEnabled = new.tiltEnabled
+        turret.change(deadband: new.deadband, tiltEnabled: new.tiltEnabled)
+        turret.secondsPer60Degrees = new.tracking.servoSecondsPer60Degrees
         lock.lockAfter = new.lockAfter
         if let fireSettings = new.fire { fire?.settings = fireSettings }
     }
@@ -203,7 +205,7 @@ public final class Pipeline {
         func clamp(_ angle: Int) -> Int { min(max(angle, range.lowerBound), range.upperBound) }
         switch request {
         case .point(let x, let y):
-            steering = .manual(tracker.aim(atFramePoint: (x, y), width: width, height: height, at: lastFrameTime))
+            steering = .manual(tracker.aim(atFramePoint: (x, y), width: width, height: height, turret: &turret.model, at: lastFrameTime))
         case .nudge(let pan, let tilt):
             var from = held
             if case .manual(let aim) = steering { from = aim }
@@ -216,10 +218,7 @@ public final class Pipeline {
 
     /// The angles the turret has been told to hold (the firmware's own
     /// state, as the host models it).
-    public var commanded: Aim {
-        let held = tracker.turret.controller
-        return Aim(pan: held.pan, tilt: held.tilt)
-    }
+    public var commanded: Aim { turret.commanded }
 
     /// The camera went away: sweep until it is back. Returns the loss of
     /// the lock, if there was one.
@@ -227,16 +226,14 @@ public final class Pipeline {
         tracker.forgetFaces()
         expressions.forget()
         lastFollowed = nil
-        let commands = filter.commands(for: nil)
-        tracker.sent(commands, at: lastFrameTime)
-        try output.send(commands)
+        try output.send(turret.write(nil, at: lastFrameTime))
         return lock.update(targetID: nil, box: nil, at: lastFrameTime)
     }
 
     /// Sends the parting command (`L`, centre, or nothing) unless it would
     /// repeat the last command on its axis, and flushes.
     public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(LinkError) {
-        try output.send(filter.newOnly(exitCommand.commands(tiltEnabled: settings.tiltEnabled)))
+        try output.send(turret.writeNew(exitCommand.commands(tiltEnabled: settings.tiltEnabled), at: lastFrameTime))
         try output.flush(timeout: timeout)
     }
 }

@@ -64,14 +64,11 @@ public enum Intent: Hashable, Sendable {
 /// (`AngleMapper` or `TurretLoop`) and the search once the target is gone.
 /// Pure: frame times are passed in.
 ///
-/// It also keeps the host's `TurretModel` (the firmware's state machine fed
-/// every command sent, with the servos' travel time): the protocol never
-/// says where the turret points, and both the turret loop and the fire
-/// control need to know.
+/// Where the turret points it reads from the host's `TurretModel`, which the
+/// caller owns (in its `TurretState`) and passes in: the protocol never says
+/// where the turret points, and the turret loop and the aim error need to know.
 public struct Tracker: Sendable {
     public private(set) var settings: TrackingSettings
-    /// Where the turret is, as far as the host can tell.
-    public private(set) var turret: TurretModel
     /// The target's identity (`FaceTracks`), visible or held out of sight.
     public private(set) var targetID: Int?
     /// How far the turret points from the target seen this frame, in
@@ -89,7 +86,6 @@ public struct Tracker: Sendable {
 
     public init(settings: TrackingSettings) {
         self.settings = settings
-        turret = TurretModel(secondsPer60Degrees: settings.servoSecondsPer60Degrees)
         tracks = FaceTracks(forgetAfter: max(settings.lostAfter, 0.5))
         sticky = StickyTarget(switchMargin: settings.switchMargin, switchFrames: settings.switchFrames, lostAfter: settings.lostAfter)
         if settings.mount == .turret { loop = Self.turretLoop(settings) }
@@ -99,33 +95,31 @@ public struct Tracker: Sendable {
         steadyTilt.slack = settings.hysteresis
     }
 
-    /// The target this frame (its box, if in sight) and what to do.
-    public mutating func update(faces: [Box], frameWidth width: Int, frameHeight height: Int, at time: Double) -> (target: Box?, intent: Intent) {
+    /// The target this frame (its box, if in sight) and what to do, with the
+    /// turret's model advanced to `time` where its pose is needed.
+    public mutating func update(
+        faces: [Box], frameWidth width: Int, frameHeight height: Int, turret: inout TurretModel, at time: Double
+    ) -> (target: Box?, intent: Intent) {
         let target = sticky.choose(among: tracks.update(with: faces, at: time), at: time)
         if target?.id != targetID {
             targetID = target?.id
             restartFollowing()
         }
-        aimError = target.flatMap { $0.isVisible ? error(toward: $0.box.center, width: width, height: height, at: time) : nil }
+        aimError = target.flatMap { $0.isVisible ? error(toward: $0.box.center, width: width, height: height, turret: &turret, at: time) : nil }
         guard let target else {
             return (nil, settings.search == .hold ? .hold : .scan)
         }
         guard target.isVisible else {
             guard settings.search == .lastSeen else { return (nil, .hold) }
-            if exitAim == nil { exitAim = edgeAim(leaving: target.box, width: width, height: height, at: target.lastSeen) }
+            if exitAim == nil { exitAim = edgeAim(leaving: target.box, width: width, height: height, turret: &turret, at: target.lastSeen) }
             return (nil, exitAim.map(Intent.aim) ?? .hold)
         }
         exitAim = nil
-        return (target.box, .aim(aim(at: target.box.center, width: width, height: height, at: time)))
+        return (target.box, .aim(aim(at: target.box.center, width: width, height: height, turret: &turret, at: time)))
     }
 
-    /// Tells the turret model what went on the wire.
-    public mutating func sent(_ commands: [Command], at time: Double) {
-        for command in commands { turret.receive(command, at: time) }
-    }
-
-    /// New settings while running (the web console): the faces, the target
-    /// and the turret model are kept; the loop and the smoothing restart
+    /// New settings while running (the web console): the faces and the target
+    /// are kept; the loop and the smoothing restart
     /// when their settings changed.
     public mutating func change(settings new: TrackingSettings) {
         let old = settings
@@ -157,37 +151,41 @@ public struct Tracker: Sendable {
     /// The aim that points at `point` of the frame: SPEC §2's mapping on a
     /// fixed mount; on a turret, the pose plus the point's offset from the
     /// middle of the picture, within the mapper's range.
-    public mutating func aim(atFramePoint point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
+    public mutating func aim(
+        atFramePoint point: (x: Double, y: Double), width: Int, height: Int, turret: inout TurretModel, at time: Double
+    ) -> Aim {
         let mapper = settings.mapper
         guard let loop else { return mapper.aim(at: point, frameWidth: width, frameHeight: height) }
-        let pose = pose(at: time)
+        let pose = Self.pose(of: &turret, at: time)
         let offset = loop.offset(of: point, width: width, height: height)
         let range = mapper.range
         func clamp(_ angle: Double) -> Int { min(max(Int(angle.rounded()), range.lowerBound), range.upperBound) }
         return Aim(pan: clamp(pose.pan + offset.pan), tilt: clamp(pose.tilt + offset.tilt))
     }
 
-    /// The board came back after a disconnect: it rebooted, centred.
-    public mutating func deviceRebooted(at time: Double) {
-        turret = TurretModel(secondsPer60Degrees: settings.servoSecondsPer60Degrees, at: time)
+    /// The board came back after a disconnect: it rebooted, centred, so
+    /// following starts over from where it points now.
+    public mutating func deviceRebooted() {
         restartFollowing()
     }
 
     /// Where the turret points at `time`.
-    private mutating func pose(at time: Double) -> (pan: Double, tilt: Double) {
+    private static func pose(of turret: inout TurretModel, at time: Double) -> (pan: Double, tilt: Double) {
         turret.advance(to: time)
         return (turret.pan, turret.tilt)
     }
 
     /// The turret's angle from `point` (the target's centre): what the
     /// camera shows on a turret, the mapped angle less the pose when fixed.
-    private mutating func error(toward point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> (pan: Double, tilt: Double) {
+    private mutating func error(
+        toward point: (x: Double, y: Double), width: Int, height: Int, turret: inout TurretModel, at time: Double
+    ) -> (pan: Double, tilt: Double) {
         var error: (pan: Double, tilt: Double)
         if let loop {
             error = loop.offset(of: point, width: width, height: height)
         } else {
             let mapper = settings.mapper
-            let pose = pose(at: time)
+            let pose = Self.pose(of: &turret, at: time)
             let pan = mapper.unroundedAngle(position: point.x, extent: width)
             let tilt = mapper.unroundedAngle(position: point.y, extent: height)
             error = ((mapper.invertX ? 180 - pan : pan) - pose.pan, (mapper.invertY ? 180 - tilt : tilt) - pose.tilt)
@@ -213,7 +211,7 @@ public struct Tracker: Sendable {
         exitAim = nil
     }
 
-    private mutating func aim(at point: (x: Double, y: Double), width: Int, height: Int, at time: Double) -> Aim {
+    private mutating func aim(at point: (x: Double, y: Double), width: Int, height: Int, turret: inout TurretModel, at time: Double) -> Aim {
         let mapper = settings.mapper
         guard var loop else {
             // SPEC §2's truncation, held at the degree sent until the exact angle clearly leaves it.
@@ -229,20 +227,22 @@ public struct Tracker: Sendable {
             // Smooth where the face is in the room (pose + offset), not in
             // the moving picture; in pixel units so the parameters mean the
             // same for both mounts.
-            let pose = pose(at: time)
+            let pose = Self.pose(of: &turret, at: time)
             let pixelsPerDegree = Double(width) / settings.fieldOfView
             error.pan = smoothX.filter((pose.pan + error.pan) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.pan
             error.tilt = smoothY.filter((pose.tilt + error.tilt) * pixelsPerDegree, at: time) / pixelsPerDegree - pose.tilt
         }
-        let unrounded = loop.aim(correcting: error, from: pose(at: time), at: time)
+        let unrounded = loop.aim(correcting: error, from: Self.pose(of: &turret, at: time), at: time)
         return Aim(
             pan: steadyPan.degree(for: unrounded.pan, rounding: .toNearestOrAwayFromZero),
             tilt: steadyTilt.degree(for: unrounded.tilt, rounding: .toNearestOrAwayFromZero))
     }
 
     /// The aim at the frame edge nearest to where `box` was last seen.
-    private mutating func edgeAim(leaving box: Box, width: Int, height: Int, at time: Double) -> Aim {
+    private mutating func edgeAim(leaving box: Box, width: Int, height: Int, turret: inout TurretModel, at time: Double) -> Aim {
         let center = box.center
-        return aim(atFramePoint: (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y), width: width, height: height, at: time)
+        return aim(
+            atFramePoint: (x: center.x < Double(width) / 2 ? 0 : Double(width), y: center.y), width: width, height: height, turret: &turret,
+            at: time)
     }
 }

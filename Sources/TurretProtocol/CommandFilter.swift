@@ -65,6 +65,9 @@ public struct CommandFilter: Sendable {
         return true
     }
 
+    /// The last command written on each axis (pan, then tilt).
+    public var lastWritten: [Command] { [lastPan, lastTilt].compactMap { $0 } }
+
     /// Forgets what was written, so the next aim is sent again (after a
     /// reconnect, the device may have rebooted).
     public mutating func reset() {

@@ -3,7 +3,8 @@ import TextOutput
 
 // build-info OUTPUT.swift PACKAGE-DIRECTORY: writes `BuildInfo.version` (the
 // first line of VERSION) and `BuildInfo.commit` (the checked-out commit's first
-// 7 hex digits, read from .git without running git; "unknown" outside a clone).
+// 7 hex digits, read from .git without running git, in a clone or a worktree;
+// "unknown" outside one).
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else { StandardStream.fail("usage: build-info OUTPUT.swift PACKAGE-DIRECTORY", status: 2) }
@@ -17,13 +18,29 @@ guard let version = text("VERSION")?.split(separator: " ").first.map(String.init
     StandardStream.fail("build-info: \(root.path)/VERSION is missing or empty")
 }
 
+/// The git directory: `.git`, or where a worktree's `.git` file points
+/// (`gitdir: …`), and the directory its branches live in (a worktree's
+/// `commondir`; the same directory in a plain clone).
+func gitDirectories() -> (own: URL, common: URL) {
+    let plain = root.appendingPathComponent(".git")
+    guard let pointer = text(".git"), pointer.hasPrefix("gitdir: ") else { return (plain, plain) }
+    let own = URL(fileURLWithPath: String(pointer.dropFirst(8)), relativeTo: root).standardizedFileURL
+    let common = (try? String(contentsOf: own.appendingPathComponent("commondir"), encoding: .utf8))
+        .map { URL(fileURLWithPath: $0.trimmed(), relativeTo: own.appendingPathComponent("")).standardizedFileURL }
+    return (own, common ?? own)
+}
+
 /// The commit HEAD names: directly, through its branch's file, or through packed-refs.
 func commit() -> String? {
-    guard let head = text(".git/HEAD") else { return nil }
+    let (own, common) = gitDirectories()
+    func read(_ url: URL) -> String? {
+        (try? String(contentsOf: url, encoding: .utf8))?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+    guard let head = read(own.appendingPathComponent("HEAD")) else { return nil }
     guard head.hasPrefix("ref: ") else { return head }
     let ref = String(head.dropFirst(5))
-    if let hash = text(".git/" + ref) { return hash }
-    return (try? String(contentsOf: root.appendingPathComponent(".git/packed-refs"), encoding: .utf8))?.split(separator: "\n")
+    if let hash = read(common.appendingPathComponent(ref)) { return hash }
+    return (try? String(contentsOf: common.appendingPathComponent("packed-refs"), encoding: .utf8))?.split(separator: "\n")
         .first { $0.hasSuffix(" " + ref) }.map { String($0.prefix(40)) }
 }
 let hash = commit().map { String($0.prefix(7)) }.flatMap { $0.allSatisfy(\.isHexDigit) && $0.count == 7 ? $0 : nil } ?? "unknown"

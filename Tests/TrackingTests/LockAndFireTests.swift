@@ -116,14 +116,15 @@ struct AimErrorTests {
     @Test("fixed mount: the mapped angle less where the modelled turret points")
     func fixed() {
         var tracker = Tracker(settings: TrackingSettings(mapper: AngleMapper(), tiltEnabled: true))
+        var turret = TurretModel()
         let face = Box(x: 400, y: 200, width: 80, height: 80)  // centre 440,240 → pan 108.75, tilt 90
-        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
         // The turret has not been told anything: it stands at 90.
         #expect(abs(tracker.aimError!.pan - 18.75) < 1e-9 && abs(tracker.aimError!.tilt) < 1e-9)
-        tracker.sent([.pan(108), .tilt(90)], at: 0)
-        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 1)
+        for command: Command in [.pan(108), .tilt(90)] { turret.receive(command, at: 0) }
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 1)
         #expect(abs(tracker.aimError!.pan - 0.75) < 1e-9)
-        _ = tracker.update(faces: [], frameWidth: 640, frameHeight: 480, at: 1.1)
+        _ = tracker.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 1.1)
         #expect(tracker.aimError == nil)
     }
 
@@ -132,8 +133,9 @@ struct AimErrorTests {
         var settings = TrackingSettings()
         settings.mount = .turret
         var tracker = Tracker(settings: settings)
+        var turret = TurretModel()
         let face = Box(x: 320, y: 300, width: 64, height: 64)  // centre 352,332: +3° pan at 60° over 640 px
-        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
+        _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
         #expect(abs(tracker.aimError!.pan - 3) < 1e-9 && tracker.aimError!.tilt == 0)
     }
 }

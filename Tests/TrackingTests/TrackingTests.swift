@@ -1,5 +1,6 @@
 import Geometry
 import Testing
+import TurretProtocol
 import Tracking
 
 /// Deterministic ±`amplitude` noise (a linear congruential generator).
@@ -142,28 +143,31 @@ struct TrackerTests {
     @Test("scan: L only after the face has been missing lost-after seconds")
     func debounce() {
         var t = tracker(lostAfter: 1)
-        #expect(t.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 10).intent == .aim(Aim(pan: 93, tilt: 90)))
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 10.1).intent == .hold)
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 10.9).intent == .hold)
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 11.1).intent == .scan)
+        var turret = TurretModel()
+        #expect(t.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 10).intent == .aim(Aim(pan: 93, tilt: 90)))
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 10.1).intent == .hold)
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 10.9).intent == .hold)
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 11.1).intent == .scan)
     }
 
     @Test("a face seen again within lost-after cancels the sweep")
     func debounceCancelled() {
         var t = tracker(lostAfter: 1)
-        _ = t.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 0.5).intent == .hold)
-        #expect(t.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0.8).intent == .aim(Aim(pan: 93, tilt: 90)))
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 1.5).intent == .hold)
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 1.9).intent == .scan)
+        var turret = TurretModel()
+        _ = t.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0.5).intent == .hold)
+        #expect(t.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0.8).intent == .aim(Aim(pan: 93, tilt: 90)))
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 1.5).intent == .hold)
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 1.9).intent == .scan)
     }
 
     @Test("hold: never a sweep")
     func hold() {
         var t = tracker(.hold, lostAfter: 0.5)
-        _ = t.update(faces: [face], frameWidth: 640, frameHeight: 480, at: 0)
+        var turret = TurretModel()
+        _ = t.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
         for time in stride(from: 0.1, through: 5, by: 0.1) {
-            #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: time).intent == .hold)
+            #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: time).intent == .hold)
         }
     }
 
@@ -172,21 +176,23 @@ struct TrackerTests {
         arguments: [(Box(x: 0, y: 200, width: 60, height: 60), 40), (Box(x: 590, y: 200, width: 50, height: 60), 140)])
     func lastSeen(leaving: Box, edgePan: Int) {
         var t = tracker(.lastSeen, lostAfter: 1)
-        _ = t.update(faces: [leaving], frameWidth: 640, frameHeight: 480, at: 0)
-        guard case .aim(let aim) = t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 0.1).intent else {
+        var turret = TurretModel()
+        _ = t.update(faces: [leaving], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
+        guard case .aim(let aim) = t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0.1).intent else {
             Issue.record("no aim at the edge")
             return
         }
         #expect(aim.pan == edgePan)
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 0.9).intent == .aim(aim))
-        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, at: 1.05).intent == .scan)
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0.9).intent == .aim(aim))
+        #expect(t.update(faces: [], frameWidth: 640, frameHeight: 480, turret: &turret, at: 1.05).intent == .scan)
     }
 
     @Test("turret: a face right of centre turns the turret right, by Kp of its angle, toward it")
     func turretStep() {
         var t = tracker(mount: .turret)
+        var turret = TurretModel()
         // 160 px right of centre at 60° over 640 px = 15°; Kp 0.7 -> 10.5° (+ nothing integrated yet).
         let box = Box(x: 440, y: 200, width: 80, height: 80)
-        #expect(t.update(faces: [box], frameWidth: 640, frameHeight: 480, at: 0).intent == .aim(Aim(pan: 101, tilt: 90)))
+        #expect(t.update(faces: [box], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0).intent == .aim(Aim(pan: 101, tilt: 90)))
     }
 }
