@@ -36,6 +36,7 @@ firmware: setup
 	$(MAKE) -C tools/firmware-sim
 
 test: setup firmware
+	tools/check-imports
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-run FUZZ_SECONDS=30

@@ -103,8 +103,7 @@ let package = Package(
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["Video", "CUdev", "MonotonicTime"]),
         // termios serial ports and pseudo-terminals.
-        .target(name: "Serial", dependencies: ["TurretProtocol", "MonotonicTime", .product(name: "SystemPackage", package: "swift-system"),
-                                              .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Serial", dependencies: ["MonotonicTime", .product(name: "SystemPackage", package: "swift-system")]),
         // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.
         .target(name: "TurretLinks", dependencies: ["TextOutput", "TurretProtocol", "MonotonicTime", "Serial", "Threading", "WebSocketFrames", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
@@ -123,7 +122,7 @@ let package = Package(
         // What the relay and the web console share: an HTTP/1.1 and WebSocket server with limits, listen addresses, the site and token rules.
         .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "TextOutput", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
-        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "Threading",
+        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
         .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
@@ -140,7 +139,7 @@ let package = Package(
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
                 "TFLite", "CoreAffinity", "Letterboxing",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
-                "ChildProcesses", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
+                "ChildProcesses", "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: onlyImportedMembers
         ),
@@ -150,7 +149,7 @@ let package = Package(
         .target(
             name: "SentryCommands",
             dependencies: [
-                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Video", "Devices",
+                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,27 +182,27 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
-        .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretLinks", "TurretProtocol"]),
+        .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
-                                                         "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
+                                                         "FaceDetection"]),
         .testTarget(name: "HooksTests", dependencies: ["Scratch", "LogRecording", "Waiting", "Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
         // Threads of a running process from /proc, for the tests of helper threads.
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
-        .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "CVectorSums"], swiftSettings: vectorUnit),
+        .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "Imaging", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["Scratch", "FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "SerialTests", dependencies: ["Serial", "TurretLinks", "MonotonicTime"]),
+        .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
         .testTarget(name: "WebServingTests", dependencies: ["Waiting", "WebServing", "WebSocketFrames", "MonotonicTime"]),
-        .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial", "TurretProtocol"]),
-        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "ServoSim", "TurretProtocol", "Serial"]),
+        .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "ServoSim", "TurretProtocol"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
         .target(name: "TestClips", dependencies: ["Scratch"], path: "Tests/Support/TestClips"),
         // A test's own directory of real files, removed when the test is done.
@@ -212,11 +211,12 @@ let package = Package(
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
         .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
-                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", .product(name: "SystemPackage", package: "swift-system")]),
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection",
+                                                           .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "SentryApp", "TestClips", "JPEG", "Relay", "Devices", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
-                                                          "ProcessThreads", "WebSocketFrames"]),
+                                                          "ProcessThreads", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
     ],
     swiftLanguageModes: [.v6]
 )
