@@ -45,6 +45,10 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var aim: Angles?
     /// Where the turret is told to be once this frame's commands arrive.
     public var commanded: Angles
+    /// Where that is in the picture, `[x, y]` in frame pixels: the middle on a
+    /// turret mount, SPEC §2's mapping undone on a fixed one (so the page
+    /// never computes the formula again).
+    public var aimPoint: [Double]?
     /// The commands this frame put on the wire.
     public var commands: [String]
     /// The HUD line: `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`…

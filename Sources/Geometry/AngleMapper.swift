@@ -55,4 +55,19 @@ public struct AngleMapper: Hashable, Sendable {
             pan: angle(position: point.x, extent: width, inverted: invertX),
             tilt: angle(position: point.y, extent: height, inverted: invertY))
     }
+
+    /// Where in a `width` x `height` frame `aim` points: the formula undone
+    /// (before truncation), within the frame. Without tilt the turret's
+    /// height is the frame's middle.
+    public func framePoint(of aim: Aim, width: Int, height: Int, tiltEnabled: Bool) -> (x: Double, y: Double) {
+        let span = Double(180 - 2 * offset)
+        func position(_ angle: Int, inverted: Bool, extent: Int) -> Double {
+            let unmirrored = Double(inverted ? 180 - angle : angle)
+            return min(max((unmirrored - Double(offset)) / span * Double(extent), 0), Double(extent))
+        }
+        return (
+            position(aim.pan, inverted: invertX, extent: width),
+            tiltEnabled ? position(aim.tilt, inverted: invertY, extent: height) : Double(height) / 2
+        )
+    }
 }

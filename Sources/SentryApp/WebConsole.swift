@@ -181,6 +181,12 @@ final class WebConsole: FrameObserver {
             steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - outcome.capturedAt) * 1000, serial: outcome.link.description, detector: detectorName)
         status.face = result.followedFace.map(Self.faceStatus)
+        let tracking = outcome.settings.tracking
+        let (aimX, aimY) =
+            tracking.mount == .turret
+            ? (Double(frame.image.width) / 2, Double(frame.image.height) / 2)
+            : tracking.mapper.framePoint(of: result.commanded, width: frame.image.width, height: frame.image.height, tiltEnabled: tracking.tiltEnabled)
+        status.aimPoint = [aimX, aimY]
         hub.publish(status, frame: frame, capturedAt: outcome.capturedAt)
     }
 

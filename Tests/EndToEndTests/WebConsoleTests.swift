@@ -513,6 +513,9 @@ struct WebConsoleBrowserTests {
             Self.waitFor(servo, pan: expected),
             "servo at \(servo.current.pan), expected \(expected); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(80)); \((try? console.status())?["mode"] ?? "")"
         )
+        // The crosshair is drawn where the turret points: back on the clicked point, within a degree's pixels (640/100).
+        _ = try browser.eval("window.sentry.freeze = false")
+        try browser.run(["wait": "window.sentry.shown && window.sentry.shown.aim && Math.abs(window.sentry.shown.aim[0] - \(point.x)) < 6.4", "timeout": 10])
         try browser.run(["key": "ArrowRight"])
         #expect(Self.waitFor(servo, pan: expected + 2), "servo at \(servo.current.pan), expected \(expected + 2)")
         #expect(try console.status()["steering"] as? String == "manual")

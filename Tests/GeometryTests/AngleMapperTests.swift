@@ -35,4 +35,20 @@ struct AngleMapperTests {
         #expect(wide.angle(position: 640, extent: 640) == 180)
         #expect(wide.angle(position: 320, extent: 640) == 90)
     }
+
+    @Test(
+        "the frame point of an aim undoes the formula: within one degree's pixels of the point it came from, mirrored too",
+        arguments: [false, true])
+    func framePointUndoesTheFormula(inverted: Bool) {
+        let mapper = AngleMapper(offset: 30, invertX: inverted, invertY: inverted)
+        let degreeInPixels = 640.0 / Double(180 - 60)
+        for x in stride(from: 0.0, through: 640, by: 37) {
+            let y = x * 480 / 640
+            let aim = mapper.aim(at: (x, y), frameWidth: 640, frameHeight: 480)
+            let point = mapper.framePoint(of: aim, width: 640, height: 480, tiltEnabled: true)
+            #expect(abs(point.x - x) <= degreeInPixels && abs(point.y - y) <= 480.0 / 120, "\(x), \(y) -> \(aim) -> \(point)")
+        }
+        #expect(mapper.framePoint(of: Aim(pan: 90, tilt: 10), width: 640, height: 480, tiltEnabled: false).y == 240, "no tilt: the middle")
+        #expect(mapper.framePoint(of: Aim(pan: 0, tilt: 90), width: 640, height: 480, tiltEnabled: false).x == (inverted ? 640 : 0), "within the frame")
+    }
 }

@@ -183,16 +183,8 @@ function statusFor(index) {
 }
 
 function aimPoint(s) {
-  // Where the turret points, in the frame: the middle on a turret mount;
-  // on a fixed mount, SPEC §2's mapping undone.
-  if (settings.mount === "turret") return [s.width / 2, s.height / 2];
-  const offset = Number(settings.offset || 40), span = 180 - 2 * offset;
-  let pan = s.commanded.pan, tilt = s.commanded.tilt;
-  if (settings["invert-x"] === "true") pan = 180 - pan;
-  if (settings["invert-y"] === "true") tilt = 180 - tilt;
-  const x = (pan - offset) / span * s.width;
-  const y = settings.tilt === "true" ? (tilt - offset) / span * s.height : s.height / 2;
-  return [Math.min(Math.max(x, 0), s.width), Math.min(Math.max(y, 0), s.height)];
+  // Where the turret points in the picture, as sentry works it out (SPEC §2 undone, or the middle on a turret).
+  return s.aimPoint || [s.width / 2, s.height / 2];
 }
 
 function drawFrame(bitmap, s, index) {
@@ -218,6 +210,7 @@ function drawFrame(bitmap, s, index) {
   });
   if (s.face) drawFace(g, s.face);
   const [x, y] = aimPoint(s);
+  window.sentry.shown.aim = [x, y];
   g.strokeStyle = "#4dff88"; g.lineWidth = 2;
   g.beginPath(); g.moveTo(x - 14, y); g.lineTo(x + 14, y); g.moveTo(x, y - 14); g.lineTo(x, y + 14); g.stroke();
   g.beginPath(); g.arc(x, y, 8, 0, 2 * Math.PI); g.stroke();
