@@ -101,7 +101,7 @@ let package = Package(
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
-        .target(name: "Devices", dependencies: ["Video", "CUdev", "MonotonicTime"]),
+        .target(name: "Devices", dependencies: ["CUdev", "MonotonicTime"]),
         // termios serial ports and pseudo-terminals.
         .target(name: "Serial", dependencies: ["MonotonicTime", .product(name: "SystemPackage", package: "swift-system")]),
         // The link to the turret: a serial port or a relay behind one CommandOutput, with its state, its error and one reconnect schedule.

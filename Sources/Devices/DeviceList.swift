@@ -1,6 +1,5 @@
 import CUdev
 import FoundationEssentials
-import Video
 
 /// A serial port that may be an Arduino.
 public struct SerialDevice: Sendable, Equatable {
@@ -22,12 +21,11 @@ public struct SerialDevice: Sendable, Equatable {
 /// The cameras and serial ports on this machine, found through libudev
 /// (which reads sysfs, so it works without a udev daemon too).
 public enum DeviceList {
-    /// Capture devices: every `/dev/video*` node that can stream video
-    /// (not touch sensors, radios or metadata nodes).
-    public static func cameras() -> [V4L2Camera.Description] {
-        devices(subsystem: "video4linux")
-            .filter { URL(fileURLWithPath: $0.path).lastPathComponent.hasPrefix("video") }
-            .compactMap { V4L2Camera.describe($0.path) }
+    /// Every `/dev/video*` node (not touch sensors, radios or VBI): cameras,
+    /// and output and metadata nodes, which only opening one tells apart
+    /// (`Video`'s business, not this module's).
+    public static func videoNodes() -> [String] {
+        devices(subsystem: "video4linux").map(\.path).filter { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("video") }
     }
 
     /// USB serial ports (`ttyACM*`, `ttyUSB*` and any tty on a USB device).
@@ -101,21 +99,13 @@ public enum DeviceList {
 /// Why `auto` could not pick a device.
 public struct DeviceChoiceError: Error, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension DeviceList {
-    /// The single camera there is, for `--camera auto`.
-    public static func onlyCamera() throws(DeviceChoiceError) -> String {
-        let all = cameras()
-        guard all.count == 1 else {
-            throw DeviceChoiceError(
-                description: all.isEmpty
-                    ? "--camera auto: no camera found; plug one in, or pass a video file"
-                    : "--camera auto: \(all.count) cameras (\(all.map { "\($0.path) \($0.card)" }.joined(separator: ", "))); pass one with --camera")
-        }
-        return all[0].path
-    }
-
     /// The single likely Arduino (or the single USB serial port), for `--serial auto`.
     public static func onlySerialPort() throws(DeviceChoiceError) -> String {
         let ports = serialPorts()

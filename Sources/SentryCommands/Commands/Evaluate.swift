@@ -20,7 +20,7 @@ struct Evaluate: ParsableCommand {
     @OptionGroup var detection: DetectionOptions
 
     func run() throws {
-        let report = try failingCleanly { try Evaluation.run(images: images, labels: labels, detector: detection.options) }
+        let report = try failingCleanly { try DetectorEvaluation.run(images: images, labels: labels, detector: detection.options) }
         print(report.description)
     }
 }

@@ -7,7 +7,7 @@ import TextOutput
 import Video
 
 /// `sentry eval`: a detector against human-labelled faces.
-public enum Evaluation {
+public enum DetectorEvaluation {
     public struct Report: Sendable {
         public var detector: String
         public var images: Int
