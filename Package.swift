@@ -60,10 +60,12 @@ let package = Package(
         // Pure logic.
         // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
         .target(name: "TurretProtocol", dependencies: ["Geometry"]),
+        // The turret as the host knows it: its servos' travel (ServoMotion, TurretModel) and what it was told (TurretState).
+        .target(name: "Turret", dependencies: ["TurretProtocol", "Geometry"]),
         // Recall, precision and F1 of detections against labelled faces.
         .target(name: "Evaluation", dependencies: ["Geometry"]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
-        .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol"]),
+        .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol", "Turret"]),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
         .target(name: "Expressions", dependencies: ["Geometry", "Imaging"], swiftSettings: optimisedInDebug),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
@@ -108,7 +110,7 @@ let package = Package(
         .target(name: "TurretLinks", dependencies: ["TextOutput", "TurretProtocol", "MonotonicTime", "Serial", "Threading", "WebSocketFrames", .product(name: "SystemPackage", package: "swift-system"),
                                                    .product(name: "Logging", package: "swift-log")]),
         // The firmware's protocol state machine in Swift, attachable to a pty.
-        .target(name: "ServoSim", dependencies: ["TurretProtocol", "MonotonicTime", "Serial", "Threading"]),
+        .target(name: "ServoSim", dependencies: ["TurretProtocol", "Turret", "MonotonicTime", "Serial", "Threading"]),
         // The settings file: TOML whose keys are the long flag names.
         .target(name: "Config", dependencies: ["TextOutput", "TOMLKit"]),
         // One header: pidfd_open, so a thread can wait for a child with poll and a timeout.
@@ -122,7 +124,7 @@ let package = Package(
         // What the relay and the web console share: an HTTP/1.1 and WebSocket server with limits, listen addresses, the site and token rules.
         .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "TextOutput", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
-        .target(name: "Relay", dependencies: ["TurretProtocol", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
+        .target(name: "Relay", dependencies: ["TurretProtocol", "Turret", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
         .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
@@ -136,7 +138,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: ["TextOutput", 
-                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
+                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
                 "TFLite", "CoreAffinity", "Letterboxing",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "ChildProcesses", "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
@@ -149,7 +151,7 @@ let package = Package(
         .target(
             name: "SentryCommands",
             dependencies: [
-                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
+                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,8 +181,9 @@ let package = Package(
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
+        .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
-        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Geometry", "TurretProtocol"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),

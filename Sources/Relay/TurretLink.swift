@@ -5,6 +5,7 @@ import MonotonicTime
 import Serial
 import Synchronization
 import Threading
+import Turret
 import TurretLinks
 import TurretProtocol
 

@@ -5,6 +5,7 @@ import Imaging
 import MonotonicTime
 import Serial
 import Tracking
+import Turret
 import TurretLinks
 import TurretProtocol
 import Video

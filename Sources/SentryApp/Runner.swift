@@ -10,6 +10,7 @@ import Relay
 import Serial
 import ServoSim
 import Tracking
+import Turret
 import TurretLinks
 import TurretProtocol
 import Video

@@ -4,6 +4,7 @@ import MonotonicTime
 import Serial
 import Synchronization
 import Threading
+import Turret
 import TurretProtocol
 
 /// A servo turret on a pseudo-terminal: a program that opens `devicePath`

@@ -1,3 +1,4 @@
+import Turret
 import TurretProtocol
 
 /// When `--fire` sends `F<pan>.`: only while the target is locked, the

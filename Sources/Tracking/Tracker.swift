@@ -1,4 +1,5 @@
 import Geometry
+import Turret
 import TurretProtocol
 
 /// Where the camera is (`--mount`).

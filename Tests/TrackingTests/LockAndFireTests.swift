@@ -1,6 +1,7 @@
 import Geometry
 import Testing
 import Tracking
+import Turret
 import TurretProtocol
 
 @Suite("Lock-on: a target held lock-after seconds")

@@ -1,5 +1,6 @@
 import Geometry
 import Testing
+import Turret
 import TurretProtocol
 import Tracking
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Geometry
 import SentryApp
 import Tracking
+import Turret
 import TurretProtocol
 
 /// How faces become aims: the mapping, the mount and its loop, smoothing,

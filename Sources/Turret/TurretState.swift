@@ -1,4 +1,5 @@
 import Geometry
+import TurretProtocol
 
 /// What the turret was told, in one place: the last command written on each
 /// axis (the filter sends nothing twice, SPEC §1.6), the host's model of the

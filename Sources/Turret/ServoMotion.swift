@@ -1,3 +1,5 @@
+import TurretProtocol
+
 /// A hobby servo's horn travelling toward its commanded angle at a fixed
 /// speed: commands are instant, the turret is not. A typical SG90/MG996R
 /// turns 60° in about 0.1 s.
