@@ -50,6 +50,13 @@ public final class ConsoleServer: Sendable {
     /// Connections, refusals and the most clients at once so far.
     public var figures: HTTPServer.Figures { server.figures }
 
+    /// Where it listens once started: the port the system chose for port 0.
+    public var listening: ListenAddress {
+        var bound = address
+        bound.port = server.port
+        return bound
+    }
+
     /// Listens in the background; throws when the port cannot be had.
     public func start() throws(ServerError) {
         do {

@@ -67,6 +67,13 @@ public final class RelayServer: Sendable {
         }
     }
 
+    /// Where it listens once started: the port the system chose for port 0.
+    public var listening: ListenAddress {
+        var bound = server.address
+        bound.port = server.port
+        return bound
+    }
+
     /// Stops listening and closes every connection.
     public func stop() {
         server.stop()

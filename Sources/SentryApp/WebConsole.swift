@@ -152,7 +152,7 @@ final class WebConsole: FrameObserver {
             hub.close()
             throw error
         }
-        logger.notice("web console on http://\(options.address)/\(options.token == nil ? "" : "?token=…")")
+        logger.notice("web console on http://\(server.listening)/\(options.token == nil ? "" : "?token=…")")
     }
 
     /// Publishes what the pipeline did with the frame.

@@ -4,10 +4,12 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
 
-    /// Parses `text`; `nil` unless it is `PORT` or `IPV4:PORT` with a port of 1 to 65535.
+    /// Parses `text`; `nil` unless it is `PORT` or `IPV4:PORT` with a port of 0 to
+    /// 65535. Port 0 asks the system for a free one, which the server then says
+    /// (a test, or a second instance, never guesses one that is taken meanwhile).
     public init?(parsing text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let portText = parts.last, let port = UInt16(portText), port > 0 else { return nil }
+        guard parts.count <= 2, let portText = parts.last, let port = UInt16(portText) else { return nil }
         let host = parts.count == 2 ? String(parts[0]) : "127.0.0.1"
         let octets = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
         guard octets.count == 4 else { return nil }
@@ -41,7 +43,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// with it. Throws the one-line message naming the flags.
     public static func checked(_ text: String, token: String?, insecure: Bool, flags: Flags) throws(ServerError) -> ListenAddress {
         guard let address = ListenAddress(parsing: text) else {
-            throw ServerError("\(flags.address) \(text) must be [HOST:]PORT with an IPv4 HOST and a PORT of 1 to 65535, e.g. \(flags.example)")
+            throw ServerError("\(flags.address) \(text) must be [HOST:]PORT with an IPv4 HOST and a PORT of 0 to 65535 (0: any free one), e.g. \(flags.example)")
         }
         if let token, token.isEmpty {
             throw ServerError("\(flags.token) needs a value, e.g. \(flags.token) \"$(openssl rand -hex 16)\"")

@@ -4,29 +4,25 @@ import Scratch
 import Serial
 import Testing
 import TurretProtocol
+import Waiting
 
 #if canImport(Glibc)
     import Glibc
     import TestClips
 #endif
 
-/// A port nobody listens on now (the kernel's pick for a socket bound to 0).
-func freePort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return UInt16(bigEndian: address.sin_port)
+/// The port in the first line of `log` that holds `marker` followed by
+/// `HOST:PORT` or `PORT`: where a server bound to port 0 says it listens.
+func listeningPort(in log: String, after marker: String) -> UInt16? {
+    guard let range = log.range(of: marker) else { return nil }
+    let rest = log[range.upperBound...].prefix { $0 != "/" && $0 != " " && $0 != "\n" }
+    return UInt16(rest.split(separator: ":").last ?? "")
 }
 
-/// `sentry relay` on a pty, on a free loopback port.
+/// `sentry relay` on a pty, on a loopback port the system chose (`--listen 127.0.0.1:0`).
 final class RunningRelay {
     let process = Process()
-    let port = freePort()
+    private(set) var port: UInt16 = 0
     let pty: PseudoTerminal
     let scratch: ScratchDirectory
     let errors: URL
@@ -38,12 +34,14 @@ final class RunningRelay {
         errors = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
-        process.arguments = ["relay", "--serial", pty.devicePath, "--listen", listen ?? "127.0.0.1:\(port)", "--log-level", "notice"] + extra
+        process.arguments = ["relay", "--serial", pty.devicePath, "--listen", listen ?? "127.0.0.1:0", "--log-level", "notice"] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, process.isRunning, !log.contains("relay: ws://") { usleep(10_000) }
+        _ = eventually(within: 10) { [self] in
+            port = listeningPort(in: log, after: "relay: ws://") ?? 0
+            return port != 0 || !process.isRunning
+        }
     }
 
     var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
@@ -126,11 +124,10 @@ struct RelayProcessTests {
 
     @Test("off loopback a token is required: refused at start without one, then asked of every client")
     func token() throws {
-        let open = try SentryProcess(["relay", "--serial", "sim", "--listen", "0.0.0.0:\(freePort())"])
+        let open = try SentryProcess(["relay", "--serial", "sim", "--listen", "0.0.0.0:0"])
         #expect(open.status == 64 && open.standardError.contains("reachable from the network: give --token"), "\(open.standardError)")
-        let port = freePort()
-        let relay = try RunningRelay(["--token", "s3cret"], listen: "0.0.0.0:\(port)")
-        let url = "ws://127.0.0.1:\(port)/"
+        let relay = try RunningRelay(["--token", "s3cret"], listen: "0.0.0.0:0")
+        let url = "ws://127.0.0.1:\(relay.port)/"
         #expect(try relay.client(["text:X10."], url: url) == ["refused 401"])
         #expect(try relay.client(["text:X11."], url: url + "?token=wrong") == ["refused 401"])
         #expect(try relay.client(["text:X12."], url: url + "?token=s3cret").first == "open")

@@ -12,10 +12,11 @@ import Testing
     import TestClips
 #endif
 
-/// `sentry --web` running on the demo clip, in real time, on a free port.
+/// `sentry --web` running on the demo clip, in real time, on a port the
+/// system chose (`--web 127.0.0.1:0`), read from its log line.
 final class RunningConsole {
     let process = Process()
-    let port = freePort()
+    private(set) var port: UInt16 = 0
     /// Its standard error (`errors`), and the test's screenshots of it.
     let scratch: ScratchDirectory
     let errors: URL
@@ -29,16 +30,19 @@ final class RunningConsole {
         process.arguments =
             [
                 "--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
-                "--web", web ?? "127.0.0.1:\(port)",
+                "--web", web ?? "127.0.0.1:0",
             ] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let deadline = Date().addingTimeInterval(15)
+        _ = eventually(within: 15) { [self] in
+            port = listeningPort(in: log, after: "web console on http://") ?? 0
+            return port != 0 || !process.isRunning
+        }
         let token = extra.firstIndex(of: "--web-token").map { ["Authorization: Bearer \(extra[$0 + 1])"] } ?? []
-        while Date() < deadline, process.isRunning, (try? HTTP.request(port: port, "GET", "/api/status", headers: token))?.status != 200 {
-            usleep(20_000)
+        _ = eventually(within: 15) { [self] in
+            !process.isRunning || (try? HTTP.request(port: port, "GET", "/api/status", headers: token))?.status == 200
         }
     }
 
@@ -258,10 +262,10 @@ struct WebConsoleProcessTests {
 
     @Test("off loopback the console needs a token (refused at start without one); requests without it get 401")
     func token() throws {
-        let refused = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--web", "0.0.0.0:\(freePort())"])
+        let refused = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--web", "0.0.0.0:0"])
         #expect(refused.status != 0 && refused.standardError.contains("--web-token"))
-        let port = freePort()
-        let console = try RunningConsole(["--web-token", "t0k3n"], web: "0.0.0.0:\(port)")
+        let console = try RunningConsole(["--web-token", "t0k3n"], web: "0.0.0.0:0")
+        let port = console.port
         #expect(try HTTP.request(port: port, "GET", "/api/status").status == 401)
         #expect(try HTTP.request(port: port, "GET", "/api/status?token=t0k3n").status == 200)
         #expect(try HTTP.request(port: port, "POST", "/api/aim", body: #"{"action":"scan"}"#).status == 401)
@@ -641,13 +645,20 @@ struct CrossSiteTests {
             </script>
             """
         _ = try site.write(page, to: "evil.html")
-        let sitePort = freePort()
+        // Python's server on a port the system chose: "Serving HTTP on 127.0.0.1 port N …".
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-m", "http.server", "\(sitePort)", "--bind", "127.0.0.1", "--directory", site.path]
-        server.standardOutput = FileHandle.nullDevice
+        server.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", site.path]
+        let serverLog = site.file("server.log")
+        FileManager.default.createFile(atPath: serverLog.path, contents: nil)
+        server.standardOutput = try FileHandle(forWritingTo: serverLog)
         server.standardError = FileHandle.nullDevice
         try server.run()
+        var sitePort: UInt16 = 0
+        _ = eventually(within: 15) {
+            sitePort = listeningPort(in: (try? String(contentsOf: serverLog, encoding: .utf8)) ?? "", after: "Serving HTTP on 127.0.0.1 port ") ?? 0
+            return sitePort != 0
+        }
         // SIGKILL: the test runner's threads may hold SIGTERM blocked, and Process passes that mask on.
         defer {
             kill(server.processIdentifier, SIGKILL)

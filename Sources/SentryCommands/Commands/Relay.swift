@@ -53,7 +53,7 @@ struct RelayCommand: ParsableCommand {
             }
         }
         StopSignal.install()
-        StandardStream.writeError("relay: ws://\(address)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n")
+        StandardStream.writeError("relay: ws://\(server.listening)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n")
         while !StopSignal.wait() {}
         server.stop()
         let counts = server.counts
