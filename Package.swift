@@ -203,7 +203,7 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
-        .testTarget(name: "WebServingTests", dependencies: ["Waiting", "WebServing", "WebSocketFrames", "MonotonicTime"]),
+        .testTarget(name: "WebServingTests", dependencies: ["Waiting", "HTTPTestClient", "WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "ServoSim", "TurretProtocol"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
@@ -211,13 +211,14 @@ let package = Package(
         // A test's own directory of real files, removed when the test is done.
         .target(name: "Scratch", path: "Tests/Support/Scratch"),
         .target(name: "Waiting", dependencies: ["MonotonicTime"], path: "Tests/Support/Waiting"),
+        .target(name: "HTTPTestClient", path: "Tests/Support/HTTPTestClient"),
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
         .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
                                                           "ProcessThreads", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
     ],

@@ -1,63 +1,11 @@
 import Glibc
+import HTTPTestClient
 import MonotonicTime
 import Synchronization
 import Testing
 import WebServing
 import WebSocketFrames
 import Waiting
-
-/// A client on a real socket, as blunt as a hostile one may be.
-struct RawClient {
-    let descriptor: Int32
-
-    init(port: UInt16) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw ClientError.refused }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    enum ClientError: Error { case refused }
-
-    func send(_ text: String) { send(Array(text.utf8)) }
-
-    func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// What arrives until the server closes (or 5 s pass), at most `limit` bytes.
-    func readAll(limit: Int = 1 << 20) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while received.count < limit {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[..<count]
-        }
-        return received
-    }
-
-    /// The first `count` bytes, or fewer if the server closes first.
-    func read(_ count: Int) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: count)
-        while received.count < count {
-            let got = recv(descriptor, &buffer, count - received.count, 0)
-            if got <= 0 { break }
-            received += buffer[..<got]
-        }
-        return received
-    }
-
-    func close() { Glibc.close(descriptor) }
-}
 
 /// Answers `/` with a line and `/stream` with a body that never ends, in pieces of `piece` bytes.
 struct TestHandler: HTTPHandler {
