@@ -60,6 +60,8 @@ let package = Package(
         // Pure logic.
         // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
         .target(name: "TurretProtocol", dependencies: ["Geometry"]),
+        // Where sentry's files are: the models by name (the environment, the install, the checkout, pip's folders).
+        .target(name: "ModelFiles", dependencies: ["TextOutput"]),
         // The turret as the host knows it: its servos' travel (ServoMotion, TurretModel) and what it was told (TurretState).
         .target(name: "Turret", dependencies: ["TurretProtocol", "Geometry"]),
         // Recall, precision and F1 of detections against labelled faces.
@@ -87,7 +89,7 @@ let package = Package(
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
-        .target(name: "FaceMesh", dependencies: ["Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "FaceDetection"], swiftSettings: optimisedInDebug),
+        .target(name: "FaceMesh", dependencies: ["ModelFiles", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "FaceDetection"], swiftSettings: optimisedInDebug),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.
@@ -137,7 +139,7 @@ let package = Package(
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
         .target(
             name: "SentryApp",
-            dependencies: ["TextOutput", 
+            dependencies: ["ModelFiles", "TextOutput", 
                 "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
                 "TFLite", "CoreAffinity", "Letterboxing",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
@@ -146,12 +148,12 @@ let package = Package(
             swiftSettings: onlyImportedMembers
         ),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
-        .target(name: "Doctor", dependencies: ["TextOutput", "Devices", "Serial", "FaceDetection", "MonotonicTime"]),
+        .target(name: "Doctor", dependencies: ["ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime"]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
             dependencies: [
-                "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
+                "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,7 +169,7 @@ let package = Package(
         // Counts heap allocations per frame (run with LD_PRELOAD, see the file).
         .executableTarget(
             name: "count-allocations",
-            dependencies: ["FaceDetection", "FaceMesh", "Expressions", "Video", "Imaging", "Geometry", "CoreAffinity",
+            dependencies: ["ModelFiles", "FaceDetection", "FaceMesh", "Expressions", "Video", "Imaging", "Geometry", "CoreAffinity",
                            .product(name: "MallocInterposerSwift", package: "malloc-interposer")],
             path: "Benchmarks/Allocations"
         ),
@@ -195,10 +197,10 @@ let package = Package(
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "Imaging", "CVectorSums"], swiftSettings: vectorUnit),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["Scratch", "FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "Scratch", "FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
-            name: "FaceMeshTests", dependencies: ["FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
+            name: "FaceMeshTests", dependencies: ["ModelFiles", "FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
@@ -218,7 +220,7 @@ let package = Package(
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
                                                           "ProcessThreads", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
     ],

@@ -15,6 +15,7 @@ import Foundation
 import Geometry
 import Imaging
 import MallocInterposerSwift
+import ModelFiles
 import Video
 
 @main
@@ -73,7 +74,7 @@ struct CountAllocations {
         // A colour camera's frame: luma and chroma from a YUYV buffer into reused planes, then
         // BlazeFace in colour (the letterbox converting to RGB row by row).
         // With --detect-fps 8 too: the neighbourhood looks letterbox a region that moves, in colour.
-        if let full = ModelLocator.model(.fullRange), let short = ModelLocator.model(.shortRange) {
+        if let full = ModelLocator.file(.blazeFaceFullRange), let short = ModelLocator.file(.blazeFaceShortRange) {
             var chroma = ChromaPlanes(layout: .halfWidth, lumaWidth: 640, lumaHeight: 480)
             var faces: [Box] = []
             let scheduled = ScheduledDetector(
@@ -97,9 +98,9 @@ struct CountAllocations {
 
         var detectors: [(String, any FaceDetector)] = []
         for variant in BlazeFaceDetector.Variant.allCases {
-            if let path = ModelLocator.model(variant) { detectors.append((variant.rawValue, try BlazeFaceDetector(modelPath: path))) }
+            if let path = ModelLocator.file(ModelFile.blazeFace(fullRange: variant == .fullRange)) { detectors.append((variant.rawValue, try BlazeFaceDetector(modelPath: path))) }
         }
-        if let path = ModelLocator.model(.fullRange) {
+        if let path = ModelLocator.file(.blazeFaceFullRange) {
             detectors.append(("blazeface-2-threads", try BlazeFaceDetector(modelPath: path, threads: 2)))
         }
         let cascade = try HaarCascade(contentsOfFile: HaarCascade.defaultPath)
@@ -107,7 +108,7 @@ struct CountAllocations {
         detectors.append(("haar-2-threads", CascadeDetector(cascade: cascade, threads: 2)))
         detectors.append(("lbp", CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultLBPPath))))
         // --detect-fps 8 on frames 1/30 s apart: full passes and neighbourhood looks.
-        if let full = ModelLocator.model(.fullRange), let short = ModelLocator.model(.shortRange) {
+        if let full = ModelLocator.file(.blazeFaceFullRange), let short = ModelLocator.file(.blazeFaceShortRange) {
             detectors.append(
                 (
                     "blazeface-detect-fps-8",
@@ -124,7 +125,7 @@ struct CountAllocations {
                     neighbourhood: CascadeDetector(cascade: cascade), rate: 8)
             ))
         // --expressions: full passes at 8 a second, the face mesh on every frame.
-        if let full = ModelLocator.model(.fullRange) {
+        if let full = ModelLocator.file(.blazeFaceFullRange) {
             detectors.append(("mesh-detect-fps-8", MeshFollowingDetector(fullFrame: try BlazeFaceDetector(modelPath: full), mesh: try FaceMesh(), rate: 8)))
         }
         for (name, detector) in detectors {

@@ -2,8 +2,8 @@
     import Glibc
 #endif
 import Devices
-import FaceDetection
 import FoundationEssentials
+import ModelFiles
 import MonotonicTime
 import Serial
 import TextOutput
@@ -141,9 +141,9 @@ public enum Checkup {
     /// The BlazeFace and face mesh models, where sentry looks for them.
     static func models() -> [Finding] {
         let whereToPut = "make install (or the package) puts them in share/sentry/models; in a checkout tools/setup; or set SENTRY_DATA_DIR"
-        let names = BlazeFaceDetector.Variant.allCases.map(\.fileName).sorted() + ["face_landmark.tflite", "iris_landmark.tflite"]
-        return names.map { name in
-            ModelLocator.file(named: name).map { Finding(.ok, "model \(name)", $0) }
+        return ModelFile.allCases.sorted { $0.rawValue < $1.rawValue }.map { model in
+            let name = model.rawValue
+            return ModelLocator.file(model).map { Finding(.ok, "model \(name)", $0) }
                 ?? Finding(.problem, "model \(name)", "not found in \(ModelLocator.searchDirectories().joined(separator: ", "))", fix: whereToPut)
         }
     }

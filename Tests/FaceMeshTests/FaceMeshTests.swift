@@ -4,6 +4,7 @@ import Expressions
 import Foundation
 import Geometry
 import Imaging
+import ModelFiles
 import Testing
 import TFLite
 import Video
@@ -42,13 +43,13 @@ struct FaceMeshTests {
         return try #require(try still.nextFrame())
     }
 
-    static func modelPath(_ name: String) throws -> String {
-        try #require(ModelLocator.file(named: name), "run tools/setup: \(name) is missing")
+    static func modelPath(_ model: ModelFile) throws -> String {
+        try #require(ModelLocator.file(model), "run tools/setup: \(model.rawValue) is missing")
     }
 
     @Test("each network's raw outputs equal LiteRT's on the same input", arguments: ["mesh", "iris"])
     func rawOutputs(model: String) throws {
-        let path = try Self.modelPath(model == "mesh" ? FaceMesh.meshFileName : FaceMesh.irisFileName)
+        let path = try Self.modelPath(model == "mesh" ? .faceMesh : .iris)
         let interpreter = try Interpreter(model: try TFLiteModel.load(path: path), path: path)
         let image = try Self.image("input-\(model)")
         let input = interpreter.input
@@ -71,7 +72,7 @@ struct FaceMeshTests {
         "every PRELU after a convolution is applied as the convolution writes: one pass fewer, the outputs above unchanged",
         arguments: [("mesh", 22, 1), ("iris", 46, 7)])
     func foldedPrelus(model: String, pointwise: Int, windowed: Int) throws {
-        let path = try Self.modelPath(model == "mesh" ? FaceMesh.meshFileName : FaceMesh.irisFileName)
+        let path = try Self.modelPath(model == "mesh" ? .faceMesh : .iris)
         let steps = try Interpreter(model: try TFLiteModel.load(path: path), path: path).stepTimings(runs: 1).map(\.operation)
         #expect(steps.filter { $0.hasPrefix("CONV_2D 1x1") && $0.hasSuffix("+ PRELU") }.count == pointwise)
         #expect(steps.filter { !$0.hasPrefix("CONV_2D 1x1") && $0.hasSuffix("+ PRELU") }.count == windowed)
@@ -80,8 +81,8 @@ struct FaceMeshTests {
 
     /// The landmarks of the one face BlazeFace finds in a fixture.
     static func face(in name: String) throws -> FaceLandmarks {
-        let detector = try BlazeFaceDetector(modelPath: try modelPath(BlazeFaceDetector.Variant.fullRange.fileName))
-        let mesh = try FaceMesh(meshPath: try modelPath(FaceMesh.meshFileName), irisPath: try modelPath(FaceMesh.irisFileName))
+        let detector = try BlazeFaceDetector(modelPath: try modelPath(.blazeFaceFullRange))
+        let mesh = try FaceMesh(meshPath: try modelPath(.faceMesh), irisPath: try modelPath(.iris))
         let image = try image(name)
         var faces: [ScoredFace] = []
         detector.detect(in: image, into: &faces)
@@ -104,9 +105,9 @@ struct FaceMeshTests {
 
     @Test("the pipeline's 478 points are LiteRT's within 0.3% of the face's width, in gray and in colour", arguments: Reference.shared.cases)
     func pipeline(reference: Reference.Case) throws {
-        let detector = try BlazeFaceDetector(modelPath: try Self.modelPath(BlazeFaceDetector.Variant.fullRange.fileName))
+        let detector = try BlazeFaceDetector(modelPath: try Self.modelPath(.blazeFaceFullRange))
         let mesh = try FaceMesh(
-            meshPath: try Self.modelPath(FaceMesh.meshFileName), irisPath: try Self.modelPath(FaceMesh.irisFileName))
+            meshPath: try Self.modelPath(.faceMesh), irisPath: try Self.modelPath(.iris))
         let frame = try Self.frame(reference.image, colour: reference.colour ?? false)
         let image = frame.image
         #expect((frame.chroma != nil) == (reference.colour ?? false))

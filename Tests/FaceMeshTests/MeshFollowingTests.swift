@@ -3,6 +3,7 @@ import FaceMesh
 import Foundation
 import Geometry
 import Imaging
+import ModelFiles
 import TestClips
 import Testing
 import Video
@@ -22,7 +23,7 @@ struct MeshFollowingTests {
 
     @Test("a face in view needs only the scheduled full passes, an empty room too; the mesh reports the face on every frame, still to a pixel")
     func followsBetweenPasses() throws {
-        let full = try #require(ModelLocator.model(.fullRange))
+        let full = try #require(ModelLocator.file(.blazeFaceFullRange))
         let detector = MeshFollowingDetector(fullFrame: try BlazeFaceDetector(modelPath: full), mesh: try FaceMesh(), rate: 2)
         var faces: [Box] = []
         var centres: [SIMD2<Double>] = [], unscheduled = 0, meshOnly = 0
@@ -70,7 +71,7 @@ struct MeshFollowingTests {
 
     @Test("--expressions-fps 5 on a 10 fps clip: the mesh runs on every other frame, the face keeps its box in between")
     func meshRate() throws {
-        let full = try #require(ModelLocator.model(.fullRange))
+        let full = try #require(ModelLocator.file(.blazeFaceFullRange))
         let detector = MeshFollowingDetector(fullFrame: try BlazeFaceDetector(modelPath: full), mesh: try FaceMesh(), rate: 1, meshRate: 5)
         var faces: [Box] = [], held = 0, inView = 0
         for frame in try Self.frames() where Self.inView(frame.timestamp) && frame.timestamp < 1.45 {
@@ -88,7 +89,7 @@ struct MeshFollowingTests {
 
     @Test("when the face leaves, the mesh lets it go on the next frame")
     func letsGo() throws {
-        let full = try #require(ModelLocator.model(.fullRange))
+        let full = try #require(ModelLocator.file(.blazeFaceFullRange))
         let detector = MeshFollowingDetector(fullFrame: try BlazeFaceDetector(modelPath: full), mesh: try FaceMesh(), rate: 0.5)
         var faces: [Box] = []
         var lastSeen = 0.0

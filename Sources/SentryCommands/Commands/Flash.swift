@@ -1,7 +1,7 @@
 import ArgumentParser
 import ChildProcesses
 import Devices
-import FaceDetection
+import ModelFiles
 import FoundationEssentials
 import Glibc
 import TextOutput

