@@ -165,16 +165,25 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
 
     // MARK: - Under the lock
 
-    private func install(_ port: SerialPort, openedAt openedPath: String) {
+    /// Makes `port` the link's port; after a disconnect (`cameBack`) the
+    /// pipeline is told, once. False, and nothing installed, when the link is closing.
+    @discardableResult
+    private func install(_ port: SerialPort, openedAt openedPath: String, cameBack: Bool = false) -> Bool {
         let wait = bootWait ?? (port.isPseudoTerminal ? 0 : Self.defaultBootWait)
         let node = URL(fileURLWithPath: openedPath).resolvingSymlinksInPath().path
-        condition.withLock {
+        return condition.withLock {
+            guard shared.running else { return false }
             shared.port = port
             shared.openedPath = openedPath
             shared.deviceNode = node
             shared.writableAt = monotonicSeconds() + wait
             shared.received = []
             shared.lost = nil
+            if cameBack {
+                shared.reconnectCount += 1
+                shared.reconnect.cameBack()
+            }
+            return true
         }
     }
 
@@ -295,13 +304,7 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
             logger.debug("serial port \(path) not back yet: \(failure?.reason ?? "")")
             return
         }
-        let keep = condition.withLock { shared.running }
-        guard keep else { return port.close() }
-        install(port, openedAt: at)
-        condition.withLock {
-            shared.reconnectCount += 1
-            shared.reconnect.cameBack()
-        }
+        guard install(port, openedAt: at, cameBack: true) else { return port.close() }
         logger.notice("serial port \(path) is back\(at == path ? "" : " as \(at)"); aiming again")
     }
 }
