@@ -9,6 +9,8 @@ import WebServing
 public protocol ConsoleController: Sendable {
     /// The settings that can change while running, by long flag name.
     var settings: [String: String] { get }
+    /// How the page shows each of them, in its order.
+    var fields: [SettingField] { get }
     /// Validates `changes` with the rest as they are, exactly as the flags
     /// are; on success they take effect from the next frame. Returns the
     /// settings after the change.
@@ -88,6 +90,7 @@ public struct ConsoleRoutes: HTTPHandler {
         routes.add("GET", "/stream.mjpg") { _ in api.videoStream() }
         routes.add("GET", "/api/events") { _ in api.eventStream() }
         routes.add("GET", "/api/status") { _ in api.status() }
+        routes.add("GET", "/api/settings") { _ in api.settings() }
         routes.add("POST", "/api/settings") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.changeSettings(request) } }
         routes.add("POST", "/api/settings/save") { _ in api.save() }
         routes.add("POST", "/api/aim") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.aim(request) } }
@@ -150,6 +153,15 @@ struct ConsoleAPI: Sendable {
         status?.stream = hub.figures
         guard let status else { return Self.json(.serviceUnavailable, ["error": "no frame yet; the camera has not delivered one"]) }
         return Self.json(.ok, status)
+    }
+
+    /// The live settings' fields and values, for the page to build its form.
+    func settings() -> HTTPResponse {
+        struct Settings: Encodable {
+            var fields: [SettingField]
+            var settings: [String: String]
+        }
+        return Self.json(.ok, Settings(fields: controller.fields, settings: controller.settings))
     }
 
     func save() -> HTTPResponse {

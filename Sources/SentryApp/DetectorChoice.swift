@@ -5,7 +5,7 @@ import ModelFiles
 import TFLite
 
 /// Which face detector runs, and its settings.
-public struct DetectorOptions: Sendable {
+public struct DetectorOptions: Sendable, Equatable {
     public enum Kind: String, CaseIterable, Sendable {
         /// BlazeFace full range (192x192), faces up to about 5 m.
         case blazeface

@@ -114,7 +114,7 @@ public enum Runner {
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
         let web = try options.web.map {
-            try WebConsole(options: $0, detectorName: detectorName, changes: changes, logger: logger)
+            try WebConsole(options: $0, detector: options.detector, detectorName: detectorName, changes: changes, logger: logger)
         }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {

@@ -26,6 +26,22 @@ public struct LiveSettings: Sendable {
     }
 }
 
+/// The live settings as the console edits them: described for its page,
+/// changed by value and checked as the flags are (the command line's side
+/// holds the list of them, `LiveSetting`).
+public protocol LiveSettingsEditor: Sendable {
+    /// What the page shows for each, in its order.
+    var fields: [SettingField] { get }
+    /// Each setting's value now, by long flag name.
+    var values: [String: String] { get }
+    /// Checks `changes` with the rest as they are; when they pass, hands the
+    /// resulting settings to `applying`, and keeps them only if that succeeds.
+    /// Returns the values after the change.
+    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>) -> Result<[String: String], ConsoleRefusal>
+    /// The values as the settings file holds them (typed, in the page's order).
+    var fileValues: [(key: String, value: ConfigValue)] { get }
+}
+
 /// `--web`: where the console listens and how its settings are read and saved.
 public struct WebOptions: Sendable {
     public var address: ListenAddress
@@ -36,28 +52,18 @@ public struct WebOptions: Sendable {
     public var framesPerSecond: Double = 15
     /// At most this many connections at once (`--web-max-clients`).
     public var maximumClients = ConsoleServer.defaultMaximumClients
-    /// The live settings' values now, by long flag name.
-    public var values: [String: String]
-    /// Reads a full set of live values exactly as the flags are read: the
-    /// settings, or the flag's own one-line message.
-    public var parse: @Sendable ([String: String]) -> Result<LiveSettings, ConsoleRefusal>
-    /// Which of them are on/off switches (`true`/`false` in the file).
-    public var switches: Set<String>
+    /// The settings the console may change.
+    public var settings: any LiveSettingsEditor
     /// The file Save writes (the one `--config` reads).
     public var configPath: String
     /// Keys also given as flags: the flag wins over the file at the next start.
     public var keysGivenAsFlags: Set<String> = []
 
-    public init(
-        address: ListenAddress, token: String?, values: [String: String], switches: Set<String>, configPath: String,
-        parse: @escaping @Sendable ([String: String]) -> Result<LiveSettings, ConsoleRefusal>
-    ) {
+    public init(address: ListenAddress, token: String?, settings: any LiveSettingsEditor, configPath: String) {
         self.address = address
         self.token = token
-        self.values = values
-        self.switches = switches
+        self.settings = settings
         self.configPath = configPath
-        self.parse = parse
     }
 }
 
@@ -67,52 +73,43 @@ final class LiveControl: ConsoleController {
     private let options: WebOptions
     private let changes: RunChanges
     private let logger: Logger
-    /// The live settings' values now, by long flag name.
-    private let values: Mutex<[String: String]>
-    /// One change at a time (a detector may take a moment to build).
-    private let changing = Mutex(())
+    /// The detector's options now; a change to them builds a new detector.
+    /// Held for the whole change: one at a time (a detector may take a moment to build).
+    private let detector: Mutex<DetectorOptions>
 
-    init(options: WebOptions, changes: RunChanges, logger: Logger) {
+    init(options: WebOptions, detector: DetectorOptions, changes: RunChanges, logger: Logger) {
         self.options = options
         self.changes = changes
         self.logger = logger
-        values = Mutex(options.values)
+        self.detector = Mutex(detector)
     }
 
-    var settings: [String: String] { values.withLock { $0 } }
+    var settings: [String: String] { options.settings.values }
+
+    var fields: [SettingField] { options.settings.fields }
 
     func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
-        changing.withLock { _ in
-            let current = settings
-            let values = current.merging(changes) { $1 }
-            let live: LiveSettings
-            switch options.parse(values) {
-            case .success(let parsed): live = parsed
-            case .failure(let refusal): return .failure(refusal)
-            }
-            var handOff: DetectorHandOff?
-            if ["detector", "min-score", "detect-fps", "expressions", "expressions-fps"].contains(where: { values[$0] != current[$0] }) {
-                do {
-                    let (detector, name) = try Runner.makeDetector(live.detector, logger: logger)
-                    handOff = DetectorHandOff(detector: detector, name: name)
-                } catch {
-                    return .failure(ConsoleRefusal("\(error)"))
+        detector.withLock { current in
+            options.settings.change(changes) { live in
+                var handOff: DetectorHandOff?
+                if live.detector != current {
+                    do {
+                        let (detector, name) = try Runner.makeDetector(live.detector, logger: logger)
+                        handOff = DetectorHandOff(detector: detector, name: name)
+                    } catch {
+                        return .failure(ConsoleRefusal("\(error)"))
+                    }
+                    current = live.detector
                 }
+                self.changes.submit(.settings(live.pipeline))
+                if let handOff { self.changes.submit(.detector(handOff)) }
+                return .success(())
             }
-            self.values.withLock { $0 = values }
-            self.changes.submit(.settings(live.pipeline))
-            if let handOff { self.changes.submit(.detector(handOff)) }
-            return .success(values)
         }
     }
 
     func save() -> Result<String, ConsoleRefusal> {
-        let values = settings.sorted { $0.key < $1.key }.map { key, value -> (key: String, value: ConfigValue) in
-            if options.switches.contains(key) { return (key, .bool(value == "true")) }
-            if let integer = Int(value) { return (key, .integer(integer)) }
-            if let number = Double(value) { return (key, .number(number)) }
-            return (key, .string(value))
-        }.filter { !$0.value.description.isEmpty }
+        let values = options.settings.fileValues
         do {
             try ConfigFile.write(values, to: options.configPath)
         } catch {
@@ -139,9 +136,9 @@ final class WebConsole: FrameObserver {
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    init(options: WebOptions, detectorName: String, changes: RunChanges, logger: Logger) throws {
+    init(options: WebOptions, detector: DetectorOptions, detectorName: String, changes: RunChanges, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
-        control = LiveControl(options: options, changes: changes, logger: logger)
+        control = LiveControl(options: options, detector: detector, changes: changes, logger: logger)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
             controller: control, log: RefusalLog(logger: logger))

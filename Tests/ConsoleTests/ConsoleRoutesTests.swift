@@ -16,6 +16,13 @@ final class RecordingController: ConsoleController {
     let requests = Mutex<[SteeringRequest]>([])
     let changes = Mutex<[[String: String]]>([])
     var settings: [String: String] { ["offset": "40", "tilt": "false"] }
+    var fields: [SettingField] {
+        var offset = SettingField(key: "offset", group: "Aim", label: "Clear of each end", unit: "°", help: "Degrees kept clear.")
+        (offset.kind, offset.minimum, offset.maximum) = ("integer", 0, 89)
+        var tilt = SettingField(key: "tilt", group: "Aim", label: "Tilt servo", unit: "", help: "Also drive a tilt servo.")
+        tilt.kind = "switch"
+        return [offset, tilt]
+    }
 
     func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
         if changes["offset"] == "99" { return .failure(ConsoleRefusal("--offset 99 must be between 0 and 89")) }
@@ -162,6 +169,20 @@ struct ConsoleRoutesTests {
             #expect(text.contains(message), "\(body): \(text)")
         }
         #expect(controller.changes.withLock { $0 }.count == 1)
+        hub.close()
+    }
+
+    @Test("GET /api/settings: each field as the page builds it, in order, with the values now")
+    func settingFields() async throws {
+        let response = routes().respond(to: request("GET", "/api/settings"))
+        #expect(response.status == .ok)
+        struct Reply: Decodable {
+            var fields: [SettingField]
+            var settings: [String: String]
+        }
+        let reply = try JSONDecoder().decode(Reply.self, from: Data(bodyText(response).utf8))
+        #expect(reply.fields == controller.fields)
+        #expect(reply.settings == controller.settings)
         hub.close()
     }
 

@@ -133,7 +133,7 @@ final class MJPEGStream: @unchecked Sendable {
 
 @Suite("the web console, served by the real binary", .serialized)
 struct WebConsoleProcessTests {
-    @Test("every bad setting is refused with the flag's own message and changes nothing")
+    @Test("every bad setting is refused with the flag's own message (or, for what is no value of its type, what it takes) and changes nothing")
     func settingsTable() throws {
         let console = try RunningConsole()
         let before = try #require(try console.status()["settings"] as? [String: String])
@@ -151,8 +151,13 @@ struct WebConsoleProcessTests {
             #expect(cli.status != 0 && !expected.isEmpty, "\(key) \(value) passes as a flag")
             let reply = try console.post("/api/settings", "{\"\(key)\": \(value)}")
             #expect(reply.status == 400, "\(key) \(value): \(reply.text)")
-            let error = (try? JSONSerialization.jsonObject(with: Data(reply.text.utf8)) as? [String: String])?["error"]
-            #expect(error == expected, "\(key) \(value)")
+            let error = (try? JSONSerialization.jsonObject(with: Data(reply.text.utf8)) as? [String: String])?["error"] ?? ""
+            // The flag's parser says only that the value is invalid; the console says what the setting takes.
+            if expected.hasPrefix("The value '") {
+                #expect(error.hasPrefix("--\(key) takes ") && error.hasSuffix("not '\(flagValue)'"), "\(key) \(value): \(error)")
+            } else {
+                #expect(error == expected, "\(key) \(value)")
+            }
         }
         for switchKey in ["tilt", "invert-x"] {
             #expect(try console.post("/api/settings", "{\"\(switchKey)\": \"maybe\"}").status == 400)
@@ -422,9 +427,32 @@ struct WebConsoleBrowserTests {
         ])
         #expect(try browser.eval("location.href") as? String == "\(console.base)/")
         let urls = try #require(try browser.eval("JSON.stringify(performance.getEntriesByType('resource').map(e => e.name))") as? String)
-        #expect(!urls.contains("token") && urls.contains("/api/status"), "\(urls)")
+        #expect(!urls.contains("token") && urls.contains("/api/settings"), "\(urls)")
         #expect(try browser.eval("document.cookie") as? String == "", "the cookie is HttpOnly")
         #expect(try HTTP.request(port: console.port, "GET", "/api/status").status == 401)
+        #expect(console.stop() == 0)
+    }
+
+    @Test("on a phone's screen the settings are grouped and labelled with units, fit the width, and a choice made there reaches the run (screenshot in docs/)")
+    func phoneSettings() throws {
+        let console = try RunningConsole()
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 390, "height": 844])
+        try browser.run(["wait": "document.getElementById('setting-search') !== null && window.sentry.framesShown > 2", "timeout": 30])
+        let legends = try browser.eval("[...document.querySelectorAll('#settings legend')].map(l => l.textContent)") as? [String]
+        #expect(legends == ["Aim", "Target", "Smoothing", "Lock and fire", "Detection", "Expressions", "Camera on the turret"])
+        let offset = try browser.eval(
+            "(i => [i.labels[0].textContent, i.nextElementSibling.textContent, i.title])(document.getElementById('setting-offset'))") as? [String]
+        #expect(offset?.prefix(2) == ["Clear of each end", "°"] && offset?.last?.contains("(--offset)") == true, "\(offset ?? [])")
+        // Nothing wider than the screen: no sideways scrolling, every field inside it.
+        let overflow = try browser.eval(
+            "[document.documentElement.scrollWidth - innerWidth, ...[...document.querySelectorAll('#settings input, #settings select')].map(e => e.getBoundingClientRect().right - innerWidth)].filter(d => d > 0).length"
+        ) as? Int
+        #expect(overflow == 0)
+        _ = try browser.eval("document.getElementById('settings').scrollIntoView()")
+        _ = try Self.screenshot(browser, of: console, keptAs: "console-phone.png")
+        _ = try browser.eval("(s => { s.value = 'hold'; s.dispatchEvent(new Event('change')); })(document.getElementById('setting-search'))")
+        #expect(eventually(within: 10) { (try? console.status()["settings"] as? [String: String])?["search"] == "hold" })
         #expect(console.stop() == 0)
     }
 

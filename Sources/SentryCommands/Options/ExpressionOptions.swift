@@ -5,17 +5,10 @@ import SentryApp
 /// Faces read as expressions (`run`): the mesh on the followed face, commands on
 /// held expressions, and whom the trigger spares (SPEC §8).
 struct ExpressionOptions: ParsableArguments {
-    @Flag(
-        inversion: .prefixedNo,
-        help:
-            "Read the followed face's expression, head pose and gaze every frame (the face mesh, which also follows the face between full detections). BlazeFace only."
-    )
+    @Flag(inversion: .prefixedNo, help: LiveSetting.expressions.flagHelp)
     var expressions = false
 
-    @Option(
-        help:
-            "With --expressions: face mesh runs per second of video; between them the face holds its box and reading. 'every': every frame (smoother aim, about twice the CPU)."
-    )
+    @Option(help: LiveSetting.expressionsFps.flagHelp)
     var expressionsFps: DetectRate = .perSecond(15)
 
     @Option(
@@ -25,15 +18,11 @@ struct ExpressionOptions: ParsableArguments {
     var onExpression: [String] = []
 
     @Option(
-        help: ArgumentHelp(
-            "Never fire at a target showing this expression (e.g. smile); the status says 'Spared — smiling'. 'none': spare nobody. Turns on --expressions.",
-            valueName: "expression"))
+        help: ArgumentHelp(LiveSetting.spare.flagHelp.abstract, valueName: "expression"))
     var spare: String?
 
     func validate() throws {
-        if let rate = expressionsFps.perSecond, !(rate.isFinite && (1...240).contains(rate)) {
-            throw ValidationError("--expressions-fps \(expressionsFps) must be between 1 and 240 mesh runs a second, or 'every'")
-        }
+        if let rate = expressionsFps.perSecond { try LiveSetting.expressionsFps.check(rate) }
         do {
             _ = try rules
             _ = try spareState

@@ -5,7 +5,7 @@ import TurretProtocol
 
 /// When the target counts as locked, what runs then, and the trigger (`run`).
 struct LockFireOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Seconds a target must be held to be locked (status 'Locked', --on-lock, --fire).")
+    @Option(parsing: .unconditional, help: LiveSetting.lockAfter.flagHelp)
     var lockAfter: Double = 2
 
     @Option(
@@ -25,19 +25,17 @@ struct LockFireOptions: ParsableArguments {
         help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
     var fire = false
 
-    @Option(parsing: .unconditional, help: "Seconds between shots (at least the firmware's 1 s).")
+    @Option(parsing: .unconditional, help: LiveSetting.fireCooldown.flagHelp)
     var fireCooldown: Double = FireControl.Settings.defaultCooldown
 
-    @Option(parsing: .unconditional, help: "Degrees between aim and target that still count as aimed.")
+    @Option(parsing: .unconditional, help: LiveSetting.fireTolerance.flagHelp)
     var fireTolerance: Double = FireControl.Settings.defaultTolerance
 
     func validate() throws {
-        try checkRange(lockAfter, "lock-after", 0...3600, " seconds")
+        try LiveSetting.lockAfter.check(lockAfter)
         try checkRange(hookTimeout, "hook-timeout", 0.1...3600, " seconds")
-        try checkRange(
-            fireCooldown, "fire-cooldown", ServoController.fireMinimumInterval...3600,
-            " seconds (the firmware never fires more than once a second)")
-        try checkRange(fireTolerance, "fire-tolerance", 0.1...45, " degrees")
+        try LiveSetting.fireCooldown.check(fireCooldown)
+        try LiveSetting.fireTolerance.check(fireTolerance)
         for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
             if let command, command.allSatisfy(\.isWhitespace) {
                 throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Config
+import Console
+import SentryApp
+import Synchronization
+import TextOutput
+import Tracking
+import WebServing
+
+/// A live setting tied to the field of `run` that holds it: read as the
+/// console shows it, and set from one value parsed as its flag parses it.
+struct LiveBinding: Sendable {
+    let setting: LiveSetting
+    let read: @Sendable (Run) -> String
+    /// Sets the field from `text`; false when `text` is no value of its type.
+    let assign: @Sendable (inout Run, String) -> Bool
+
+    /// `shown`: the value as the console shows it and the flag takes it.
+    init<Value: ExpressibleByArgument & Sendable>(
+        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value> & Sendable, shown: @escaping @Sendable (Value) -> String = { "\($0)" }
+    ) {
+        self.setting = setting
+        read = { run in shown(run[keyPath: field]) }
+        assign = { run, text in
+            guard let value = Value(argument: text) else { return false }
+            run[keyPath: field] = value
+            return true
+        }
+    }
+
+    /// A flag that may be left out: `absent` ("" or a word the choices give, such as `none`) leaves it out.
+    init<Value: ExpressibleByArgument & Sendable>(
+        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value?> & Sendable, absent: String,
+        shown: @escaping @Sendable (Value) -> String = { "\($0)" }
+    ) {
+        self.setting = setting
+        read = { run in run[keyPath: field].map(shown) ?? absent }
+        assign = { run, text in
+            if text.isEmpty || text == absent {
+                run[keyPath: field] = nil
+                return true
+            }
+            guard let value = Value(argument: text) else { return false }
+            run[keyPath: field] = value
+            return true
+        }
+    }
+}
+
+extension Run {
+    /// The settings the console may change, in the order it shows them.
+    static let live: [LiveBinding] = [
+        LiveBinding(.offset, \.trackingOptions.offset),
+        LiveBinding(.invertX, \.trackingOptions.invertX),
+        LiveBinding(.invertY, \.trackingOptions.invertY),
+        LiveBinding(.tilt, \.trackingOptions.tilt),
+        LiveBinding(.deadband, \.trackingOptions.deadband),
+        LiveBinding(.hysteresis, \.trackingOptions.hysteresis),
+        LiveBinding(.lostAfter, \.trackingOptions.lostAfter),
+        LiveBinding(.search, \.trackingOptions.search) { $0.rawValue },
+        LiveBinding(.switchMargin, \.trackingOptions.switchMargin),
+        LiveBinding(.switchFrames, \.trackingOptions.switchFrames),
+        LiveBinding(.smooth, \.trackingOptions.smooth),
+        LiveBinding(.smoothCutoff, \.trackingOptions.smoothCutoff),
+        LiveBinding(.smoothBeta, \.trackingOptions.smoothBeta),
+        LiveBinding(.lockAfter, \.lockFire.lockAfter),
+        LiveBinding(.fireTolerance, \.lockFire.fireTolerance),
+        LiveBinding(.fireCooldown, \.lockFire.fireCooldown),
+        LiveBinding(.detector, \.detection.detector, absent: "") { $0.rawValue },
+        LiveBinding(.minScore, \.detection.minScore),
+        LiveBinding(.detectFps, \.detection.detectFps),
+        LiveBinding(.expressions, \.faces.expressions),
+        LiveBinding(.expressionsFps, \.faces.expressionsFps),
+        LiveBinding(.spare, \.faces.spare, absent: "none"),
+        LiveBinding(.mount, \.trackingOptions.mount) { $0.rawValue },
+        LiveBinding(.fov, \.trackingOptions.fov),
+        LiveBinding(.kp, \.trackingOptions.kp),
+        LiveBinding(.ki, \.trackingOptions.ki),
+        LiveBinding(.kd, \.trackingOptions.kd),
+    ]
+
+    /// Every check a live setting's flag is under, with the rest of the run as it is.
+    func validateLive() throws {
+        try trackingOptions.validate()
+        try lockFire.validate()
+        try detection.validate()
+        try faces.validate()
+        try validate()
+    }
+
+    /// `--web`'s options, or `nil` without it.
+    var webOptions: WebOptions? {
+        guard let web = webConsole.web, let address = ListenAddress(parsing: web) else { return nil }
+        var options = WebOptions(
+            address: address, token: webConsole.webToken, settings: LiveRunSettings(self),
+            configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath())
+        options.framesPerSecond = webConsole.webFps
+        options.rules = webConsole.siteRules
+        options.maximumClients = webConsole.webMaxClients
+        options.keysGivenAsFlags = Set(
+            Self.live.map(\.setting.key).filter { key in
+                CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
+            })
+        return options
+    }
+}
+
+/// The live settings held as `run`'s own typed values: a change sets one
+/// field from one value and is checked as the flags are, all or nothing.
+final class LiveRunSettings: LiveSettingsEditor {
+    private let run: Mutex<Run>
+
+    init(_ run: Run) { self.run = Mutex(run) }
+
+    var fields: [SettingField] { Run.live.map(\.setting.field) }
+
+    var values: [String: String] {
+        run.withLock { run in Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(run)) }) }
+    }
+
+    func change(
+        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>
+    ) -> Result<[String: String], ConsoleRefusal> {
+        run.withLock { run in
+            var changed = run
+            for (key, text) in changes.sorted(by: { $0.key < $1.key }) {
+                guard let binding = Run.live.first(where: { $0.setting.key == key }) else {
+                    return .failure(ConsoleRefusal("'\(key)' cannot be changed while running"))
+                }
+                guard binding.assign(&changed, text) else { return .failure(ConsoleRefusal(binding.setting.notAValue(text))) }
+            }
+            do {
+                try changed.validateLive()
+            } catch {
+                return .failure(ConsoleRefusal(Run.message(for: error)))
+            }
+            if case .failure(let refusal) = applying(LiveSettings(pipeline: changed.pipelineSettings, detector: changed.detectorOptions)) {
+                return .failure(refusal)
+            }
+            run = changed
+            return .success(Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(changed)) }))
+        }
+    }
+
+    var fileValues: [(key: String, value: ConfigValue)] {
+        let values = self.values
+        return Run.live.compactMap { binding in
+            let (setting, text) = (binding.setting, values[binding.setting.key] ?? "")
+            switch setting.kind {
+            case .onOff: return (setting.key, .bool(text == "true"))
+            case .number(_, whole: true): return Int(text).map { (setting.key, .integer($0)) }
+            case .number: return Double(text).map { (setting.key, .number($0)) }
+            case .rate: return (setting.key, Double(text).map(ConfigValue.number) ?? .string(text))
+            case .choice: return text.isEmpty ? nil : (setting.key, .string(text))
+            }
+        }
+    }
+}
+
+extension LiveSetting {
+    /// Why `text` is not a value of this setting, in one line.
+    func notAValue(_ text: String) -> String {
+        let between: (ClosedRange<Double>) -> String = { "\(String(printf: "%g", $0.lowerBound)) to \(String(printf: "%g", $0.upperBound))" }
+        return switch kind {
+        case .onOff: "--\(key) is on or off: send true or false"
+        case .number(let range, whole: true): "--\(key) takes a whole number from \(between(range)), not '\(text)'"
+        case .number(let range, _): "--\(key) takes a number from \(between(range)), not '\(text)'"
+        case .rate(let range): "--\(key) takes a number from \(between(range)) or 'every', not '\(text)'"
+        case .choice(let words): "--\(key) takes one of \(words.filter { !$0.isEmpty }.joined(separator: ", ")), not '\(text)'"
+        }
+    }
+}
