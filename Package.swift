@@ -61,11 +61,13 @@ let package = Package(
         // The wire protocol (commands, the de-duplicating filter, the outgoing queue) and the firmware's state machine as the host models it.
         .target(name: "TurretProtocol", dependencies: ["Geometry"]),
         // Where sentry's files are: the models by name (the environment, the install, the checkout, pip's folders).
+        // A small, strict XML reader (cascades, label files): bytes in, a flat tree out. Pure.
+        .target(name: "MiniXML", swiftSettings: optimisedInDebug),
         .target(name: "ModelFiles", dependencies: ["TextOutput"]),
         // The turret as the host knows it: its servos' travel (ServoMotion, TurretModel) and what it was told (TurretState).
         .target(name: "Turret", dependencies: ["TurretProtocol", "Geometry"]),
-        // Recall, precision and F1 of detections against labelled faces.
-        .target(name: "Evaluation", dependencies: ["Geometry"]),
+        // Recall, precision and F1 of detections against labelled faces, and the label files they are read from.
+        .target(name: "Evaluation", dependencies: ["Geometry", "MiniXML"]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
         .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol", "Turret"]),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
@@ -85,7 +87,7 @@ let package = Package(
         // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["TextOutput", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading"],
+        .target(name: "FaceDetection", dependencies: ["TextOutput", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading", "MiniXML"],
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
@@ -184,7 +186,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry"]),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -197,7 +199,7 @@ let package = Package(
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "Imaging", "CVectorSums"], swiftSettings: vectorUnit),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "Scratch", "FaceDetection", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "FaceDetection", "MiniXML", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["ModelFiles", "FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
@@ -217,7 +219,7 @@ let package = Package(
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
         .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
-                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection",
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
         .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",

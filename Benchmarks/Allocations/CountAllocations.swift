@@ -103,10 +103,10 @@ struct CountAllocations {
         if let path = ModelLocator.file(.blazeFaceFullRange) {
             detectors.append(("blazeface-2-threads", try BlazeFaceDetector(modelPath: path, threads: 2)))
         }
-        let cascade = try HaarCascade(contentsOfFile: HaarCascade.defaultPath)
+        let cascade = try HaarCascade(xml: FileContents.read(CascadeFile.haarFrontalFace, atMost: 64 << 20))
         detectors.append(("haar", CascadeDetector(cascade: cascade)))
         detectors.append(("haar-2-threads", CascadeDetector(cascade: cascade, threads: 2)))
-        detectors.append(("lbp", CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultLBPPath))))
+        detectors.append(("lbp", CascadeDetector(cascade: try HaarCascade(xml: FileContents.read(CascadeFile.lbpFrontalFace, atMost: 64 << 20)))))
         // --detect-fps 8 on frames 1/30 s apart: full passes and neighbourhood looks.
         if let full = ModelLocator.file(.blazeFaceFullRange), let short = ModelLocator.file(.blazeFaceShortRange) {
             detectors.append(

@@ -1,6 +1,7 @@
 import CNumberReading
 import FoundationEssentials
 import Glibc
+import MiniXML
 import TextOutput
 
 /// A boosted Haar cascade read from an OpenCV `FileStorage` XML file (the
@@ -59,70 +60,7 @@ public struct HaarCascade: Sendable {
     static let thresholdEpsilon: Float = 1e-5
 }
 
-/// Why a cascade file could not be used. `description` is one line naming the
-/// file and what to do.
-public struct CascadeError: Error, CustomStringConvertible, Equatable {
-    public var path: String
-    public var reason: String
-
-    public var description: String {
-        "cannot use cascade \(path): \(reason); pass an OpenCV Haar cascade XML with --cascade, e.g. /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml (Debian package opencv-data)"
-    }
-}
-
 extension HaarCascade {
-    /// Debian's default frontal face cascade (package `opencv-data`).
-    public static let defaultPath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
-    /// Debian's (opencv-data) best LBP face cascade.
-    public static let defaultLBPPath = "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"
-
-    /// Loads a cascade file, with a clear error for a missing, unreadable or
-    /// malformed file.
-    public init(contentsOfFile path: String) throws(CascadeError) {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CascadeError(path: path, reason: "no such file")
-        }
-        guard !isDirectory else { throw CascadeError(path: path, reason: "it is a directory") }
-        let bytes = try Self.contents(of: path)
-        do {
-            try self.init(xml: bytes)
-        } catch {
-            throw CascadeError(path: path, reason: error.description)
-        }
-    }
-
-    /// The file's bytes, read straight into the array: Foundation's `Data` and a
-    /// copy of it would add milliseconds to every start.
-    private static func contents(of path: String) throws(CascadeError) -> [UInt8] {
-        func unreadable() -> CascadeError { CascadeError(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { throw unreadable() }
-        defer { close(file) }
-        var status = stat()
-        // One byte more than the size, so that the end (or a file that grew) shows in the same loop.
-        var bytes = [UInt8](repeating: 0, count: fstat(file, &status) == 0 ? max(Int(status.st_size), 0) + 1 : 65536)
-        var filled = 0
-        while true {
-            if filled == bytes.count {
-                guard bytes.count < maximumFileBytes else { throw CascadeError(path: path, reason: "it is larger than 64 MB") }
-                bytes.append(contentsOf: repeatElement(0, count: bytes.count))
-            }
-            let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress! + filled, $0.count - filled) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw unreadable()
-            }
-            filled += count
-        }
-        bytes.removeLast(bytes.count - filled)
-        return bytes
-    }
-
-    /// No cascade comes near this; a device that never ends (/dev/zero) stops here.
-    private static let maximumFileBytes = 64 << 20
-
     /// Parses cascade XML text. Errors describe what is wrong with the content.
     public init(xml: [UInt8]) throws(CascadeFormatError) {
         let root: MiniXMLElement

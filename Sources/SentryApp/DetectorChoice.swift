@@ -41,7 +41,7 @@ public struct DetectorOptions: Sendable, Equatable {
 
     /// The cascade a cascade detector loads: the one given, else Debian's default for the kind.
     public var cascadeFile: String {
-        cascadePath ?? (kind == .lbp ? HaarCascade.defaultLBPPath : HaarCascade.defaultPath)
+        cascadePath ?? (kind == .lbp ? CascadeFile.lbpFrontalFace : CascadeFile.haarFrontalFace)
     }
 }
 

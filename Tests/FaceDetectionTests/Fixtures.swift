@@ -12,6 +12,8 @@ enum Fixtures {
     static func photo(_ name: String) -> String { directory.appendingPathComponent("photos/\(name)").path }
 
     static func cascade(_ name: String) -> String { "/usr/share/opencv4/haarcascades/\(name)" }
+    /// One of Debian's Haar cascades, parsed.
+    static func haarCascade(_ name: String) throws -> HaarCascade { try HaarCascade(xml: FileContents.read(cascade(name), atMost: 64 << 20)) }
 
     /// Decodes an image file to gray with the real file source (ffmpeg).
     static func grayImage(_ path: String) throws -> GrayImage {

@@ -1,3 +1,4 @@
+import MiniXML
 import Testing
 @testable import FaceDetection
 

@@ -6,7 +6,7 @@ import Testing
 struct OpenCVParityTests {
     @Test("same faces as OpenCV: same count, every box matched at IoU >= 0.8", arguments: try Fixtures.openCVDetections())
     func sameFacesAsOpenCV(_ reference: Fixtures.DetectionCase) throws {
-        let cascade = try HaarCascade(contentsOfFile: Fixtures.cascade(reference.cascade))
+        let cascade = try Fixtures.haarCascade(reference.cascade)
         let detector = CascadeDetector(
             cascade: cascade,
             parameters: CascadeParameters(scaleFactor: reference.scaleFactor, minNeighbors: reference.minNeighbors, minSize: reference.minSize)
@@ -26,7 +26,7 @@ struct OpenCVParityTests {
 
     @Test("two threads find exactly the windows one thread finds", arguments: ["messi5.png", "astronaut.png"])
     func threadsAgree(photo: String) throws {
-        let cascade = try HaarCascade(contentsOfFile: Fixtures.cascade("haarcascade_frontalface_default.xml"))
+        let cascade = try Fixtures.haarCascade("haarcascade_frontalface_default.xml")
         let image = try Fixtures.grayImage(Fixtures.photo(photo))
         let one = CascadeDetector(cascade: cascade).rawDetections(in: image)
         let two = CascadeDetector(cascade: cascade, threads: 2).rawDetections(in: image)

@@ -3,6 +3,7 @@ import Foundation
 import Geometry
 import Imaging
 import Logging
+import ModelFiles
 import SentryApp
 import Serial
 import ServoSim
@@ -66,7 +67,7 @@ struct BehaviourTests {
             size: FrameSize(width: 256, height: 256))
         let image = try #require(try photo.nextFrame()).image
         photo.close()
-        let detector = WobblingDetector(CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultPath)), amplitude: 3)
+        let detector = WobblingDetector(CascadeDetector(cascade: try HaarCascade(contentsOfFile: CascadeFile.haarFrontalFace)), amplitude: 3)
         var tracking = TrackingSettings(tiltEnabled: true)
         if smooth { tracking.smoothing = .standard }
         let turret = try SimulatedTurret(detector: detector, tracking: tracking)

@@ -1,6 +1,7 @@
 import FaceDetection
 import Geometry
 import Logging
+import ModelFiles
 import SentryApp
 import Serial
 import ServoSim
@@ -65,7 +66,7 @@ struct EndToEndTests {
         defer { servo.stop() }
         let source = try FileFrameSource(path: DemoClip.path)
         defer { source.close() }
-        let detector = CascadeDetector(cascade: try HaarCascade(contentsOfFile: HaarCascade.defaultPath))
+        let detector = CascadeDetector(cascade: try HaarCascade(contentsOfFile: CascadeFile.haarFrontalFace))
         let output = try SerialCommandOutput(path: servo.devicePath)
         defer { output.close() }
         let pipeline = Pipeline(detector: detector, output: output, settings: PipelineSettings(tracking: TrackingSettings(tiltEnabled: true)))

@@ -2,6 +2,7 @@ import ArgumentParser
 import FaceDetection
 import FoundationEssentials
 import Imaging
+import ModelFiles
 import SentryApp
 import Video
 
@@ -18,7 +19,7 @@ struct DetectionOptions: ParsableArguments {
 
     @Option(
         help:
-            "OpenCV cascade XML, Haar or LBP (giving one selects a cascade detector). Default: \(HaarCascade.defaultPath), or \(HaarCascade.defaultLBPPath) with --detector lbp"
+            "OpenCV cascade XML, Haar or LBP (giving one selects a cascade detector). Default: \(CascadeFile.haarFrontalFace), or \(CascadeFile.lbpFrontalFace) with --detector lbp"
     )
     var cascade: String?
 

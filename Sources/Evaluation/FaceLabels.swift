@@ -1,5 +1,5 @@
-import FoundationEssentials
 import Geometry
+import MiniXML
 
 /// Human-labelled face boxes for a folder of images, as read by `sentry eval`.
 ///
@@ -20,23 +20,20 @@ public struct FaceLabels: Sendable {
 
     public var images: [Image]
 
-    /// Reads a label file; errors name the file and the line.
-    public init(contentsOfFile path: String) throws(LabelError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LabelError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
-        }
-        let text = String(decoding: data, as: UTF8.self)
+    /// Reads a label file's bytes; errors name the file (`path`) and the line.
+    public init(bytes: [UInt8], path: String) throws(LabelError) {
+        let text = String(decoding: bytes, as: UTF8.self)
         if text.drop(while: \.isWhitespace).first == "<" {
-            images = try Self.imglab(data, path: path)
+            images = try Self.imglab(bytes, path: path)
         } else {
             images = try Self.plain(text, path: path)
         }
         guard !images.isEmpty else { throw LabelError(path: path, reason: "lists no images") }
     }
 
-    private static func imglab(_ data: Data, path: String) throws(LabelError) -> [Image] {
+    private static func imglab(_ bytes: [UInt8], path: String) throws(LabelError) -> [Image] {
         let root: MiniXMLElement
-        do { root = try MiniXML.parse([UInt8](data)).root } catch { throw LabelError(path: path, reason: "not well-formed XML: \(error)") }
+        do { root = try MiniXML.parse(bytes).root } catch { throw LabelError(path: path, reason: "not well-formed XML: \(error)") }
         guard root.name == "dataset", let list = root.child("images") else {
             throw LabelError(path: path, reason: "not an imglab dataset (expected <dataset><images>)")
         }

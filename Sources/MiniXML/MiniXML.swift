@@ -1,17 +1,18 @@
 import Glibc
 
-/// A small XML reader for OpenCV's `FileStorage` cascade files: elements,
-/// attributes, text, comments, `<?...?>` and `<!...>` declarations.
-/// Enough for cascades, strict about structure, with errors that give a line.
+/// A small XML reader for OpenCV's `FileStorage` cascade files and dlib's
+/// imglab label files: elements, attributes, text, comments, `<?...?>` and
+/// `<!...>` declarations. Enough for those, strict about structure, with
+/// errors that give a line. Pure: it reads bytes, the caller reads the file.
 ///
 /// The tree is flat: every element is a record in one array, in document
 /// order, pointing into the file's bytes for its name, attributes and text.
 /// The default cascade has ~20,000 elements; a tree of nodes with their own
 /// strings and arrays cost that many allocations to build and as many to
 /// free, most of a fresh process's cascade load.
-final class MiniXMLDocument: Sendable {
+public final class MiniXMLDocument: Sendable {
     /// The file as read; names, attributes and text are ranges of it.
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
     fileprivate let elements: [Record]
     fileprivate let attributes: [Attribute]
     fileprivate let textRuns: [TextRun]
@@ -24,7 +25,7 @@ final class MiniXMLDocument: Sendable {
     }
 
     /// The document's one top-level element.
-    var root: MiniXMLElement { MiniXMLElement(document: self, index: 0) }
+    public var root: MiniXMLElement { MiniXMLElement(document: self, index: 0) }
 
     fileprivate static let none: Int32 = -1
 
@@ -58,21 +59,21 @@ final class MiniXMLDocument: Sendable {
 }
 
 /// One element of an `MiniXMLDocument`: its name, attributes, children and text.
-struct MiniXMLElement: Sendable {
-    let document: MiniXMLDocument
+public struct MiniXMLElement: Sendable {
+    public let document: MiniXMLDocument
     fileprivate let index: Int32
 
     private var record: MiniXMLDocument.Record { document.elements[Int(index)] }
 
-    var name: String { document.string(record.name) }
+    public var name: String { document.string(record.name) }
 
     /// The first child called `name`.
-    func child(_ name: String) -> MiniXMLElement? { children.first { document.bytes(document.elements[Int($0.index)].name, equal: name) } }
+    public func child(_ name: String) -> MiniXMLElement? { children.first { document.bytes(document.elements[Int($0.index)].name, equal: name) } }
 
-    var children: Children { Children(document: document, head: record.firstChild, count: Int(record.childCount)) }
+    public var children: Children { Children(document: document, head: record.firstChild, count: Int(record.childCount)) }
 
     /// The value of the attribute `name` as written (no entity decoding); the last one if it repeats.
-    func attribute(_ name: String) -> String? {
+    public func attribute(_ name: String) -> String? {
         let record = record
         let range = record.attributeStart..<record.attributeStart + record.attributeCount
         guard let found = document.attributes[range.offsets].last(where: { document.bytes($0.name, equal: name) })
@@ -81,12 +82,12 @@ struct MiniXMLElement: Sendable {
     }
 
     /// All the element's own text, its runs joined (markup between them left out).
-    var text: String { String(decoding: joinedText(), as: UTF8.self) }
+    public var text: String { String(decoding: joinedText(), as: UTF8.self) }
 
     /// Calls `body` with the element's text: the file's own bytes when it is one run (as it is
     /// in cascades), a joined copy otherwise, so that numbers are read without a String per element.
     /// The byte after the buffer can be read and ends any number: `<` in the file, NUL in a copy.
-    func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    public func withText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         let first = record.firstText
         if first == MiniXMLDocument.none || document.textRuns[Int(first)].next == MiniXMLDocument.none {
             let range = first == MiniXMLDocument.none ? 0..<0 : document.textRuns[Int(first)].bytes
@@ -112,21 +113,21 @@ struct MiniXMLElement: Sendable {
     }
 
     /// An element's children in document order.
-    struct Children: Sequence {
+    public struct Children: Sequence {
         let document: MiniXMLDocument
         let head: Int32
-        let count: Int
+        public let count: Int
 
-        var isEmpty: Bool { count == 0 }
-        var first: MiniXMLElement? { isEmpty ? nil : MiniXMLElement(document: document, index: head) }
+        public var isEmpty: Bool { count == 0 }
+        public var first: MiniXMLElement? { isEmpty ? nil : MiniXMLElement(document: document, index: head) }
 
-        func makeIterator() -> Iterator { Iterator(document: document, upcoming: head) }
+        public func makeIterator() -> Iterator { Iterator(document: document, upcoming: head) }
 
-        struct Iterator: IteratorProtocol {
+        public struct Iterator: IteratorProtocol {
             let document: MiniXMLDocument
             var upcoming: Int32
 
-            mutating func next() -> MiniXMLElement? {
+            public mutating func next() -> MiniXMLElement? {
                 guard upcoming != MiniXMLDocument.none else { return nil }
                 defer { upcoming = document.elements[Int(upcoming)].nextSibling }
                 return MiniXMLElement(document: document, index: upcoming)
@@ -140,20 +141,20 @@ extension Range<Int32> {
     fileprivate var offsets: Range<Int> { Int(lowerBound)..<Int(upperBound) }
 }
 
-struct XMLSyntaxError: Error, CustomStringConvertible {
-    var line: Int
-    var reason: String
-    var description: String { "line \(line): \(reason)" }
+public struct XMLSyntaxError: Error, CustomStringConvertible {
+    public var line: Int
+    public var reason: String
+    public var description: String { "line \(line): \(reason)" }
 }
 
-enum MiniXML {
+public enum MiniXML {
     /// XML's whitespace: space, tab, line feed, carriage return.
-    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
+    @inlinable public static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Parses a whole document.
-    static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> MiniXMLDocument {
+    public static func parse(_ bytes: [UInt8]) throws(XMLSyntaxError) -> MiniXMLDocument {
         // Ranges are 32-bit to keep the records small; no cascade comes near 2 GB.
         guard bytes.count < Int(Int32.max) else { throw XMLSyntaxError(line: 0, reason: "larger than 2 GB") }
         let reader = try bytes.withUnsafeBufferPointer { (bytes) throws(XMLSyntaxError) -> Reader in
