@@ -139,22 +139,33 @@ let package = Package(
         .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
+        // The detector the options choose (`DetectorOptions`), built from its model or cascade file, read here at the edge.
+        .target(name: "Detectors", dependencies: ["FaceDetection", "FaceMesh", "ModelFiles", "TFLite", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "SentryApp",
-            dependencies: ["ModelFiles", "TextOutput", 
-                "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Evaluation", "Tracking", "FaceDetection", "FaceMesh", "Expressions",
-                "TFLite", "CoreAffinity", "Letterboxing",
+            dependencies: [
+                "Detectors", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
-                "ChildProcesses", "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
+                "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: onlyImportedMembers
         ),
+        // `sentry bench` and `sentry eval`: the detectors' and the pipeline's speed against the reference runtimes, their accuracy on labelled photos.
+        .target(
+            name: "Benchmarking",
+            dependencies: [
+                "ChildProcesses", "CoreAffinity", "Detectors", "Evaluation", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "Letterboxing", "ModelFiles",
+                "MonotonicTime", "SentryApp", "Serial", "ServoSim", "TFLite", "TextOutput", "TurretLinks", "Video",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        // `sentry faces`: faces in photos read (box, mesh, expression, pose, gaze) and drawn.
+        .target(name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"]),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
         .target(name: "Doctor", dependencies: ["ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime"]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
-            dependencies: [
+            dependencies: ["Benchmarking", "Detectors", "PhotoFaces", 
                 "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -218,7 +229,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/Support/HTTPTestClient"),
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
-        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
+        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Detectors", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.

@@ -1,3 +1,4 @@
+import Detectors
 import Devices
 import Expressions
 import FaceDetection
@@ -90,7 +91,7 @@ public enum Runner {
     /// link, the camera, the pipeline, and the observers of the frame loop.
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
-        let (detector, detectorName) = try makeDetector(options.detector, logger: logger)
+        let (detector, detectorName) = try options.detector.makeDetector(logger: logger)
         let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
         let simulator =
             options.serial == simulatedSerialName

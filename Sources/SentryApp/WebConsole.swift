@@ -1,5 +1,6 @@
 import Config
 import Console
+import Detectors
 import Expressions
 import FaceDetection
 import FoundationEssentials
@@ -94,7 +95,7 @@ final class LiveControl: ConsoleController {
                 var handOff: DetectorHandOff?
                 if live.detector != current {
                     do {
-                        let (detector, name) = try Runner.makeDetector(live.detector, logger: logger)
+                        let (detector, name) = try live.detector.makeDetector(logger: logger)
                         handOff = DetectorHandOff(detector: detector, name: name)
                     } catch {
                         return .failure(ConsoleRefusal("\(error)"))

@@ -1,3 +1,4 @@
+import Detectors
 import FaceDetection
 import Foundation
 import Geometry
@@ -15,7 +16,7 @@ struct ScheduledDetectionTests {
         options.kind = .blazeface
         options.threads = threads
         options.detectRate = rate
-        return try Runner.makeDetector(options).detector
+        return try options.makeDetector().detector
     }
 
     /// The pipeline's aims, frame by frame.

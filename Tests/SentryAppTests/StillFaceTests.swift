@@ -1,3 +1,4 @@
+import Detectors
 import FaceDetection
 import Foundation
 import Geometry
@@ -113,7 +114,7 @@ struct MovingFaceLagTests {
         var tracking = TrackingSettings(tiltEnabled: true)
         tracking.hysteresis = hysteresis
         let pipeline = Pipeline(
-            detector: try Runner.makeDetector(detector).detector, output: RecordingOutput(),
+            detector: try detector.makeDetector().detector, output: RecordingOutput(),
             settings: PipelineSettings(tracking: tracking))
         return try frames.map { try pipeline.process($0).aim }
     }

@@ -1,4 +1,6 @@
+import Benchmarking
 import ArgumentParser
+import Detectors
 import FoundationEssentials
 import Imaging
 import SentryApp
@@ -38,7 +40,7 @@ struct Bench: ParsableCommand {
     func run() throws {
         let tools = tools ?? (FileManager.default.fileExists(atPath: "tools/opencv_reference.py") ? "tools" : nil)
         try failingCleanly {
-            try SentryApp.Bench.run(
+            try Benchmarking.Bench.run(
                 camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
                 detector: detectorOptions, tools: tools, profile: profile)
         }

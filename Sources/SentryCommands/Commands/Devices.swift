@@ -1,6 +1,7 @@
 import ArgumentParser
 import Devices
 import FoundationEssentials
+import Imaging
 import MonotonicTime
 import SentryApp
 import TextOutput

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import PhotoFaces
 import SentryApp
 import TextOutput
 

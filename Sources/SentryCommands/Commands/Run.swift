@@ -1,4 +1,5 @@
 import ArgumentParser
+import Detectors
 import Devices
 import FoundationEssentials
 import Logging

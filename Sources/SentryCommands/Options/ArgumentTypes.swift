@@ -1,4 +1,5 @@
 import ArgumentParser
+import Detectors
 import FoundationEssentials
 import SentryApp
 import Tracking

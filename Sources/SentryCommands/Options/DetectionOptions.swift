@@ -1,4 +1,5 @@
 import ArgumentParser
+import Detectors
 import FaceDetection
 import FoundationEssentials
 import Imaging

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Console
+import Detectors
 import SentryApp
 import Synchronization
 import TextOutput

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import Detectors
 import Expressions
 import FoundationEssentials
 import Geometry

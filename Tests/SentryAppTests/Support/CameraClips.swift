@@ -1,3 +1,4 @@
+import Detectors
 import FaceDetection
 import Foundation
 import Geometry

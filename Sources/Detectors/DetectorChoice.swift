@@ -48,13 +48,16 @@ public struct DetectorOptions: Sendable, Equatable {
 /// A detector that cannot be set up as asked; one line with the fix.
 public struct DetectorError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
-extension Runner {
-    /// Builds the detector `options` ask for, with the name it reports as
+extension DetectorOptions {
+    /// Builds the detector these options ask for, with the name it reports as
     /// (`blazeface`, `blazeface-short`, `haar` or `lbp`).
-    public static func makeDetector(_ options: DetectorOptions, logger: Logger? = nil) throws -> (detector: any FaceDetector, name: String) {
-        let (detector, name) = try makeFullFrameDetector(options, logger: logger)
+    public func makeDetector(logger: Logger? = nil) throws -> (detector: any FaceDetector, name: String) {
+        let options = self
+        let (detector, name) = try Self.makeFullFrameDetector(options, logger: logger)
         if options.expressions {
             guard let blazeFace = detector as? BlazeFaceDetector else {
                 throw DetectorError(
@@ -69,7 +72,7 @@ extension Runner {
             )
         }
         guard let rate = options.detectRate else { return (detector, name) }
-        return (ScheduledDetector(fullFrame: detector, neighbourhood: try neighbourhoodDetector(for: detector, options), rate: rate), name)
+        return (ScheduledDetector(fullFrame: detector, neighbourhood: try Self.neighbourhoodDetector(for: detector, options), rate: rate), name)
     }
 
     /// What looks at the followed face's neighbourhood between full passes:

@@ -1,4 +1,3 @@
-import Evaluation
 import FaceDetection
 import ModelFiles
 
@@ -35,18 +34,5 @@ extension HaarCascade {
         } catch {
             throw CascadeError(path: path, reason: error.description)
         }
-    }
-}
-
-extension FaceLabels {
-    /// Reads a label file (`sentry eval`); errors name the file and the line.
-    public init(contentsOfFile path: String) throws(LabelError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try FileContents.read(path, atMost: 64 << 20)
-        } catch {
-            throw LabelError(path: path, reason: error.reason)
-        }
-        try self.init(bytes: bytes, path: path)
     }
 }

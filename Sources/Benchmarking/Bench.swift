@@ -1,6 +1,7 @@
 import ChildProcesses
 import SystemPackage
 import CoreAffinity
+import Detectors
 import FaceDetection
 import FaceMesh
 import FoundationEssentials
@@ -9,6 +10,7 @@ import Geometry
 import Imaging
 import Letterboxing
 import MonotonicTime
+import SentryApp
 import Serial
 import ServoSim
 import TFLite
@@ -72,7 +74,7 @@ public enum Bench {
         tools: String?, profile: Bool = false
     ) throws {
         let loadStart = monotonicSeconds()
-        let (detector, name) = try Runner.makeDetector(options)
+        let (detector, name) = try options.makeDetector()
         let loadSeconds = monotonicSeconds() - loadStart
         let source = try Runner.openCamera(camera, size: size, realtime: false, colour: detector.readsColour)
         defer { source.close() }

@@ -1,4 +1,6 @@
+import Detectors
 import Evaluation
+import ModelFiles
 import FaceDetection
 import FoundationEssentials
 import Geometry
@@ -45,7 +47,7 @@ public enum DetectorEvaluation {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
             throw LabelError(path: path, reason: "the images folder \(directory) does not exist")
         }
-        let (detector, name) = try Runner.makeDetector(options)
+        let (detector, name) = try options.makeDetector()
         let colour = detector.readsColour
         var scores = [DetectionScore(threshold: 0.5), DetectionScore(threshold: 0.3)], grayScores = scores
         var detections: [Box] = []
@@ -67,5 +69,18 @@ public enum DetectorEvaluation {
         return Report(
             detector: name, images: labels.images.count, faces: labels.images.map(\.faces.count).reduce(0, +),
             scores: scores, grayScores: colour ? grayScores : nil)
+    }
+}
+
+extension FaceLabels {
+    /// Reads a label file (`sentry eval`); errors name the file and the line.
+    public init(contentsOfFile path: String) throws(LabelError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileContents.read(path, atMost: 64 << 20)
+        } catch {
+            throw LabelError(path: path, reason: error.reason)
+        }
+        try self.init(bytes: bytes, path: path)
     }
 }

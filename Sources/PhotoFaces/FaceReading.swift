@@ -1,3 +1,4 @@
+import Detectors
 import Expressions
 import FaceDetection
 import FaceMesh
