@@ -51,8 +51,8 @@ struct SharedNetworkTests {
         let (steps, units) = try Self.units(of: variant, lagging: true)
         var windowed = 0
         for unit in units.indices.dropFirst() {
-            let parts = min(units[unit].parallelRows, Interpreter.partsPerStep)
-            let previousParts = min(units[unit - 1].parallelRows, Interpreter.partsPerStep)
+            let parts = min(units[unit].partCount, Interpreter.partsPerStep)
+            let previousParts = min(units[unit - 1].partCount, Interpreter.partsPerStep)
             let needs = units[unit].needs(parts: parts, after: units[unit - 1], cutInto: previousParts, steps: steps)
             #expect(needs.count == parts)
             let all = UInt64(parts: 0..<previousParts)
@@ -60,7 +60,7 @@ struct SharedNetworkTests {
             windowed += 1
             // A 3x3 window over rows the unit before wrote: each part needs the parts holding its rows and the rows around them.
             for part in 0..<parts {
-                let rows = Step.share(of: units[unit].parallelRows, parts: part..<part + 1, count: parts)
+                let rows = Step.share(of: units[unit].partCount, parts: part..<part + 1, count: parts)
                 for member in units[unit].members {
                     guard let geometry = (steps[member].kernel as? DepthwiseConv2D)?.geometry,
                         units[unit - 1].members.contains(where: { steps[$0].output == steps[member].inputs[0] })
@@ -69,7 +69,7 @@ struct SharedNetworkTests {
                     let last = min((rows.upperBound - 1) * geometry.window.strideY - geometry.padTop + geometry.window.height - 1, geometry.inputHeight - 1)
                     for row in [first, last] {
                         let writer = (0..<previousParts).first {
-                            Step.share(of: units[unit - 1].parallelRows, parts: $0..<$0 + 1, count: previousParts).contains(row)
+                            Step.share(of: units[unit - 1].partCount, parts: $0..<$0 + 1, count: previousParts).contains(row)
                         }!
                         #expect(needs[part] >> UInt64(writer) & 1 == 1, "unit \(unit) part \(part) reads row \(row) of part \(writer)")
                     }

@@ -649,7 +649,7 @@ struct OperatorTests {
             let somewhere = UnsafeMutablePointer<Float>.allocate(capacity: 1)
             defer { somewhere.deallocate() }
             let step = try planner.plan().steps[0].resolve { _ in somewhere }
-            #expect(step.parallelRows > 1 && step.work >= Interpreter.splitWork)
+            #expect(step.partCount > 1 && step.work >= Interpreter.splitWork)
             let one = try Self.run(operation, input: input, inputs, constants: constants, output: output)
             let two = try Self.run(operation, input: input, inputs, constants: constants, output: output, threads: 2)
             #expect(one == two)

@@ -63,7 +63,7 @@ public final class Interpreter {
         memoryBytes = 4 * (plan.arenaSize + plan.constants.count)
         // Safe to share: the parts of a step read the same inputs and write disjoint rows.
         nonisolated(unsafe) let sharedSteps = steps
-        let partCounts = units.map { min($0.parallelRows, Self.partsPerStep) }
+        let partCounts = units.map { min($0.partCount, Self.partsPerStep) }
         let sharedUnits = units.indices.map { unit in
             WorkerPool.SharedUnit(
                 parts: partCounts[unit],
@@ -152,7 +152,7 @@ public final class Interpreter {
 
     /// Runs every operator once over the current input. With more than one
     /// thread, the convolutions, pools, resizes and sums are shared out (see
-    /// `parallelRows`, and `smallestSharedOutput` for the steps that are not):
+    /// `partCount`, and `smallestSharedOutput` for the steps that are not):
     /// a step left to the caller alone would also let the helpers park, and
     /// waking them costs tens of microseconds. The helpers park as soon as the
     /// run is over: the next frame is milliseconds away.
@@ -185,7 +185,7 @@ public final class Interpreter {
 
     /// Whether `group` has the work and the parts to pay for handing parts to helpers.
     private static func worthSplitting(_ group: StepGroup, threads: Int) -> Bool {
-        group.parallelRows >= 2 * threads && group.work >= splitWork
+        group.partCount >= 2 * threads && group.work >= splitWork
     }
 
     /// Whether `group` is shared out between the threads.

@@ -20,7 +20,7 @@ struct Step {
     /// The floats it writes.
     var written: Range<UnsafeMutablePointer<Float>> { output..<output + outputCount }
 
-    var parallelRows: Int { kernel.parallelRows }
+    var partCount: Int { kernel.partCount }
     var outputPixels: Int { kernel.outputPixels }
     var operation: String { kernel.operation }
     var work: Int { kernel.work }
@@ -28,8 +28,8 @@ struct Step {
     /// Runs parts `parts` of the `count` the step is cut into: a share of its
     /// rows for the kernels that split, the whole step (part 0 only) for the others.
     func run(parts: Range<Int> = 0..<1, of count: Int = 1) {
-        guard parallelRows > 1 || parts.lowerBound == 0 else { return }
-        kernel.run(Self.share(of: parallelRows, parts: parts, count: count), self)
+        guard partCount > 1 || parts.lowerBound == 0 else { return }
+        kernel.run(Self.share(of: partCount, parts: parts, count: count), self)
     }
 
     /// What parts `parts` of `count` cover of `total` rows (or pixels, blocks): the one
@@ -41,7 +41,7 @@ struct Step {
     /// Runs output rows `rows` of `height`, as a member of a `StepGroup` (a 1x1
     /// convolution split by pixels takes those rows' pixels).
     func run(rows: Range<Int>, of height: Int) {
-        let perRow = parallelRows / height
+        let perRow = partCount / height
         kernel.run(rows.lowerBound * perRow..<rows.upperBound * perRow, self)
     }
 

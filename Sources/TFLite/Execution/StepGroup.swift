@@ -6,8 +6,8 @@
 struct StepGroup {
     let members: Range<Int>
     /// What it can be cut into: the output rows of a group of several steps, a lone
-    /// step's own `parallelRows`.
-    let parallelRows: Int
+    /// step's own `partCount`.
+    let partCount: Int
     /// Multiply-adds of all members.
     let work: Int
     /// Pixels of the last member's output.
@@ -16,7 +16,7 @@ struct StepGroup {
     /// `rows`: the members' output rows (ignored for one member).
     init(members: Range<Int>, rows: Int, steps: [Step]) {
         self.members = members
-        parallelRows = members.count > 1 ? rows : steps[members.lowerBound].parallelRows
+        partCount = members.count > 1 ? rows : steps[members.lowerBound].partCount
         work = members.reduce(0) { $0 + steps[$1].work }
         outputPixels = steps[members.upperBound - 1].outputPixels
     }
@@ -43,7 +43,7 @@ struct StepGroup {
             return [UInt64](repeating: all, count: parts)
         }
         return (0..<parts).map { part in
-            let rows = Step.share(of: parallelRows, parts: part..<part + 1, count: parts)
+            let rows = Step.share(of: partCount, parts: part..<part + 1, count: parts)
             var needed: UInt64 = 0
             for member in members {
                 for (input, count) in zip(steps[member].inputs, steps[member].inputCounts)
@@ -53,7 +53,7 @@ struct StepGroup {
                         let read = steps[member].inputRows(rows, of: input)
                     else { return all }
                     for earlier in 0..<previousParts {
-                        let wrote = Step.share(of: previous.parallelRows, parts: earlier..<earlier + 1, count: previousParts)
+                        let wrote = Step.share(of: previous.partCount, parts: earlier..<earlier + 1, count: previousParts)
                         if wrote.overlaps(read) { needed |= UInt64(parts: earlier..<earlier + 1) }
                     }
                 }
@@ -65,7 +65,7 @@ struct StepGroup {
     /// Parts `parts` of `count`: those rows through every member in turn, or a lone step's own share.
     func run(parts: Range<Int>, of count: Int, in steps: [Step]) {
         guard members.count > 1 else { return steps[members.lowerBound].run(parts: parts, of: count) }
-        let rows = Step.share(of: parallelRows, parts: parts, count: count)
-        for index in members { steps[index].run(rows: rows, of: parallelRows) }
+        let rows = Step.share(of: partCount, parts: parts, count: count)
+        for index in members { steps[index].run(rows: rows, of: partCount) }
     }
 }

@@ -77,12 +77,34 @@ public struct TensorDescription: Sendable {
 
 public struct OperatorDescription: Sendable {
     public var operation: Operation
+    /// As the file gives them (an optional input left out is -1, as TFLite writes it).
     public var inputs: [Int]
     public var outputs: [Int]
+    /// What the planner folded into it; never in a file.
+    public var fused = FusedInputs()
 
     public init(operation: Operation, inputs: [Int], outputs: [Int]) {
         (self.operation, self.inputs, self.outputs) = (operation, inputs, outputs)
     }
+
+    /// Every tensor it reads: its inputs and what was folded into it.
+    var readTensors: [Int] { inputs + fused.tensors }
+}
+
+/// Tensors an operator reads because the planner folded another operator into
+/// it (`Planner.fusingAdds`, `fusingPrelus`): each has its own name, so a kernel
+/// never finds them by position.
+public struct FusedInputs: Sendable, Equatable {
+    /// A 1x1 convolution's residual, added to each value it writes (a folded ADD).
+    public var residual: Int?
+    /// A convolution's PRELU slopes, applied as it writes (a folded PRELU).
+    public var slopes: Int?
+    /// A resize's addend, added to each value it writes (a folded ADD).
+    public var addend: Int?
+
+    public init() {}
+
+    var tensors: [Int] { [residual, slopes, addend].compactMap { $0 } }
 }
 
 /// A TFLite model: its one subgraph's tensors and operators, read straight

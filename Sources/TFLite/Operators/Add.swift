@@ -1,6 +1,8 @@
 /// ADD of two tensors of the same shape (no broadcasting). Most of BlazeFace's ADDs
 /// are folded into the convolution or resize before them (`Planner.fusingAdds`).
 struct Add: Kernel {
+    /// Split by blocks of values, not rows: it runs as a step of its own.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
     let count: Int
 
     /// Values per part when threads share it: parts of whole blocks (the last takes
@@ -19,11 +21,11 @@ struct Add: Kernel {
 
     var operation: String { "ADD" }
     var work: Int { count }
-    var parallelRows: Int { max(1, count / Self.block) }
+    var partCount: Int { max(1, count / Self.block) }
 
     func run(_ share: Range<Int>, _ step: Step) {
         let start = share.lowerBound * Self.block
-        let end = share.upperBound == parallelRows ? count : share.upperBound * Self.block
+        let end = share.upperBound == partCount ? count : share.upperBound * Self.block
         Self.add(step.inputs[0] + start, step.inputs[1] + start, count: end - start, output: step.output + start, bounds: step.bounds)
     }
 

@@ -1,6 +1,8 @@
 /// CONCATENATION along any axis: `outer` blocks, each the inputs' slices of the
 /// given lengths in turn (BlazeFace joins its anchors' boxes and scores this way).
 struct Concatenation: Kernel {
+    /// One part: it reads all of each input.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
     let outer: Int
     let slices: [Int]
 

@@ -39,11 +39,11 @@ struct Conv2D: WindowedKernel {
         let pointwise = kernelWidth == 1 && kernelHeight == 1 && window.strideX == 1 && window.strideY == 1
         // Output channels padded to whole vectors; a classifier head's one channel
         // (no residual) keeps its weights contiguous for its own kernel.
-        let slopes = op.inputs.count > 4 && op.inputs[4] >= 0 ? try planner.constant(op.inputs[4], "PRELU slopes") : nil
+        let slopes = try op.fused.slopes.map { tensor throws(ModelError) in try planner.constant(tensor, "PRELU slopes") }
         if let slopes, slopes.count != outputChannels {
             throw planner.fail("a PRELU of \(slopes.count) slopes is fused only into a convolution to as many channels")
         }
-        let padded = pointwise && outputChannels == 1 && op.inputs.count <= 3 ? 1 : (outputChannels + 7) / 8 * 8
+        let padded = pointwise && outputChannels == 1 && op.fused.residual == nil ? 1 : (outputChannels + 7) / 8 * 8
         let filter = try planner.constant(op.inputs[1], "CONV_2D filter")
         var packed = [Float](repeating: 0, count: kernelHeight * kernelWidth * inputChannels * padded)
         for o in 0..<outputChannels {
@@ -75,17 +75,17 @@ struct Conv2D: WindowedKernel {
             reads: [op.inputs[0]])
         guard pointwise else { return prepared }
         var residualChannels = 0
-        if op.inputs.count > 3, op.inputs[3] >= 0 {
-            let residual = try planner.shape(of: op.inputs[3])
+        if let residualTensor = op.fused.residual {
+            let residual = try planner.shape(of: residualTensor)
             let expected = planner.outputShape(of: op)
             guard residual.count == 4, residual.dropLast() == expected.dropLast(), residual[3] <= outputChannels else {
                 throw planner.fail("a residual of shape \(residual) cannot be added to \(planner.outputName(of: op))")
             }
             residualChannels = residual[3]
-            prepared.reads.append(op.inputs[3])
+            prepared.reads.append(residualTensor)
         }
         prepared.kernel = PointwiseConv2D(
-            pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
+            rows: height, pixels: height * width, inputChannels: inputChannels, paddedOutputChannels: padded,
             outputChannels: outputChannels, residualChannels: residualChannels, hasSlopes: slopes != nil)
         return prepared
     }

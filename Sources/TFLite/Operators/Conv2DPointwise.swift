@@ -4,6 +4,8 @@ import CVectorClamp
 /// fused ADD of a residual when the planner folded one in (`residualChannels` > 0)
 /// and a fused PRELU (`hasSlopes`: the slopes follow the biases).
 struct PointwiseConv2D: Kernel {
+    /// The output's rows; `pixels` is a whole number of them.
+    let rows: Int
     let pixels: Int
     let inputChannels: Int
     let paddedOutputChannels: Int
@@ -20,8 +22,10 @@ struct PointwiseConv2D: Kernel {
 
     var operation: String { "CONV_2D 1x1" + (residualChannels > 0 ? " + ADD" : "") + (hasSlopes ? " + PRELU" : "") }
     var work: Int { pixels * inputChannels * outputChannels }
-    var parallelRows: Int { byChannels ? (outputChannels + 15) / 16 : pixels }
+    var partCount: Int { byChannels ? (outputChannels + 15) / 16 : pixels }
     var outputPixels: Int { pixels }
+    /// Split by pixels, it reads its input and residual only where it writes; split by channels, it reads every pixel.
+    var rowSharing: RowSharing? { byChannels ? nil : RowSharing(rows: rows, pointwiseReads: residualChannels > 0 ? [0, 1] : [0]) }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.pointwiseConvolution(

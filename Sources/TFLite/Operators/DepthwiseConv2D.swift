@@ -265,6 +265,8 @@ struct DepthwiseConv2DMultiplier: Kernel {
 
     var operation: String { "DEPTHWISE_CONV_2D \(geometry.name)" }
     var outputPixels: Int { geometry.outputPixels }
+    /// One part: it reads all of its input.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
 
     func run(_ share: Range<Int>, _ step: Step) {
         Self.depthwiseConvolution(

@@ -1,6 +1,8 @@
 /// PAD with zeros (constant paddings). BlazeFace's PADs only append zero channels
 /// to a residual and are folded into the 1x1 convolution that adds it (`Planner.fusingAdds`).
 struct Pad: Kernel {
+    /// One part: it reads all of its input.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
     let inputShape: [Int]
     let outputShape: [Int]
     /// Zeros before the input along each dimension.

@@ -25,7 +25,8 @@ struct Prelu: Kernel {
 
     var operation: String { "PRELU" }
     var work: Int { height * width * channels }
-    var parallelRows: Int { height }
+    var partCount: Int { height }
+    var rowSharing: RowSharing? { RowSharing(rows: height, pointwiseReads: [0]) }
     var outputPixels: Int { height * width }
     var splitsByRows: Bool { true }
     func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { input == 0 ? rows : nil }

@@ -1,6 +1,8 @@
 /// RELU as an operator of its own (most are folded into the convolution or ADD
 /// before them, see `Planner.fusingRelu`): every value clamped at zero.
 struct Relu: Kernel {
+    /// Split by blocks of values, not rows: it runs as a step of its own.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
     let count: Int
 
     static func plan(_ op: OperatorDescription, _ planner: inout Planner) throws(ModelError) -> PreparedOperator {

@@ -1,6 +1,8 @@
 /// RESHAPE: the same values under another shape; a copy, or nothing when the
 /// output shares the input's place.
 struct Reshape: Kernel {
+    /// One part: it copies all of its input.
+    func inputRows(_ rows: Range<Int>, ofInput input: Int) -> Range<Int>? { nil }
     let count: Int
 
     static func plan(_ op: OperatorDescription, _ planner: inout Planner) throws(ModelError) -> PreparedOperator {

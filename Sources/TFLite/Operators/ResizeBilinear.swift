@@ -20,12 +20,12 @@ struct ResizeBilinear: Kernel {
         let expected = [1, size[0], size[1], channels]
         try planner.expect(expected, from: op)
         var reads = [op.inputs[0]]
-        if op.inputs.count > 2 {
-            guard try planner.shape(of: op.inputs[2]) == expected else {
+        if let addend = op.fused.addend {
+            guard try planner.shape(of: addend) == expected else {
                 throw planner.fail(
-                    "a RESIZE_BILINEAR's addend of shape \(try planner.shape(of: op.inputs[2])) does not fit \(planner.outputName(of: op))")
+                    "a RESIZE_BILINEAR's addend of shape \(try planner.shape(of: addend)) does not fit \(planner.outputName(of: op))")
             }
-            reads.append(op.inputs[2])
+            reads.append(addend)
         }
         let kernel = ResizeBilinear(
             inputWidth: width, inputHeight: height, channels: channels, outputWidth: size[1], outputHeight: size[0],
@@ -36,7 +36,9 @@ struct ResizeBilinear: Kernel {
     var operation: String { addsSecondInput ? "RESIZE_BILINEAR + ADD" : "RESIZE_BILINEAR" }
     // Not multiply-adds but as costly: four taps per value, one sum per value.
     var work: Int { outputWidth * outputHeight * channels * 4 }
-    var parallelRows: Int { outputHeight }
+    var partCount: Int { outputHeight }
+    /// Its addend is read only where it writes; its input, between rows.
+    var rowSharing: RowSharing? { RowSharing(rows: outputHeight, pointwiseReads: addsSecondInput ? [1] : []) }
     var outputPixels: Int { outputWidth * outputHeight }
     var splitsByRows: Bool { true }
 

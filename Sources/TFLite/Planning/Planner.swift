@@ -55,14 +55,14 @@ struct Planner {
         }
         places[input] = .arena(arena.allocate(model.tensors[input].elementCount))
 
-        // A third input on a resize means a folded ADD (see `fusingAdds`); in the file it is an error.
+        // A resize takes the tensor and its size (an addend is only ever folded in, `fusingAdds`).
         if let resize = model.operators.first(where: { if case .resizeBilinear = $0.operation { $0.inputs.count > 2 } else { false } }) {
             throw fail("a RESIZE_BILINEAR has \(resize.inputs.count) inputs; it takes two (the tensor and its size)")
         }
         let (reluFused, graphOutputs) = Self.fusingRelu(model.operators, outputs: model.outputs)
         let operators = fusingPrelus(fusingAdds(reluFused, outputs: graphOutputs), outputs: graphOutputs)
         var lastUse: [Int: Int] = [:]
-        for (index, op) in operators.enumerated() { for tensor in op.inputs where tensor >= 0 { lastUse[tensor] = index } }
+        for (index, op) in operators.enumerated() { for tensor in op.readTensors where tensor >= 0 { lastUse[tensor] = index } }
         for output in graphOutputs { lastUse[output] = Int.max }
 
         var steps: [PlannedStep] = []
@@ -76,15 +76,12 @@ struct Planner {
             for tensor in tensors { if case .arena(let offset) = places[tensor] { arena.free(offset) } }
         }
         for (index, op) in operators.enumerated() {
-            if case .dequantize = op.operation {
-                // Folded into a constant: no step, nothing in the arena.
-                _ = try prepare(op)
-                continue
-            }
-            let sharing = rowSharing(op)
+            guard let prepared = try plan(op) else { continue }
+            let sharing = prepared.kernel.rowSharing
             var joins = false
             if let current = unit, let sharing, sharing.rows == current.rows {
-                joins = op.inputs.allSatisfy { !current.outputs.contains($0) || sharing.pointwiseInputs.contains($0) }
+                let pointwise = sharing.pointwiseReads.map { prepared.reads[$0] }
+                joins = prepared.reads.allSatisfy { !current.outputs.contains($0) || pointwise.contains($0) }
             }
             if !joins {
                 let closing = unit?.dead ?? []
@@ -92,13 +89,12 @@ struct Planner {
                 deadBefore = lagging ? closing : []
                 unit = (rows: sharing?.rows, outputs: [], dead: [])
             }
-            if var step = try prepare(op) {
-                step.joinsPrevious = joins
-                step.outputRows = sharing?.rows ?? 0
-                steps.append(step)
-            }
+            var step = try place(prepared, writing: op.outputs[0])
+            step.joinsPrevious = joins
+            step.outputRows = sharing?.rows ?? 0
+            steps.append(step)
             unit!.outputs.formUnion(op.outputs)
-            unit!.dead += Set(op.inputs).filter { $0 >= 0 && lastUse[$0] == index }
+            unit!.dead += Set(op.readTensors).filter { $0 >= 0 && lastUse[$0] == index }
         }
         let outputs = try graphOutputs.map { output throws(ModelError) -> Place in
             if let place = places[output] { return place }
@@ -169,7 +165,7 @@ struct Planner {
     /// and readers of the RELU's output read the producer's.
     static func fusingRelu(_ operators: [OperatorDescription], outputs: [Int]) -> ([OperatorDescription], [Int]) {
         var readers: [Int: Int] = [:]
-        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        for op in operators { for tensor in op.readTensors { readers[tensor, default: 0] += 1 } }
         var producer: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
         var fused = operators
@@ -202,16 +198,16 @@ struct Planner {
     /// nothing else reads that result, so the sum is never stored and read back.
     ///
     /// A 1x1 convolution (BlazeFace's residual blocks) moves to the ADD's place,
-    /// takes the other input as a fourth, "residual" input and the ADD's
+    /// takes the other input as its residual (`FusedInputs.residual`) and the ADD's
     /// activation, and writes the ADD's output. When that other input is a PAD
     /// that only appends zero channels, read by nothing else, the PAD goes too
     /// and the residual is the PAD's input (fewer channels).
     ///
     /// A RESIZE_BILINEAR (the feature pyramid's upsampling), when the ADD has no
-    /// activation, takes the other input as a third, added to each value it writes.
+    /// activation, takes the other input as its addend, added to each value it writes.
     func fusingAdds(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
         var readers: [Int: Int] = [:]
-        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        for op in operators { for tensor in op.readTensors { readers[tensor, default: 0] += 1 } }
         var producer: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
         /// Read once, by the ADD, and not a graph output: free to be folded away.
@@ -225,13 +221,15 @@ struct Planner {
                     operators[computing].outputs == [sum], model.tensors[sum].shape == model.tensors[other].shape
                 else { continue }
                 let source = operators[computing]
-                if case .resizeBilinear = source.operation, activation == .none, source.inputs.count == 2 {
-                    fused[index] = OperatorDescription(operation: source.operation, inputs: source.inputs + [other], outputs: op.outputs)
+                if case .resizeBilinear = source.operation, activation == .none, source.fused.addend == nil {
+                    fused[index] = source
+                    fused[index].outputs = op.outputs
+                    fused[index].fused.addend = other
                     dropped.insert(computing)
                     break
                 }
                 guard case let .conv2D(window, .none) = source.operation, window.strideX == 1, window.strideY == 1,
-                    (2...3).contains(source.inputs.count), source.inputs[1] >= 0,
+                    (2...3).contains(source.inputs.count), source.fused == FusedInputs(), source.inputs[1] >= 0,
                     model.tensors[source.inputs[1]].shape.count == 4, model.tensors[source.inputs[1]].shape[1...2] == [1, 1]
                 else { continue }
                 var residual = other
@@ -245,11 +243,8 @@ struct Planner {
                     residual = padded
                     dropped.insert(pad)
                 }
-                var inputs = source.inputs
-                if inputs.count < 3 { inputs.append(-1) }
-                fused[index] = OperatorDescription(
-                    operation: .conv2D(window, activation), inputs: inputs + [residual],
-                    outputs: op.outputs)
+                fused[index] = OperatorDescription(operation: .conv2D(window, activation), inputs: source.inputs, outputs: op.outputs)
+                fused[index].fused.residual = residual
                 dropped.insert(computing)
                 break
             }
@@ -261,12 +256,12 @@ struct Planner {
     /// else reads that result (MediaPipe's face mesh and iris models end most blocks
     /// with a 1x1 convolution, an ADD that `fusingAdds` folded into it, and a PRELU;
     /// their first layers and 2x2 stride-2 convolutions have one too):
-    /// the convolution takes the slopes as a fifth input, applies them as it writes,
+    /// the convolution takes the slopes (`FusedInputs.slopes`), applies them as it writes,
     /// and writes the PRELU's output, one pass over the tensor fewer. It stays where
     /// it is: the slopes are constant, and the PRELU's readers all come after it.
     func fusingPrelus(_ operators: [OperatorDescription], outputs: [Int]) -> [OperatorDescription] {
         var readers: [Int: Int] = [:]
-        for op in operators { for tensor in op.inputs { readers[tensor, default: 0] += 1 } }
+        for op in operators { for tensor in op.readTensors { readers[tensor, default: 0] += 1 } }
         var producer: [Int: Int] = [:]
         for (index, op) in operators.enumerated() { for tensor in op.outputs { producer[tensor] = index } }
         var fused = operators
@@ -274,51 +269,24 @@ struct Planner {
         for (index, op) in operators.enumerated() {
             guard case .prelu = op.operation, op.inputs.count == 2, op.outputs.count == 1, let source = op.inputs.first, source >= 0,
                 readers[source] == 1, !outputs.contains(source), let computing = producer[source], computing < index,
-                !dropped.contains(computing), fused[computing].outputs == [source], (2...4).contains(fused[computing].inputs.count),
+                !dropped.contains(computing), fused[computing].outputs == [source], (2...3).contains(fused[computing].inputs.count),
+                fused[computing].fused.slopes == nil,
                 case .conv2D(_, .none) = fused[computing].operation,
                 fused[computing].inputs[1] >= 0, case let filter = model.tensors[fused[computing].inputs[1]].shape,
                 filter.count == 4, let slopes = constantValues[op.inputs[1]], slopes.count == filter[0]
             else { continue }
-            var inputs = fused[computing].inputs
-            while inputs.count < 4 { inputs.append(-1) }
-            fused[computing] = OperatorDescription(operation: fused[computing].operation, inputs: inputs + [op.inputs[1]], outputs: op.outputs)
+            fused[computing].outputs = op.outputs
+            fused[computing].fused.slopes = op.inputs[1]
             dropped.insert(index)
         }
         return fused.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
     }
 
-    /// How an operator can share rows with the steps before it: threads then run
-    /// one part of the rows through all of them before the next part (`StepGroup`),
-    /// with no wait between them, each thread reading rows it wrote itself. It can when
-    /// it is split by output rows (or pixels, a row's worth at a time) and reads what
-    /// the group wrote only at the positions it writes: a 1x1 convolution split by pixels
-    /// (its input and residual), a resize's addend. Its output rows, and those inputs;
-    /// nil if it is never split by rows.
-    private func rowSharing(_ op: OperatorDescription) -> (rows: Int, pointwiseInputs: [Int])? {
-        guard let output = op.outputs.first, output >= 0 else { return nil }
-        let shape = model.tensors[output].shape
-        guard shape.count == 4, shape[0] == 1, shape[1] > 0 else { return nil }
-        switch op.operation {
-        case let .conv2D(window, _):
-            guard op.inputs.count >= 2, op.inputs[1] >= 0 else { return nil }
-            let filter = model.tensors[op.inputs[1]].shape
-            guard filter.count == 4, filter[1] == 1, filter[2] == 1, window.strideX == 1, window.strideY == 1 else {
-                return (shape[1], [])
-            }
-            if PointwiseConv2D.splitsChannels(pixels: shape[1] * shape[2], outputChannels: shape[3]) { return nil }
-            return (shape[1], [op.inputs[0]] + (op.inputs.count > 3 && op.inputs[3] >= 0 ? [op.inputs[3]] : []))
-        case .depthwiseConv2D, .maxPool2D: return (shape[1], [])
-        case .prelu: return op.inputs.isEmpty ? nil : (shape[1], [op.inputs[0]])
-        case .resizeBilinear: return (shape[1], op.inputs.count > 2 ? [op.inputs[2]] : [])
-        default: return nil
-        }
-    }
-
     // MARK: Operators
 
-    /// The step for `op`, planned by its file in `Operators/`; nil for an operator folded
-    /// away while planning (DEQUANTIZE of a constant).
-    private mutating func prepare(_ op: OperatorDescription) throws(ModelError) -> PlannedStep? {
+    /// `op` planned by its file in `Operators/`; nil for an operator folded
+    /// away while planning (DEQUANTIZE of a constant: no step, nothing in the arena).
+    private mutating func plan(_ op: OperatorDescription) throws(ModelError) -> PreparedOperator? {
         guard op.outputs.count == 1 else { throw fail("an operator with \(op.outputs.count) outputs is not supported") }
         let output = model.tensors[op.outputs[0]]
         guard output.type == .float32 else { throw fail("tensor \(output.name) is not float32") }
@@ -340,8 +308,14 @@ struct Planner {
             prepared = try ResizeBilinear.plan(op, alignCorners: alignCorners, halfPixelCenters: halfPixelCenters, &self)
         case let .concatenation(axis, activation): prepared = try Concatenation.plan(op, axis: axis, activation: activation, &self)
         }
+        return prepared
+    }
+
+    /// The step for a planned operator: its output placed in the arena, its reads found.
+    private mutating func place(_ prepared: PreparedOperator, writing outputTensor: Int) throws(ModelError) -> PlannedStep {
+        let output = model.tensors[outputTensor]
         let outputPlace = Place.arena(arena.allocate(output.elementCount))
-        places[op.outputs[0]] = outputPlace
+        places[outputTensor] = outputPlace
         let inputs = try prepared.reads.map { index throws(ModelError) in try place(of: index) }
         return PlannedStep(
             kernel: prepared.kernel, bounds: prepared.bounds, inputs: inputs, output: outputPlace, weights: prepared.weights,
