@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
         // Threads of a running process from /proc, for the tests of helper threads.
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
-        .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads"], swiftSettings: vectorUnit),
+        .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads", "Waiting"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "Imaging", "CVectorSums"], swiftSettings: vectorUnit),
         .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "FaceDetection", "MiniXML", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
         .testTarget(name: "WebServingTests", dependencies: ["Waiting", "HTTPTestClient", "WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial"]),
-        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "ServoSim", "TurretProtocol"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "Waiting", "ServoSim", "TurretProtocol"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
         .target(name: "TestClips", dependencies: ["Scratch"], path: "Tests/Support/TestClips"),
         // A test's own directory of real files, removed when the test is done.

@@ -107,11 +107,13 @@ struct RelayProcessTests {
         first.arguments = ["python3", DemoClip.repository.appendingPathComponent("tools/ws-client").path, relay.url, "--hold", "2", "text:X70."]
         first.standardOutput = FileHandle.nullDevice
         try first.run()
-        usleep(700_000)
+        // The first holds the turret once its aim has reached it.
+        var reached = ""
+        #expect(eventually { reached += relay.received(within: 0.05); return reached.hasPrefix("X70.") }, "the first client's aim never arrived")
         let second = try relay.client(["text:X80."])
         #expect(second.last?.hasPrefix("closed 1013 another controller is connected") == true, "\(second)")
         first.waitUntilExit()
-        #expect(relay.received() == "X70.L")
+        #expect(reached + relay.received() == "X70.L")
     }
 
     @Test("the controller dropping mid-message leaves the turret told L")
@@ -212,7 +214,8 @@ struct RelayProcessTests {
         let before = String(decoding: collect(first.pty, timeout: 10) { $0.contains(UInt8(ascii: ".")) }, as: UTF8.self)
         #expect(before.hasPrefix("X"), "no aim through the first relay: \(before)")
         #expect(first.stop() == 0)
-        usleep(1_500_000)
+        // sentry has seen the relay go before a new one listens on its port.
+        #expect(eventually { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("connection lost") })
         let second = try RunningRelay([], listen: "127.0.0.1:\(first.port)")
         let after = String(decoding: collect(second.pty, timeout: 10) { $0.contains(UInt8(ascii: ".")) }, as: UTF8.self)
         #expect(after == before, "the aim was not sent again: before \(before), after \(after)")

@@ -23,13 +23,14 @@ final class RunningConsole {
     let errors: URL
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(_ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:]) throws {
+    /// `confinedTo`: on that CPU alone (through taskset).
+    init(_ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:], confinedTo cpu: Int? = nil) throws {
         scratch = try ScratchDirectory("web")
         errors = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+        process.executableURL = URL(fileURLWithPath: cpu == nil ? SentryProcess.executable : "/usr/bin/taskset")
         process.arguments =
-            [
+            (cpu.map { ["--cpu-list", "\($0)", SentryProcess.executable] } ?? []) + [
                 "--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
                 "--web", web ?? "127.0.0.1:0",
             ] + extra
@@ -479,9 +480,7 @@ struct WebConsoleBrowserTests {
         #expect(try console.status()["steering"] as? String == "manual")
         try browser.run(["key": "a"])
         try browser.run(["wait": "window.sentry.shown !== null", "timeout": 5])
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline, try console.status()["steering"] as? String != "auto" { usleep(50_000) }
-        #expect(try console.status()["steering"] as? String == "auto")
+        #expect(eventually(within: 5) { (try? console.status()["steering"] as? String) == "auto" })
     }
 
     /// sentry on a simulated servo's pty, its console open in the browser.
@@ -494,13 +493,7 @@ struct WebConsoleBrowserTests {
     }
 
     static func waitFor(_ servo: SimulatedServo, pan: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            let now = servo.current
-            if now.pan == pan && !now.isScanning { return true }
-            usleep(20_000)
-        }
-        return false
+        eventually(within: 5) { servo.current.pan == pan && !servo.current.isScanning }
     }
 
     @Test("typing a new offset in the page changes the next command sent for the face")

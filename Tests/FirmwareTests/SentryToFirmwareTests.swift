@@ -1,6 +1,7 @@
 import Foundation
 import Scratch
 import Testing
+import Waiting
 
 /// The firmware in simavr with its UART on a new pty, in step with the wall
 /// clock (`tools/firmware-sim --pty`), for sentry to drive.
@@ -21,9 +22,9 @@ final class FirmwareOnPty {
         process.standardError = FileHandle.nullDevice
         try process.run()
         var log = ""
-        for _ in 0..<500 where !(log.contains("pty /dev/") && log.hasSuffix("\n")) {
-            usleep(10_000)
+        _ = eventually(within: 5) { [logPath] in
             log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            return log.contains("pty /dev/") && log.hasSuffix("\n")
         }
         guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix("pty ") }) else {
             process.terminate()

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @testable import TFLite
 import Testing
+import Waiting
 
 @Suite("The worker pool: every part of every unit exactly once, helpers parked between chains")
 struct WorkerPoolTests {
@@ -39,8 +40,7 @@ struct WorkerPoolTests {
         usleep(50_000)
         #expect(pool.parkedHelpers == 0)
         pool.rest()
-        for _ in 0..<5000 where pool.parkedHelpers == 0 { usleep(1000) }
-        #expect(pool.parkedHelpers == 1)
+        #expect(eventually { pool.parkedHelpers == 1 })
     }
 
     @Test("woken ahead of a step, a parked helper looks for it for its spin, then parks again; a step offered while it looks runs whole")
@@ -50,21 +50,15 @@ struct WorkerPoolTests {
             tally.counts.withLock { for part in parts { $0[step * Tally.parts + part] += 1 } }
         }
         defer { pool.stop() }
-        func waitUntil(parked: Int) {
-            for _ in 0..<5000 where pool.parkedHelpers != parked { usleep(1000) }
-        }
         pool.run(units: 0..<1)
         pool.rest()
-        waitUntil(parked: 1)
-        #expect(pool.parkedHelpers == 1)
+        #expect(eventually { pool.parkedHelpers == 1 })
         pool.wakeAhead()
-        waitUntil(parked: 0)
-        #expect(pool.parkedHelpers == 0)
+        #expect(eventually { pool.parkedHelpers == 0 })
         // No step comes: it parks again once its 0.3 s spin is over.
-        waitUntil(parked: 1)
-        #expect(pool.parkedHelpers == 1)
+        #expect(eventually { pool.parkedHelpers == 1 })
         pool.wakeAhead()
-        waitUntil(parked: 0)
+        #expect(eventually { pool.parkedHelpers == 0 })
         pool.run(units: 1..<2)
         #expect(tally.counts.withLock { Array($0[0..<2 * Tally.parts]) }.allSatisfy { $0 == 1 })
     }
@@ -180,10 +174,10 @@ struct WorkerPoolTests {
         defer { pool.stop() }
         let caller = try Self.allowedCores()
         try #require(caller.count > 1, "needs two cores")
-        while pool.helperThreads.withLock({ $0.isEmpty }) { usleep(1000) }
+        try #require(eventually { !pool.helperThreads.withLock({ $0.isEmpty }) })
         let helper = pool.helperThreads.withLock { $0[0] }
         #expect(try Self.allowedCores(thread: helper) == caller)
-        usleep(50_000)  // the helper has parked
+        #expect(eventually { pool.parkedHelpers == 1 })
         pool.run(units: 0..<1)
         #expect(caller.contains(pool.avoidedCore))
         #expect(try Self.allowedCores(thread: helper) == caller.subtracting([pool.avoidedCore]))

@@ -2,6 +2,7 @@ import Foundation
 import Serial
 import Synchronization
 import Testing
+import Waiting
 @testable import TurretLinks
 
 @Suite("The link's reconnect schedule and errors")
@@ -46,22 +47,26 @@ struct AddressLookupTests {
     @Test("a reconnection never waits for a slow name server: it takes the last address and looks again behind it")
     func neverWaits() throws {
         let lookups = Mutex(0)
+        // The name server answers only when the test lets it: until then a lookup hangs.
+        let answer = DispatchSemaphore(value: 0)
+        // The lookups it starts later (it looks again behind each answer) are answered too.
+        defer { for _ in 0..<16 { answer.signal() } }
         let lookup = AddressLookup(host: "pi.local") { _ in
             lookups.withLock { $0 += 1 }
-            Thread.sleep(forTimeInterval: 0.5)
+            answer.wait()
             return 0x0100_007F
         }
-        let start = Date()
+        // Both calls return while the lookup still hangs: neither waited for it.
         #expect(lookup.latest() == nil, "nothing found yet: this attempt fails, the lookup goes on")
         #expect(lookup.latest() == nil)
-        #expect(Date().timeIntervalSince(start) < 0.1, "neither call waited")
-        #expect(lookups.withLock { $0 } <= 1, "one lookup at a time")
-        let deadline = Date().addingTimeInterval(3)
+        #expect(eventually { lookups.withLock { $0 } == 1 }, "the lookup started")
+        #expect(lookups.withLock { $0 } == 1, "one lookup at a time")
+        answer.signal()
         var found: UInt32?
-        while found == nil, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        #expect(eventually {
             found = lookup.latest()
-        }
+            return found != nil
+        })
         #expect(found == 0x0100_007F)
     }
 
