@@ -57,6 +57,8 @@ public struct RunOptions: Sendable {
     public var printTrack = false
     /// The web console (`--web`), off when `nil`.
     public var web: WebOptions?
+    /// The settings control sources (the console) may change while it runs.
+    public var liveSettings: any LiveSettingsEditor = NoLiveSettings()
     /// Keep every frame's result in the summary (tests); off for long runs,
     /// where it would grow without bound.
     public var keepResults = false
@@ -114,8 +116,9 @@ public enum Runner {
             ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
+        let liveSettings = LiveSettingsControl(editor: options.liveSettings, detector: options.detector, changes: changes, logger: logger)
         let web = try options.web.map {
-            try WebConsole(options: $0, detector: options.detector, detectorName: detectorName, changes: changes, logger: logger)
+            try WebConsole(options: $0, settings: liveSettings, detectorName: detectorName, changes: changes, logger: logger)
         }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {

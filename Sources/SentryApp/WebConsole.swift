@@ -16,33 +16,6 @@ import TurretLinks
 import Video
 import WebServing
 
-/// The settings that change while running, as the pipeline takes them.
-public struct LiveSettings: Sendable {
-    public var pipeline: PipelineSettings
-    public var detector: DetectorOptions
-
-    public init(pipeline: PipelineSettings, detector: DetectorOptions) {
-        self.pipeline = pipeline
-        self.detector = detector
-    }
-}
-
-/// The live settings as the console edits them: described for its page,
-/// changed by value and checked as the flags are (the command line's side
-/// holds the list of them, `LiveSetting`).
-public protocol LiveSettingsEditor: Sendable {
-    /// What the page shows for each, in its order.
-    var fields: [SettingField] { get }
-    /// Each setting's value now, by long flag name.
-    var values: [String: String] { get }
-    /// Checks `changes` with the rest as they are; when they pass, hands the
-    /// resulting settings to `applying`, and keeps them only if that succeeds.
-    /// Returns the values after the change.
-    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>) -> Result<[String: String], ConsoleRefusal>
-    /// The values as the settings file holds them (typed, in the page's order).
-    var fileValues: [(key: String, value: ConfigValue)] { get }
-}
-
 /// `--web`: where the console listens and how its settings are read and saved.
 public struct WebOptions: Sendable {
     public var address: ListenAddress
@@ -53,17 +26,14 @@ public struct WebOptions: Sendable {
     public var framesPerSecond: Double = 15
     /// At most this many connections at once (`--web-max-clients`).
     public var maximumClients = ConsoleServer.defaultMaximumClients
-    /// The settings the console may change.
-    public var settings: any LiveSettingsEditor
     /// The file Save writes (the one `--config` reads).
     public var configPath: String
     /// Keys also given as flags: the flag wins over the file at the next start.
     public var keysGivenAsFlags: Set<String> = []
 
-    public init(address: ListenAddress, token: String?, settings: any LiveSettingsEditor, configPath: String) {
+    public init(address: ListenAddress, token: String?, configPath: String) {
         self.address = address
         self.token = token
-        self.settings = settings
         self.configPath = configPath
     }
 }
@@ -72,45 +42,23 @@ public struct WebOptions: Sendable {
 /// `RunChange`s, which the frame loop applies between frames.
 final class LiveControl: ConsoleController {
     private let options: WebOptions
+    private let settingsControl: LiveSettingsControl
     private let changes: RunChanges
-    private let logger: Logger
-    /// The detector's options now; a change to them builds a new detector.
-    /// Held for the whole change: one at a time (a detector may take a moment to build).
-    private let detector: Mutex<DetectorOptions>
 
-    init(options: WebOptions, detector: DetectorOptions, changes: RunChanges, logger: Logger) {
+    init(options: WebOptions, settings: LiveSettingsControl, changes: RunChanges) {
         self.options = options
+        self.settingsControl = settings
         self.changes = changes
-        self.logger = logger
-        self.detector = Mutex(detector)
     }
 
-    var settings: [String: String] { options.settings.values }
+    var settings: [String: String] { settingsControl.editor.values }
 
-    var fields: [SettingField] { options.settings.fields }
+    var fields: [SettingField] { settingsControl.editor.fields }
 
-    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
-        detector.withLock { current in
-            options.settings.change(changes) { live in
-                var handOff: DetectorHandOff?
-                if live.detector != current {
-                    do {
-                        let (detector, name) = try live.detector.makeDetector(logger: logger)
-                        handOff = DetectorHandOff(detector: detector, name: name)
-                    } catch {
-                        return .failure(ConsoleRefusal("\(error)"))
-                    }
-                    current = live.detector
-                }
-                self.changes.submit(.settings(live.pipeline))
-                if let handOff { self.changes.submit(.detector(handOff)) }
-                return .success(())
-            }
-        }
-    }
+    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> { settingsControl.change(changes) }
 
     func save() -> Result<String, ConsoleRefusal> {
-        let values = options.settings.fileValues
+        let values = settingsControl.editor.fileValues
         do {
             try ConfigFile.write(values, to: options.configPath)
         } catch {
@@ -137,9 +85,9 @@ final class WebConsole: FrameObserver {
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    init(options: WebOptions, detector: DetectorOptions, detectorName: String, changes: RunChanges, logger: Logger) throws {
+    init(options: WebOptions, settings: LiveSettingsControl, detectorName: String, changes: RunChanges, logger: Logger) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
-        control = LiveControl(options: options, detector: detector, changes: changes, logger: logger)
+        control = LiveControl(options: options, settings: settings, changes: changes)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
             controller: control, log: RefusalLog(logger: logger))

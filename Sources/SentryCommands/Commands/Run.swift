@@ -114,6 +114,8 @@ struct Run: ParsableCommand {
         options.expressionRules = (try? faces.rules) ?? []
         options.settings = pipelineSettings
         options.web = webOptions
+        // The live settings, as the run's own options: what the console changes.
+        if options.web != nil { options.liveSettings = LiveRunSettings(self) }
         options.hooks = lockFire.hooks
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = trackingOptions.servoSpeed

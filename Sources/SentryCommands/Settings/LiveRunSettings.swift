@@ -92,9 +92,7 @@ extension Run {
     /// `--web`'s options, or `nil` without it.
     var webOptions: WebOptions? {
         guard let web = webConsole.web, let address = ListenAddress(parsing: web) else { return nil }
-        var options = WebOptions(
-            address: address, token: webConsole.webToken, settings: LiveRunSettings(self),
-            configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath())
+        var options = WebOptions(address: address, token: webConsole.webToken, configPath: ConfigFile.locate(explicit: config) ?? ConfigFile.userPath())
         options.framesPerSecond = webConsole.webFps
         options.rules = webConsole.siteRules
         options.maximumClients = webConsole.webMaxClients

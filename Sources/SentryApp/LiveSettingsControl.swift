@@ -1,0 +1,86 @@
+import Config
+import Console
+import Detectors
+import Logging
+import Synchronization
+
+/// The settings that change while running, as the pipeline takes them.
+public struct LiveSettings: Sendable {
+    public var pipeline: PipelineSettings
+    public var detector: DetectorOptions
+
+    public init(pipeline: PipelineSettings, detector: DetectorOptions) {
+        self.pipeline = pipeline
+        self.detector = detector
+    }
+}
+
+/// The live settings as control sources edit them: described (for the
+/// console's page), changed by value and checked as the flags are (the
+/// command line's side holds the list of them, `LiveSetting`).
+public protocol LiveSettingsEditor: Sendable {
+    /// What the page shows for each, in its order.
+    var fields: [SettingField] { get }
+    /// Each setting's value now, by long flag name.
+    var values: [String: String] { get }
+    /// Checks `changes` with the rest as they are; when they pass, hands the
+    /// resulting settings to `applying`, and keeps them only if that succeeds.
+    /// Returns the values after the change.
+    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>) -> Result<[String: String], ConsoleRefusal>
+    /// The values as the settings file holds them (typed, in the page's order).
+    var fileValues: [(key: String, value: ConfigValue)] { get }
+}
+
+/// A run whose settings nothing may change (no control source asked for them).
+public struct NoLiveSettings: LiveSettingsEditor {
+    public init() {}
+    public var fields: [SettingField] { [] }
+    public var values: [String: String] { [:] }
+    public var fileValues: [(key: String, value: ConfigValue)] { [] }
+
+    public func change(
+        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>
+    ) -> Result<[String: String], ConsoleRefusal> {
+        .failure(ConsoleRefusal("no setting can be changed while this run goes on"))
+    }
+}
+
+/// The one place a change to the live settings becomes `RunChange`s, for
+/// every control source (the console; MQTT next): checked by the editor as
+/// the flags are, a new detector built off the frame loop when the detector's
+/// options changed, then submitted. One change at a time.
+public final class LiveSettingsControl: Sendable {
+    public let editor: any LiveSettingsEditor
+    private let changes: RunChanges
+    private let logger: Logger
+    /// The detector's options now. Held for the whole change: a detector may take a moment to build.
+    private let detector: Mutex<DetectorOptions>
+
+    init(editor: any LiveSettingsEditor, detector: DetectorOptions, changes: RunChanges, logger: Logger) {
+        self.editor = editor
+        self.changes = changes
+        self.logger = logger
+        self.detector = Mutex(detector)
+    }
+
+    /// Applies `changes` (by long flag name) from the next frame, all or none: the values after, or why not.
+    public func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
+        detector.withLock { current in
+            editor.change(changes) { live in
+                var handOff: DetectorHandOff?
+                if live.detector != current {
+                    do {
+                        let (detector, name) = try live.detector.makeDetector(logger: logger)
+                        handOff = DetectorHandOff(detector: detector, name: name)
+                    } catch {
+                        return .failure(ConsoleRefusal("\(error)"))
+                    }
+                    current = live.detector
+                }
+                self.changes.submit(.settings(live.pipeline))
+                if let handOff { self.changes.submit(.detector(handOff)) }
+                return .success(())
+            }
+        }
+    }
+}
