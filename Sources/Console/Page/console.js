@@ -179,7 +179,8 @@ async function stream() {
           buffer = buffer.slice(start + length + 2);
           if (window.sentry.freeze) continue;
           const bitmap = await createImageBitmap(new Blob([jpeg], { type: "image/jpeg" }));
-          drawFrame(bitmap, statusFor(index), index);
+          // Frozen while it decoded: what is shown stays as it was when freeze was set.
+          if (!window.sentry.freeze) drawFrame(bitmap, statusFor(index), index);
         }
       }
     } catch (error) { /* the server went away: try again */ }
