@@ -84,7 +84,9 @@ public enum Runner {
         public var results: [FrameResult]
         /// The simulated servo's angles over time (`--serial sim` only).
         public var servoTrack: [SimulatedServo.Sample]
+        /// The newest bytes it received (all of a short run's), and all of them counted.
         public var receivedBytes: [UInt8]
+        public var servoTally: SimulatedServo.Tally
         /// What became of the `--on-lock`/`--on-lost` runs.
         public var hooks: HookRunner.Counts?
     }
@@ -147,7 +149,7 @@ public enum Runner {
         if StopSignal.isRequested { logger.info("stopped by signal") }
         return Summary(
             frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],
-            servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [],
+            servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [], servoTally: simulator?.tally ?? .init(),
             hooks: lockEvents.hooks?.runner.counts)
     }
 

@@ -34,10 +34,28 @@ public final class SimulatedServo: Sendable {
         public var isFiring: Bool
     }
 
+    /// What it heard in all: every byte, and the commands they made.
+    public struct Tally: Sendable, Equatable {
+        public var bytes = 0
+        public var commands = 0
+        /// Of them, `L`.
+        public var lost = 0
+
+        public init() {}
+    }
+
+    /// The newest bytes and samples kept (tests and the end-of-run report read
+    /// them): the demo left running over a weekend stays the size it had after
+    /// an hour or two; older ones are only counted (`tally`).
+    public static let keptBytes = 1 << 20
+    public static let keptSamples = 20_000
+
     private struct State {
         var turret: TurretModel
-        var received: [UInt8] = []
-        var track: [Sample] = []
+        var received = RecentHistory<UInt8>(capacity: SimulatedServo.keptBytes)
+        var track = RecentHistory<Sample>(capacity: SimulatedServo.keptSamples)
+        var parser = CommandParser()
+        var tally = Tally()
         var running = true
         /// The frame clock's time, or `nil` for the wall clock.
         var frameTime: Double?
@@ -88,11 +106,14 @@ public final class SimulatedServo: Sendable {
 
     deinit { stop() }
 
-    /// Every byte received so far.
-    public var receivedBytes: [UInt8] { state.withLock { $0.received } }
+    /// The bytes received, the newest `keptBytes` of them (all of a short run's).
+    public var receivedBytes: [UInt8] { state.withLock { $0.received.elements } }
 
-    /// The angles over time: a sample at each change.
-    public var track: [Sample] { state.withLock { $0.track } }
+    /// The angles over time, a sample at each change: the newest `keptSamples`.
+    public var track: [Sample] { state.withLock { $0.track.elements } }
+
+    /// Everything received, counted.
+    public var tally: Tally { state.withLock { $0.tally } }
 
     /// The state now.
     public var current: Sample {
@@ -119,7 +140,7 @@ public final class SimulatedServo: Sendable {
     /// Waits until `count` bytes have arrived or `timeout` seconds pass.
     @discardableResult
     public func waitForBytes(_ count: Int, timeout: Double) -> Bool {
-        arrived.wait(seconds: timeout) { self.receivedBytes.count >= count }
+        arrived.wait(seconds: timeout) { self.tally.bytes >= count }
     }
 
     /// Stops the reader thread and closes the pty. Idempotent.
@@ -145,6 +166,11 @@ public final class SimulatedServo: Sendable {
                 for byte in bytes {
                     state.turret.receive(byte, at: now)
                     state.received.append(byte)
+                    state.tally.bytes += 1
+                    if let command = state.parser.consume(byte) {
+                        state.tally.commands += 1
+                        if command == .lost { state.tally.lost += 1 }
+                    }
                     state.record(at: now)
                 }
                 state.turret.advance(to: now)

@@ -125,11 +125,11 @@ struct Run: ParsableCommand {
         options.printTrack = track
         let summary = try failingCleanly { try Runner.run(options, logger: logger) }
         if serial == simulatedSerialName {
-            let commands = Command.decode(summary.receivedBytes)
+            let tally = summary.servoTally
             let final = summary.servoTrack.last
             let shots = lockFire.fire ? ", \(final?.shots ?? 0) shots fired" : ""
             print(
-                "simulated servo: \(summary.frames) frames, \(commands.count) commands received (\(commands.filter { $0 == .lost }.count) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)"
+                "simulated servo: \(summary.frames) frames, \(tally.commands) commands received (\(tally.lost) × L), final pan \(final?.pan ?? 90)\(final?.isScanning == true ? " (scanning)" : "")\(shots)"
             )
         }
     }
