@@ -23,15 +23,18 @@ final class RunningConsole {
     let errors: URL
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// `confinedTo`: on that CPU alone (through taskset).
-    init(_ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:], confinedTo cpu: Int? = nil) throws {
+    /// `confinedTo`: on that CPU alone (through taskset); `realtime`: the clip at its own pace, else as fast as it goes.
+    init(
+        _ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:], confinedTo cpu: Int? = nil,
+        realtime: Bool = true
+    ) throws {
         scratch = try ScratchDirectory("web")
         errors = scratch.file("stderr.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: cpu == nil ? SentryProcess.executable : "/usr/bin/taskset")
         process.arguments =
             (cpu.map { ["--cpu-list", "\($0)", SentryProcess.executable] } ?? []) + [
-                "--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "notice",
+                "--camera", DemoClip.path, "--serial", serial, realtime ? "--realtime" : "--no-realtime", "--loop", "--quiet", "--log-level", "notice",
                 "--web", web ?? "127.0.0.1:0",
             ] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
