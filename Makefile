@@ -6,7 +6,7 @@ SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 
-.PHONY: aarch64 test-aarch64 setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak clean
+.PHONY: aarch64 test-aarch64 setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
 
 setup:
 	@tools/setup
@@ -197,6 +197,11 @@ fuzz-run:
 # 10 minutes on the looped demo clip with random unplugs (not in make test).
 soak: release $(DEMO_CLIP)
 	python3 tools/soak.py --sentry .build/release/sentry --clip $(DEMO_CLIP) --minutes $(or $(SOAK_MINUTES),10)
+
+# Every mode a user leaves running, at once, in real time: memory, descriptors and threads drawn.
+memory-soak: release $(DEMO_CLIP)
+	tools/memory-soak --sentry .build/release/sentry --clip $(DEMO_CLIP) --minutes $(or $(SOAK_MINUTES),60) \
+		--svg docs/images/memory-soak.svg sim pty web-expressions expressions relay
 
 fuzz: setup
 	$(MAKE) fuzz-run FUZZ_SECONDS=600

@@ -139,12 +139,18 @@ let package = Package(
         .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
+        // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
+        .target(
+            name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "Threading", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: onlyImportedMembers),
         // The detector the options choose (`DetectorOptions`), built from its model or cascade file, read here at the edge.
-        .target(name: "Detectors", dependencies: ["FaceDetection", "FaceMesh", "ModelFiles", "TFLite", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Detectors", dependencies: ["FaceDetection", "FaceMesh", "ModelFiles", "TFLite", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: onlyImportedMembers),
         .target(
             name: "SentryApp",
             dependencies: [
-                "Detectors", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
+                "Detectors", "Events", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -157,9 +163,12 @@ let package = Package(
                 "ChildProcesses", "CoreAffinity", "Detectors", "Evaluation", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "Letterboxing", "ModelFiles",
                 "MonotonicTime", "SentryApp", "Serial", "ServoSim", "TFLite", "TextOutput", "TurretLinks", "Video",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]),
+            ],
+            swiftSettings: onlyImportedMembers),
         // `sentry faces`: faces in photos read (box, mesh, expression, pose, gaze) and drawn.
-        .target(name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"]),
+        .target(
+            name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"],
+            swiftSettings: onlyImportedMembers),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
         .target(name: "Doctor", dependencies: ["ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime"]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
@@ -197,6 +206,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
+        .testTarget(name: "EventsTests", dependencies: ["Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),

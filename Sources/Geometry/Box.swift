@@ -1,5 +1,5 @@
 /// An axis-aligned rectangle in frame pixels, origin at the top-left corner.
-public struct Box: Hashable, Sendable, CustomStringConvertible {
+public struct Box: Hashable, Sendable, Codable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int

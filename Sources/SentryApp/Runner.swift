@@ -1,4 +1,5 @@
 import Detectors
+import Events
 import Devices
 import Expressions
 import FaceDetection
@@ -57,6 +58,8 @@ public struct RunOptions: Sendable {
     public var printTrack = false
     /// The web console (`--web`), off when `nil`.
     public var web: WebOptions?
+    /// Where events are kept with their pictures (`--events`); none when `nil`.
+    public var events: EventSettings?
     /// The settings control sources (the console) may change while it runs.
     public var liveSettings: any LiveSettingsEditor = NoLiveSettings()
     /// Keep every frame's result in the summary (tests); off for long runs,
@@ -134,12 +137,18 @@ public enum Runner {
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
+        let eventLog = try options.events.map { settings in
+            EventLog(
+                writer: EventWriter(
+                    store: try EventStore(directory: settings.directory, keep: settings.keep, maximumBytes: settings.maximumBytes), logger: logger))
+        }
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []
         if let web { observers.append(web) }
         if let recorder { observers.append(recorder) }
         if let expressions { observers.append(expressions) }
         observers.append(lockEvents)
+        if let eventLog { observers.append(eventLog) }
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
         if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }
 

@@ -29,6 +29,8 @@ struct Run: ParsableCommand {
 
     @OptionGroup var lockFire: LockFireOptions
 
+    @OptionGroup var eventOptions: EventOptions
+
     @Option(parsing: .unconditional, help: "Stop after this many frames.")
     var frames: Int?
 
@@ -117,6 +119,7 @@ struct Run: ParsableCommand {
         // The live settings, as the run's own options: what the console changes.
         if options.web != nil { options.liveSettings = LiveRunSettings(self) }
         options.hooks = lockFire.hooks
+        options.events = eventOptions.settings
         options.maxFrames = frames
         options.servoSecondsPer60Degrees = trackingOptions.servoSpeed
         options.virtualFieldOfView = simFov

@@ -1,0 +1,96 @@
+import Geometry
+
+/// Something the turret did that is worth a record with its picture: a lock
+/// gained or lost, a shot, a face arriving in an empty room.
+public enum EventKind: String, Codable, Sendable, CaseIterable {
+    case lock, lost, shot, arrive
+}
+
+/// One event as its JSON sidecar holds it. Its pictures are the files next
+/// to it with the same name: `NAME.jpg` (the frame, nothing drawn on it) and
+/// `NAME-face.jpg` (a crop around the face).
+public struct EventRecord: Codable, Sendable, Equatable {
+    /// The file name the record and its pictures share, without extension:
+    /// `HHMMSS.mmm-KIND-FRAME`, in the day's folder `YYYY-MM-DD`.
+    public var id: String
+    public var kind: EventKind
+    /// Seconds since 1970 (the host's clock) and on the frames' clock.
+    public var unixTime: Double
+    public var frameTime: Double
+    public var frame: Int
+    /// The target's box in frame pixels.
+    public var box: Box
+    /// The angles the turret held.
+    public var pan: Int
+    public var tilt: Int
+
+    public init(kind: EventKind, unixTime: Double, frameTime: Double, frame: Int, box: Box, pan: Int, tilt: Int) {
+        self.kind = kind
+        self.unixTime = unixTime
+        self.frameTime = frameTime
+        self.frame = frame
+        self.box = box
+        self.pan = pan
+        self.tilt = tilt
+        let day = CivilTime(unixTime: unixTime)
+        id = "\(day.folder)/\(day.clock)-\(kind.rawValue)-\(frame)"
+    }
+}
+
+/// A moment as the event folder names it, in UTC so that names sort as time does.
+struct CivilTime {
+    /// `YYYY-MM-DD`.
+    let folder: String
+    /// `HHMMSS.mmm`.
+    let clock: String
+
+    init(unixTime: Double) {
+        let milliseconds = Int((unixTime * 1000).rounded(.down))
+        let seconds = milliseconds / 1000
+        let (days, secondOfDay) = (seconds / 86_400, seconds % 86_400)
+        // Howard Hinnant's days-to-civil, for the proleptic Gregorian calendar.
+        let shifted = days + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        folder = "\(year)-\(two(month))-\(two(day))"
+        let fraction = milliseconds % 1000
+        clock = "\(two(secondOfDay / 3600))\(two(secondOfDay / 60 % 60))\(two(secondOfDay % 60)).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)"
+    }
+}
+
+/// The part of the frame a face picture shows: the box with a margin of half
+/// its size on every side, at least `minimumSide` pixels on its long side
+/// where the frame is that large, inside the frame, on even pixels (so that
+/// 4:2:0 colour crops cleanly).
+public func faceCrop(around box: Box, frameWidth: Int, frameHeight: Int, minimumSide: Int = 128) -> Box {
+    let centreX = box.x + box.width / 2, centreY = box.y + box.height / 2
+    var width = max(2 * box.width, minimumSide), height = max(2 * box.height, minimumSide)
+    width = min(width, frameWidth) & ~1
+    height = min(height, frameHeight) & ~1
+    let x = min(max(0, centreX - width / 2), frameWidth - width) & ~1
+    let y = min(max(0, centreY - height / 2), frameHeight - height) & ~1
+    return Box(x: x, y: y, width: width, height: height)
+}
+
+/// Which recorded events to delete, oldest first, so that at most `keep`
+/// remain and they take at most `maximumBytes` together. `events`: each
+/// event's id and the bytes of its files, in any order.
+public func eventsToDelete(_ events: [(id: String, bytes: Int)], keep: Int, maximumBytes: Int) -> [String] {
+    let oldestFirst = events.sorted { $0.id < $1.id }
+    var total = oldestFirst.reduce(0) { $0 + $1.bytes }
+    var remaining = oldestFirst.count
+    var doomed: [String] = []
+    for event in oldestFirst where remaining > keep || total > maximumBytes {
+        doomed.append(event.id)
+        remaining -= 1
+        total -= event.bytes
+    }
+    return doomed
+}

@@ -1,0 +1,133 @@
+import Geometry
+import Imaging
+import JPEG
+import Logging
+import MonotonicTime
+import Synchronization
+import Threading
+
+/// Writes events off the frame loop: the frame loop hands over the record
+/// and its frame (`submit`, which never waits), a thread of its own crops and
+/// encodes the pictures (libjpeg-turbo) and saves them. A burst beyond
+/// `pending` events drops the oldest waiting; a folder that cannot be written
+/// (a full or read-only disk) is one log line a minute, the events skipped,
+/// the turret going on.
+public final class EventWriter: Sendable {
+    /// Events written, and skipped (dropped from the queue or not written).
+    public struct Counts: Sendable, Equatable {
+        public var written = 0
+        public var skipped = 0
+    }
+
+    private struct Waiting {
+        var events: [(record: EventRecord, frame: Frame)] = []
+        var stopped = false
+        var counts = Counts()
+    }
+
+    /// At most this many events wait to be written.
+    public static let pending = 8
+    private let store: Mutex<EventStore?>
+    private let waiting = Mutex(Waiting())
+    private let condition = Condition()
+    private let done = Condition()
+    private let finished = Atomic(false)
+    private let logger: Logger
+
+    public init(store: sending EventStore, logger: Logger) {
+        self.store = Mutex(store)
+        self.logger = logger
+        startThread(named: "sentry-events") { [self] in run() }
+    }
+
+    public var counts: Counts { waiting.withLock { $0.counts } }
+
+    /// Queues `record` with its frame; returns at once.
+    public func submit(_ record: EventRecord, frame: Frame) {
+        var dropped: EventRecord?
+        waiting.withLock { waiting in
+            if waiting.events.count >= Self.pending {
+                dropped = waiting.events.removeFirst().record
+                waiting.counts.skipped += 1
+            }
+            waiting.events.append((record, frame))
+        }
+        if let dropped { logger.warning("events: \(dropped.id) dropped, \(Self.pending) events were already waiting to be written") }
+        condition.withLock { condition.signal() }
+    }
+
+    /// Writes what waits, then stops the thread (at the end of a run).
+    public func finish() {
+        waiting.withLock { $0.stopped = true }
+        condition.withLock { condition.signal() }
+        _ = done.wait(seconds: 10) { finished.load(ordering: .relaxed) }
+    }
+
+    private func run() {
+        defer {
+            finished.store(true, ordering: .relaxed)
+            done.withLock { done.broadcast() }
+        }
+        guard let encoder = try? JPEGEncoder(quality: 85) else {
+            logger.error("events: libturbojpeg cannot start a compressor; no events are written")
+            return
+        }
+        var lastComplaint = -Double.infinity, unreported = 0
+        while true {
+            let next: (record: EventRecord, frame: Frame)? = waiting.withLock { waiting in
+                waiting.events.isEmpty ? nil : waiting.events.removeFirst()
+            }
+            guard let (record, frame) = next else {
+                if waiting.withLock({ $0.stopped }) { return }
+                condition.withLock { if waiting.withLock({ $0.events.isEmpty && !$0.stopped }) { condition.wait(seconds: 1) } }
+                continue
+            }
+            do {
+                let whole = try Self.encode(frame, crop: nil, with: encoder)
+                let face = try Self.encode(
+                    frame, crop: faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height), with: encoder)
+                try store.withLock { store throws(EventStoreError) in try store?.save(record, frame: whole, face: face) }
+                waiting.withLock { $0.counts.written += 1 }
+            } catch {
+                waiting.withLock { $0.counts.skipped += 1 }
+                unreported += 1
+                let now = monotonicSeconds()
+                if now - lastComplaint >= 60 {
+                    logger.error("events: \(error); \(unreported) event(s) not kept (said at most once a minute)")
+                    lastComplaint = now
+                    unreported = 0
+                }
+            }
+        }
+    }
+
+    /// The frame, or the part of it `crop` names, as JPEG bytes.
+    static func encode(_ frame: Frame, crop: Box?, with encoder: JPEGEncoder) throws -> [UInt8] {
+        let area = crop ?? Box(x: 0, y: 0, width: frame.image.width, height: frame.image.height)
+        let chroma: YUVPicture.Chroma =
+            switch frame.chroma?.layout {
+            case .halfWidth: .halfWidth
+            case .halfBoth: .halfBoth
+            case .full: .full
+            case nil: .none
+            }
+        var picture = YUVPicture(width: area.width, height: area.height, chroma: chroma)
+        let width = frame.image.width
+        for row in 0..<area.height {
+            let from = (area.y + row) * width + area.x
+            picture.y.replaceSubrange(row * area.width..<(row + 1) * area.width, with: frame.image.pixels[from..<from + area.width])
+        }
+        if let planes = frame.chroma {
+            let (shiftX, shiftY) = planes.layout.shifts
+            let planeWidth = (width + (1 << shiftX) - 1) >> shiftX
+            let size = YUVPicture.chromaSize(width: area.width, height: area.height, chroma)
+            for row in 0..<size.height {
+                let from = ((area.y >> shiftY) + row) * planeWidth + (area.x >> shiftX)
+                let to = row * size.width
+                picture.u.replaceSubrange(to..<to + size.width, with: planes.u[from..<from + size.width])
+                picture.v.replaceSubrange(to..<to + size.width, with: planes.v[from..<from + size.width])
+            }
+        }
+        return try encoder.encode(picture) { Array($0) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Scratch
+import TestClips
+import Testing
+
+/// `--events DIR`: each lock, loss, shot and arrival kept with its pictures.
+@Suite("Events kept with their pictures, through the binary")
+struct EventsTests {
+    struct Record: Decodable {
+        struct Box: Decodable { var x, y, width, height: Int }
+        var id: String
+        var kind: String
+        var frame: Int
+        var frameTime: Double
+        var box: Box
+    }
+
+    /// Every whole event in `directory`: its record, and the paths of its pictures.
+    static func events(in directory: String) throws -> [(record: Record, frame: String, face: String)] {
+        let days = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        return try days.flatMap { day in
+            try FileManager.default.contentsOfDirectory(atPath: directory + "/" + day).filter { $0.hasSuffix(".json") }.sorted().map { file in
+                let base = directory + "/" + day + "/" + file.dropLast(5)
+                let record = try JSONDecoder().decode(Record.self, from: Data(contentsOf: URL(fileURLWithPath: base + ".json")))
+                return (record, base + ".jpg", base + "-face.jpg")
+            }
+        }
+    }
+
+    @Test("the demo run keeps an arrival and a lock: records that match, the frame whole, the face in its crop (BlazeFace finds one covering most of it)")
+    func recordsWithPictures() throws {
+        let scratch = try ScratchDirectory("events")
+        let folder = scratch.file("events").path
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", folder])
+        #expect(run.status == 0, "\(run.standardError)")
+        let events = try Self.events(in: folder)
+        let kinds = Set(events.map(\.record.kind))
+        #expect(kinds.isSuperset(of: ["arrive", "lock"]), "\(kinds)")
+        for event in events {
+            #expect(event.record.id.hasSuffix("-\(event.record.kind)-\(event.record.frame)"))
+            let frame = try Data(contentsOf: URL(fileURLWithPath: event.frame))
+            #expect(frame.prefix(2) == Data([0xFF, 0xD8]) && frame.suffix(2) == Data([0xFF, 0xD9]), "\(event.frame) is no whole JPEG")
+            let faces = try SentryProcess(["faces", "--json", event.face])
+            let reading = try #require(try JSONSerialization.jsonObject(with: Data(faces.standardOutput.utf8)) as? [String: Any])
+            let (width, height) = (reading["width"] as? Int ?? 0, reading["height"] as? Int ?? 0)
+            #expect(max(width, height) >= 128, "\(event.face): \(width)x\(height)")
+            let found = reading["faces"] as? [[String: Any]] ?? []
+            #expect(found.count == 1, "\(event.face): \(found.count) faces")
+            if let box = found.first?["box"] as? [Double] {
+                #expect(box[2] * box[3] > 0.2 * Double(width * height), "the face is small in its crop: \(box) in \(width)x\(height)")
+            }
+        }
+        // Nothing half-written is left behind.
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: folder).filter { $0.contains(".tmp") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("--events-keep 2 keeps the two newest events")
+    func keepsTheNewest() throws {
+        let scratch = try ScratchDirectory("events-keep")
+        let folder = scratch.file("events").path
+        let all = scratch.file("all").path
+        _ = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", all])
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", folder, "--events-keep", "2"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let everything = try Self.events(in: all).map { "\($0.record.kind)-\($0.record.frame)" }
+        let kept = try Self.events(in: folder).map { "\($0.record.kind)-\($0.record.frame)" }
+        #expect(everything.count > 2 && kept.count == 2, "\(kept) of \(everything)")
+        #expect(Set(kept).isSubset(of: everything))
+    }
+
+    @Test("a folder that cannot be written: refused at start with one line; one that fills: one line, the run goes on, no partial files")
+    func unwritable() throws {
+        let refused = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", "/proc/sentry-events"])
+        #expect(refused.status != 0 && refused.standardError.contains("events folder /proc/sentry-events"), "\(refused.standardError)")
+        // A day's folder that cannot be made after the start (a file holds its name, as a full or
+        // read-only disk refuses): events are skipped with one line, the run ends normally.
+        let scratch = try ScratchDirectory("events-full")
+        let folder = scratch.file("events").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let day = folder + "/" + Self.today
+        #expect(FileManager.default.createFile(atPath: day, contents: Data("not a folder".utf8)))
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", folder])
+        #expect(run.status == 0 && run.standardOutput.contains("100 frames"), "\(run.standardError)")
+        let complaints = run.standardError.split(separator: "\n").filter { $0.contains("events:") }
+        #expect(complaints.count == 1, "\(complaints)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [Self.today])
+    }
+
+    static var today: String {
+        let formatter = DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date())
+    }
+}
