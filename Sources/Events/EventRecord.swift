@@ -1,9 +1,10 @@
 import Geometry
 
 /// Something the turret did that is worth a record with its picture: a lock
-/// gained or lost, a shot, a face arriving in an empty room.
+/// gained or lost, a shot, a face arriving in an empty room, an
+/// `--on-expression` rule firing.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
-    case lock, lost, shot, arrive
+    case lock, lost, shot, arrive, expression
 }
 
 /// One event as its JSON sidecar holds it. Its pictures are the files next

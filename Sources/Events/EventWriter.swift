@@ -1,4 +1,6 @@
+import FoundationEssentials
 import Geometry
+import Glibc
 import Imaging
 import JPEG
 import Logging
@@ -129,5 +131,32 @@ public final class EventWriter: Sendable {
             }
         }
         return try encoder.encode(picture) { Array($0) }
+    }
+}
+
+/// An event's two pictures for a hook (`SENTRY_SNAPSHOT`, `SENTRY_FACE`):
+/// written into a private folder of their own before the hook starts and
+/// removed with it once the hook has ended, whether or not `--events` keeps
+/// the event too.
+public enum HookPictures {
+    /// Writes them; the environment a hook gets, and what removes them.
+    public static func write(_ record: EventRecord, frame: Frame) -> (environment: [String: String], cleanup: @Sendable () -> Void) {
+        var environment = ["SENTRY_EVENT_ID": record.id]
+        var template = Array("/tmp/sentry-hook-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template), let encoder = try? JPEGEncoder(quality: 85) else { return (environment, {}) }
+        let directory = String(cString: made)
+        let (snapshot, face) = (directory + "/frame.jpg", directory + "/face.jpg")
+        let crop = faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height)
+        if let whole = try? EventWriter.encode(frame, crop: nil, with: encoder), (try? EventStore.write(whole, to: snapshot)) != nil {
+            environment["SENTRY_SNAPSHOT"] = snapshot
+        }
+        if let part = try? EventWriter.encode(frame, crop: crop, with: encoder), (try? EventStore.write(part, to: face)) != nil {
+            environment["SENTRY_FACE"] = face
+        }
+        return (environment, {
+            // Whatever the hook left there (or removed itself) goes with the folder.
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] { unlink(directory + "/" + name) }
+            rmdir(directory)
+        })
     }
 }

@@ -21,6 +21,9 @@ public final class HookRunner: Sendable {
         public var command: String
         /// Added to sentry's own environment.
         public var environment: [String: String]
+        /// Done on the hook's thread just before it starts (writing its pictures):
+        /// more environment, and what to undo once the hook has ended.
+        public var prepare: (@Sendable () -> (environment: [String: String], cleanup: @Sendable () -> Void))?
 
         public init(name: String, command: String, environment: [String: String]) {
             self.name = name
@@ -117,10 +120,13 @@ public final class HookRunner: Sendable {
     /// `/bin/sh -c COMMAND` with stdin from /dev/null and stdout to our stderr (stdout
     /// carries `--track`), in a process group of its own that the timeout kills whole.
     private func run(_ job: Job) {
+        let prepared = job.prepare?()
+        defer { prepared?.cleanup() }
+        let environment = job.environment.merging(prepared?.environment ?? [:]) { $1 }
         let child: ChildProcess
         do {
             child = try ChildProcess(
-                "/bin/sh", arguments: ["-c", job.command], environment: job.environment, output: .standardError, error: .standardError,
+                "/bin/sh", arguments: ["-c", job.command], environment: environment, output: .standardError, error: .standardError,
                 ownProcessGroup: true, stopping: [(SIGKILL, .milliseconds(100))])
         } catch {
             state.withLock { $0.counts.failed += 1 }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Imaging
 import Logging
 import MonotonicTime
@@ -12,6 +13,8 @@ public struct FrameOutcome: Sendable {
     public let frame: Frame
     /// When the source handed the frame over (monotonic seconds).
     public let capturedAt: Double
+    /// The same moment on the host's clock (Unix seconds): what events are named by.
+    public let unixTime: Double
     /// What the pipeline found and did: faces with scores, the followed face's
     /// reading, the tracker's decision, the commands, lock and fire, timings.
     public let result: FrameResult
@@ -102,7 +105,7 @@ final class FrameLoop {
             let result = try pipeline.process(frame)
             frameCount += 1
             let outcome = FrameOutcome(
-                frame: frame, capturedAt: capturedAt, result: result, settings: pipeline.settings, steering: pipeline.steering,
+                frame: frame, capturedAt: capturedAt, unixTime: Date().timeIntervalSince1970 - (monotonicSeconds() - capturedAt), result: result, settings: pipeline.settings, steering: pipeline.steering,
                 detectorName: pipeline.detectorName, link: pipeline.output.state)
             for (index, observer) in observers.enumerated() {
                 watchdog.enter(.observer(index))

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Geometry
+import Events
 import Hooks
+import Imaging
 import Logging
 import Tracking
 import TextOutput
@@ -28,6 +30,9 @@ public struct LockHookSettings: Sendable {
 ///   last seen, for `lost`)
 /// - `SENTRY_TIME`: Unix time of the event, in seconds
 /// - `SENTRY_FRAME_TIME`: the frame's timestamp (the clock of `--track`)
+/// - `SENTRY_SNAPSHOT`, `SENTRY_FACE`: the frame and a crop of the face, JPEG
+///   files that exist while the hook runs (not when the camera went away)
+/// - `SENTRY_EVENT_ID`: the event's name, as `--events` keeps it
 final class LockHooks {
     let settings: LockHookSettings
     let runner: HookRunner
@@ -37,16 +42,23 @@ final class LockHooks {
         runner = HookRunner(timeout: settings.timeout, logger: logger)
     }
 
-    /// Runs the event's hook, if one is set; `turret`: the angles it holds.
-    func handle(_ event: LockOn.Event, turret: Aim, frameTime: Double) {
+    /// Runs the event's hook, if one is set; `turret`: the angles it holds;
+    /// `seen`: the frame it happened on (its pictures), none when the camera went away.
+    func handle(_ event: LockOn.Event, turret: Aim, frameTime: Double, seen: (frame: Frame, unixTime: Double)?) {
         let (name, command, box): (String, String?, Box) =
             switch event {
             case .locked(let box): ("lock", settings.onLock, box)
             case .lost(let box): ("lost", settings.onLost, box)
             }
         guard let command else { return }
-        runner.submit(
-            HookRunner.Job(name: "on-\(name)", command: command, environment: Self.environment(event: name, turret: turret, box: box, frameTime: frameTime)))
+        var job = HookRunner.Job(name: "on-\(name)", command: command, environment: Self.environment(event: name, turret: turret, box: box, frameTime: frameTime))
+        if let seen {
+            let record = EventRecord(
+                kind: name == "lock" ? .lock : .lost, unixTime: seen.unixTime, frameTime: frameTime, frame: seen.frame.index, box: box,
+                pan: turret.pan, tilt: turret.tilt)
+            job.prepare = { HookPictures.write(record, frame: seen.frame) }
+        }
+        runner.submit(job)
     }
 
     /// What every hook (`--on-lock`, `--on-lost`, `--on-expression`) finds in its environment.

@@ -87,6 +87,28 @@ struct EventsTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [Self.today])
     }
 
+    @Test("a hook sees the frame and the face as whole JPEGs before it starts, named by the event --events keeps; they are gone after it")
+    func hookPictures() throws {
+        let scratch = try ScratchDirectory("events-hook")
+        let folder = scratch.file("events").path
+        let seen = scratch.file("seen.txt").path
+        // The hook decodes both pictures (OpenCV, as tools/setup installs it) and says what it found.
+        let decode = #"import cv2, os; f = cv2.imread(os.environ['SENTRY_SNAPSHOT']); c = cv2.imread(os.environ['SENTRY_FACE']); print(os.environ['SENTRY_EVENT_ID'], f.shape[1], f.shape[0], c.shape[1], c.shape[0], os.environ['SENTRY_SNAPSHOT'])"#
+        let run = try SentryProcess([
+            "--camera", DemoClip.path, "--serial", "sim", "--quiet", "--events", folder, "--on-lock", "python3 -c \"\(decode)\" >> \(seen)",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let lines = ((try? String(contentsOfFile: seen, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(!lines.isEmpty, "the hook saw nothing: \(run.standardError)")
+        let kept = Set(try Self.events(in: folder).map(\.record.id))
+        for line in lines {
+            #expect(line.count == 6 && line[1] == "640" && line[2] == "480", "\(line)")
+            #expect(line.count == 6 && (Int(line[3]) ?? 0) >= 128, "\(line)")
+            #expect(kept.contains(String(line[0])), "\(line[0]) is not among the kept events \(kept)")
+            #expect(!FileManager.default.fileExists(atPath: String(line.last ?? "")), "the hook's picture outlived it")
+        }
+    }
+
     static var today: String {
         let formatter = DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")

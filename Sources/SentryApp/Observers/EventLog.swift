@@ -41,10 +41,9 @@ final class EventLog: FrameObserver {
         }
         if result.commands.contains(where: { $0.axis == .trigger }), let target = result.target { events.append((.shot, target)) }
         guard !events.isEmpty else { return }
-        let now = Date().timeIntervalSince1970
         for (kind, box) in events {
             let record = EventRecord(
-                kind: kind, unixTime: now, frameTime: result.timestamp, frame: result.index, box: box, pan: result.commanded.pan,
+                kind: kind, unixTime: outcome.unixTime, frameTime: result.timestamp, frame: result.index, box: box, pan: result.commanded.pan,
                 tilt: result.commanded.tilt)
             writer.submit(record, frame: outcome.frame)
         }

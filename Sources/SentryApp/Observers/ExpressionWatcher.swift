@@ -1,3 +1,4 @@
+import Events
 import Expressions
 import FoundationEssentials
 import Geometry
@@ -37,7 +38,13 @@ final class ExpressionWatcher: FrameObserver {
             environment["SENTRY_EXPRESSION"] = rule.state.rawValue
             environment["SENTRY_SCORE"] = String(printf: "%.2f", rule.state.score(in: face.reading.scores))
             logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
-            runners[index].submit(HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment))
+            var job = HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment)
+            let record = EventRecord(
+                kind: .expression, unixTime: outcome.unixTime, frameTime: result.timestamp, frame: result.index, box: face.box,
+                pan: result.commanded.pan, tilt: result.commanded.tilt)
+            let frame = outcome.frame
+            job.prepare = { HookPictures.write(record, frame: frame) }
+            runners[index].submit(job)
         }
     }
 

@@ -1,4 +1,5 @@
 import Geometry
+import Imaging
 import Logging
 import Tracking
 import TurretProtocol
@@ -27,22 +28,22 @@ final class LockEvents: FrameObserver {
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result
         if let event = result.lockEvent {
-            report(LockEventContext(event: event, turret: result.commanded, frameTime: result.timestamp))
+            report(LockEventContext(event: event, turret: result.commanded, frameTime: result.timestamp), seen: (outcome.frame, outcome.unixTime))
         }
         if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
     }
 
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
-        if let lockEvent { report(lockEvent) }
+        if let lockEvent { report(lockEvent, seen: nil) }
     }
 
     func loopFinished() { hooks?.finish() }
 
-    private func report(_ context: LockEventContext) {
+    private func report(_ context: LockEventContext, seen: (frame: Frame, unixTime: Double)?) {
         switch context.event {
         case .locked(let box): logger.notice("target locked at \(box)")
         case .lost(let box): logger.notice("lock lost (target last seen at \(box))")
         }
-        hooks?.handle(context.event, turret: context.turret, frameTime: context.frameTime)
+        hooks?.handle(context.event, turret: context.turret, frameTime: context.frameTime, seen: seen)
     }
 }
