@@ -17,6 +17,15 @@ public final class EventStore {
     public let keep: Int
     public let maximumBytes: Int
 
+    /// An existing folder, to read (`sentry events`).
+    public init(reading directory: String) throws(EventStoreError) {
+        var status = stat()
+        guard stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw EventStoreError("events folder \(directory): no such folder; pass the one sentry run --events writes to with --events")
+        }
+        (self.directory, keep, maximumBytes) = (directory, .max, .max)
+    }
+
     /// Creates the folder if needed; refuses one that cannot be written.
     public init(directory: String, keep: Int, maximumBytes: Int) throws(EventStoreError) {
         self.directory = directory
@@ -64,6 +73,15 @@ public final class EventStore {
             for file in files where file.hasSuffix(".json") && !file.hasPrefix(".") { ids.append(day + "/" + file.dropLast(5)) }
         }
         return ids.sorted()
+    }
+
+    /// Every whole event's record, oldest first (a record that cannot be read is skipped).
+    public func records() -> [EventRecord] {
+        let decoder = JSONDecoder()
+        return recordIDs().compactMap { id in
+            guard let data = FileManager.default.contents(atPath: paths(of: id).record) else { return nil }
+            return try? decoder.decode(EventRecord.self, from: data)
+        }
     }
 
     /// Deletes the oldest events beyond `keep` and `maximumBytes`, and empty day folders.

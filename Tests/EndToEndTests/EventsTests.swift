@@ -50,6 +50,15 @@ struct EventsTests {
                 #expect(box[2] * box[3] > 0.2 * Double(width * height), "the face is small in its crop: \(box) in \(width)x\(height)")
             }
         }
+        // sentry events lists them, and --since leaves out what came before.
+        let listed = try SentryProcess(["events", "--events", folder, "--json"])
+        let ids = listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["record"] as? [String: Any])?["id"] as? String
+        }
+        #expect(ids == events.map(\.record.id), "\(listed.standardOutput)")
+        #expect(try SentryProcess(["events", "--events", folder, "--since", "2999-01-01"]).standardOutput.isEmpty)
+        #expect(try SentryProcess(["events", "--events", folder, "--since", "1h"]).standardOutput.split(separator: "\n").count == events.count)
         // Nothing half-written is left behind.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: folder).filter { $0.contains(".tmp") }
         #expect(leftovers.isEmpty, "\(leftovers)")

@@ -55,7 +55,7 @@ enum SettingsFile {
 
     /// The subcommands the file does not apply to.
     static let otherCommands: Set = [
-        "simulate", "bench", "eval", "faces", "devices", "capture", "flash", "relay", "doctor", "help", "-h", "--help", "--version",
+        "simulate", "bench", "eval", "faces", "devices", "capture", "flash", "relay", "doctor", "events", "help", "-h", "--help", "--version",
         "--experimental-dump-help", "--generate-completion-script",
     ]
 
