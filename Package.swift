@@ -141,7 +141,7 @@ let package = Package(
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
-            name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "Threading", .product(name: "Logging", package: "swift-log")],
+            name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
             swiftSettings: onlyImportedMembers),
         // The detector the options choose (`DetectorOptions`), built from its model or cascade file, read here at the edge.
         .target(

@@ -6,6 +6,7 @@ import JPEG
 import Logging
 import MonotonicTime
 import Synchronization
+import TextOutput
 import Threading
 
 /// Writes events off the frame loop: the frame loop hands over the record
@@ -22,7 +23,7 @@ public final class EventWriter: Sendable {
     }
 
     private struct Waiting {
-        var events: [(record: EventRecord, frame: Frame)] = []
+        var events: [(record: EventRecord, frame: Frame, submitted: Double)] = []
         var stopped = false
         var counts = Counts()
     }
@@ -52,7 +53,7 @@ public final class EventWriter: Sendable {
                 dropped = waiting.events.removeFirst().record
                 waiting.counts.skipped += 1
             }
-            waiting.events.append((record, frame))
+            waiting.events.append((record, frame, monotonicSeconds()))
         }
         if let dropped { logger.warning("events: \(dropped.id) dropped, \(Self.pending) events were already waiting to be written") }
         condition.withLock { condition.signal() }
@@ -76,10 +77,10 @@ public final class EventWriter: Sendable {
         }
         var lastComplaint = -Double.infinity, unreported = 0
         while true {
-            let next: (record: EventRecord, frame: Frame)? = waiting.withLock { waiting in
+            let next: (record: EventRecord, frame: Frame, submitted: Double)? = waiting.withLock { waiting in
                 waiting.events.isEmpty ? nil : waiting.events.removeFirst()
             }
-            guard let (record, frame) = next else {
+            guard let (record, frame, submitted) = next else {
                 if waiting.withLock({ $0.stopped }) { return }
                 condition.withLock { if waiting.withLock({ $0.events.isEmpty && !$0.stopped }) { condition.wait(seconds: 1) } }
                 continue
@@ -90,6 +91,7 @@ public final class EventWriter: Sendable {
                     frame, crop: faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height), with: encoder)
                 try store.withLock { store throws(EventStoreError) in try store?.save(record, frame: whole, face: face) }
                 waiting.withLock { $0.counts.written += 1 }
+                logger.debug("events: \(record.id) on disk \(String(printf: "%.1f", (monotonicSeconds() - submitted) * 1000)) ms after its frame was processed")
             } catch {
                 waiting.withLock { $0.counts.skipped += 1 }
                 unreported += 1
