@@ -104,6 +104,7 @@ install: $(INSTALL_BUILD) firmware man completions
 	for model in $(MODELS); do install -D -m 644 .cache/models/$$model $(DESTDIR)$(DATADIR)/models/$$model || exit 1; done
 	install -D -m 644 firmware/sentry/build-uno/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry.hex
 	install -D -m 644 firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
+	install -D -m 755 tools/examples/doorbell $(DESTDIR)$(DATADIR)/examples/doorbell
 	for doc in $(USER_DOCS); do install -D -m 644 $$doc $(DESTDIR)$(DOCDIR)/$$doc || exit 1; done
 	for unit in sentry sentry-relay; do \
 		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' tools/install/$$unit.service.in \
@@ -136,14 +137,14 @@ test-deb: deb
 # service user never (files it owns may remain).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sentry $(addprefix $(DESTDIR)$(DATADIR)/models/,$(MODELS))
-	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino
+	rm -f $(DESTDIR)$(DATADIR)/firmware/sentry.hex $(DESTDIR)$(DATADIR)/firmware/sentry/sentry.ino $(DESTDIR)$(DATADIR)/examples/doorbell
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(USER_DOCS))
 	rm -f $(DESTDIR)$(MANDIR)/man1/sentry.1 $(DESTDIR)$(MANDIR)/man1/sentry-*.1
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/sentry $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_sentry \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sentry.fish
 	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UNITDIR)/sentry-relay.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
-	for dir in $(DATADIR)/models $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry \
+	for dir in $(DATADIR)/models $(DATADIR)/examples $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry \
 		$(MANDIR)/man1 $(MANDIR) $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/bash-completion \
 		$(PREFIX)/share/zsh/vendor-completions $(PREFIX)/share/zsh $(PREFIX)/share/fish/vendor_completions.d $(PREFIX)/share/fish; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
