@@ -102,7 +102,13 @@ struct ReconnectTests {
         let pty = try PseudoTerminal()
         let start = monotonicSeconds()
         let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--boot-wait", "20", "--realtime", "--quiet"])
-        usleep(300_000)
+        // The board speaks once sentry holds the port open (its descriptors in /proc say so).
+        let descriptors = "/proc/\(sentry.process.processIdentifier)/fd"
+        #expect(eventually {
+            ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == pty.devicePath
+            }
+        })
         let banner = Array("READY\r\n".utf8)
         _ = banner.withUnsafeBytes { write(pty.controller!.rawValue, $0.baseAddress, $0.count) }
         let bytes = collect(pty, timeout: 10) { !$0.isEmpty }
