@@ -2,6 +2,7 @@ import Glibc
 import struct Foundation.Data
 import ProcessThreads
 import Testing
+import Waiting
 @testable import TFLite
 
 /// Each operator on small tensors whose results are worked out by hand.
@@ -402,7 +403,7 @@ struct OperatorTests {
                 constants: constants, output: [1, side, side, outputChannels])
             let interpreter = try Interpreter(model: model, path: "test", threads: 2)
             let pool = try #require(interpreter.pool)
-            for _ in 0..<5000 where pool.helperThreads.withLock(\.isEmpty) { usleep(1000) }
+            #expect(eventually { !pool.helperThreads.withLock(\.isEmpty) })
             interpreter.invoke()
             let (cpuBefore, sleepsBefore) = (try Self.cpuNanoseconds(of: pool), try Self.sleeps(of: pool))
             // A frame's gap after each run (a fifth of a millisecond), in which a woken helper goes back to sleep.
