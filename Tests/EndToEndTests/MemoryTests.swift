@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestClient
+import Scratch
 import ServoSim
 import Synchronization
 import TestClips
@@ -33,12 +34,13 @@ struct MemoryTests {
     }
 
     @Test(
-        "sentry run on the simulated servo, on a pty that reads, and with the face read: the same peak memory for 10·N frames as for N",
-        arguments: [["--serial", "sim"], ["--serial", "PTY"], ["--serial", "sim", "--expressions"]])
+        "sentry run on the simulated servo, on a pty that reads, with the face read and keeping events: the same peak memory for 10·N frames as for N",
+        arguments: [["--serial", "sim"], ["--serial", "PTY"], ["--serial", "sim", "--expressions"], ["--serial", "sim", "--events", "EVENTS"]])
     func run(_ mode: [String]) throws {
         let servo = try SimulatedServo()
         defer { servo.stop() }
-        let arguments = mode.map { $0 == "PTY" ? servo.devicePath : $0 }
+        let scratch = try ScratchDirectory("memory")
+        let arguments = mode.map { $0 == "PTY" ? servo.devicePath : $0 == "EVENTS" ? scratch.file("events").path : $0 }
         let short = try Self.peakKiB(arguments, frames: Self.frames)
         let long = try Self.peakKiB(arguments, frames: 10 * Self.frames)
         print("memory \(mode.joined(separator: " ")): \(short) KiB after \(Self.frames) frames, \(long) KiB after \(10 * Self.frames)")
