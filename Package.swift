@@ -100,7 +100,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // JPEG encoding and decoding on libjpeg-turbo.
-        .target(name: "JPEG", dependencies: ["CTurboJPEG"]),
+        .target(name: "JPEG", dependencies: ["CTurboJPEG", "Imaging"]),
         // Frame sources: V4L2 cameras, JPEG and PNG photos, and other files decoded by an ffmpeg subprocess.
         .target(name: "Video", dependencies: ["TextOutput", "Imaging", "CV4L2", "JPEG", "CPNG", "ChildProcesses",
                                              .product(name: "SystemPackage", package: "swift-system")]),

@@ -211,13 +211,7 @@ final class FrameEncoder: @unchecked Sendable {
     func offer(_ frame: Frame, capturedAt: Double) {
         condition.lock()
         defer { condition.unlock() }
-        let chroma: YUVPicture.Chroma =
-            switch frame.chroma?.layout {
-            case .halfWidth: .halfWidth
-            case .halfBoth: .halfBoth
-            case .full: .full
-            case nil: .none
-            }
+        let chroma = YUVPicture.chroma(of: frame.chroma?.layout)
         // Reuse the waiting picture or the spare one, taken out first so that
         // writing into it copies nothing.
         var picture: YUVPicture

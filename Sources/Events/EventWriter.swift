@@ -108,13 +108,7 @@ public final class EventWriter: Sendable {
     /// The frame, or the part of it `crop` names, as JPEG bytes.
     static func encode(_ frame: Frame, crop: Box?, with encoder: JPEGEncoder) throws -> [UInt8] {
         let area = crop ?? Box(x: 0, y: 0, width: frame.image.width, height: frame.image.height)
-        let chroma: YUVPicture.Chroma =
-            switch frame.chroma?.layout {
-            case .halfWidth: .halfWidth
-            case .halfBoth: .halfBoth
-            case .full: .full
-            case nil: .none
-            }
+        let chroma = YUVPicture.chroma(of: frame.chroma?.layout)
         var picture = YUVPicture(width: area.width, height: area.height, chroma: chroma)
         let width = frame.image.width
         for row in 0..<area.height {

@@ -1,4 +1,5 @@
 import CTurboJPEG
+import Imaging
 
 /// A picture in planar Y'CbCr: the luma plane, and the chroma planes when
 /// the camera gave colour. Planes have no padding between rows.
@@ -31,6 +32,16 @@ public struct YUVPicture: Sendable {
         let size = Self.chromaSize(width: width, height: height, chroma)
         u = [UInt8](repeating: 128, count: size.width * size.height)
         v = u
+    }
+
+    /// The layout a frame's colour planes have (`nil`: a gray frame), as the encoder names it.
+    public static func chroma(of layout: ChromaPlanes.Layout?) -> Chroma {
+        switch layout {
+        case .halfWidth: .halfWidth
+        case .halfBoth: .halfBoth
+        case .full: .full
+        case nil: .none
+        }
     }
 
     /// The size of each chroma plane.

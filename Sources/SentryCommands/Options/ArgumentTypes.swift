@@ -46,7 +46,7 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Refuses `value` outside `range`, naming the flag and its unit.
-func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _ unit: String) throws(ValidationError) {
     guard value.isFinite, range.contains(value) else {
         throw ValidationError(
             "--\(flag) \(String(printf: "%g", value)) must be between \(String(printf: "%g", range.lowerBound)) and \(String(printf: "%g", range.upperBound))\(unit)")

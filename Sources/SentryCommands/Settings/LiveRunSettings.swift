@@ -113,8 +113,11 @@ final class LiveRunSettings: LiveSettingsEditor {
 
     var fields: [SettingField] { Run.live.map(\.setting.field) }
 
-    var values: [String: String] {
-        run.withLock { run in Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(run)) }) }
+    var values: [String: String] { run.withLock { Self.values(of: $0) } }
+
+    /// Each live setting's value in `run`, by key.
+    private static func values(of run: Run) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(run)) })
     }
 
     func change(
@@ -137,7 +140,7 @@ final class LiveRunSettings: LiveSettingsEditor {
                 return .failure(refusal)
             }
             run = changed
-            return .success(Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(changed)) }))
+            return .success(Self.values(of: changed))
         }
     }
 

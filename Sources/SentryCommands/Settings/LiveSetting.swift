@@ -72,12 +72,8 @@ struct LiveSetting: Sendable {
         case .number(let numbers, _), .rate(let numbers): range = numbers
         case .onOff, .choice: return
         }
-        guard value.isFinite, range.contains(value) else {
-            let every = if case .rate = kind { ", or 'every'" } else { "" }
-            throw ValidationError(
-                "--\(key) \(String(printf: "%g", value)) must be between \(String(printf: "%g", range.lowerBound)) and \(String(printf: "%g", range.upperBound))\(rangeNote)\(every)"
-            )
-        }
+        let every = if case .rate = kind { ", or 'every'" } else { "" }
+        try checkRange(value, key, range, rangeNote + every)
     }
 
     func check(_ value: Int) throws(ValidationError) { try check(Double(value)) }

@@ -53,11 +53,12 @@ enum SettingsFile {
         FlagCatalog(options: Set(catalog.options), switches: Set(catalog.switches), repeatable: catalog.repeatable)
     }
 
-    /// The subcommands the file does not apply to.
-    static let otherCommands: Set = [
-        "simulate", "bench", "eval", "faces", "devices", "capture", "flash", "relay", "doctor", "events", "help", "-h", "--help", "--version",
-        "--experimental-dump-help", "--generate-completion-script",
-    ]
+    /// The subcommands the file does not apply to: every one but `run` and
+    /// `config` (from `sentry`'s own list, so a new command needs no line
+    /// here), and the words that ask for help or the version.
+    static let otherCommands: Set<String> = Set(
+        SentryCommand.configuration.subcommands.map { $0._commandName }.filter { $0 != Run._commandName && $0 != "config" }
+    ).union(["help", "-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script"])
 
     /// `arguments` (without the program name) with the file's settings
     /// inserted for `run`; unchanged for other commands and for `config`,
