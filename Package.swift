@@ -130,8 +130,8 @@ let package = Package(
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
         .target(name: "Relay", dependencies: ["TurretProtocol", "Turret", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),
-        // `--web`: the console page, the MJPEG stream, the status/event feed and the control API.
-        .target(name: "Console", dependencies: ["Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
+        // `--web`: the console page, the MJPEG stream, the status/event feed, the control API and the events kept (`--events`).
+        .target(name: "Console", dependencies: ["Events", "Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
                                                 .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"], plugins: [.plugin(name: "EmbedPagePlugin")]),
         // The console page (Sources/Console/Page: HTML, CSS, JavaScript) built into the binary as one string.
@@ -212,7 +212,7 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Events", "Scratch", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection"]),
         .testTarget(name: "HooksTests", dependencies: ["Scratch", "LogRecording", "Waiting", "Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
@@ -239,7 +239,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/Support/HTTPTestClient"),
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
-        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Detectors", "LogRecording", "SentryApp", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
+        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Detectors", "LogRecording", "SentryApp", "Events", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol",
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.

@@ -1,3 +1,4 @@
+import Events
 import FoundationEssentials
 import Glibc
 import Imaging
@@ -33,6 +34,9 @@ public final class ConsoleHub: Sendable {
         var status: FrameStatus?
         var events: [ConsoleEvent] = []
         var nextEvent = 1
+        /// The events kept on disk lately (`--events`), newest last, numbered from 1.
+        var kept: [EventRecord] = []
+        var keptCount = 0
         var jpeg: JPEGFrame?
         var framesEncoded = 0
         var viewers = 0
@@ -92,6 +96,25 @@ public final class ConsoleHub: Sendable {
             state.version += 1
         }
         wakeWaiters()
+    }
+
+    /// An event's files are on disk (`--events`): viewers' history shows it.
+    public func kept(_ record: EventRecord) {
+        state.withLock { state in
+            state.kept.append(record)
+            state.keptCount += 1
+            if state.kept.count > Self.keptCapacity { state.kept.removeFirst() }
+            state.version += 1
+        }
+        wakeWaiters()
+    }
+
+    /// How many kept events a viewer who fell behind may catch up on.
+    static let keptCapacity = 20
+
+    /// The events kept after the `count`th, and how many have been kept so far.
+    public func kept(after count: Int) -> (records: [EventRecord], count: Int) {
+        state.withLock { state in (Array(state.kept.suffix(min(state.kept.count, max(0, state.keptCount - count)))), state.keptCount) }
     }
 
     private static func append(_ kind: String, _ text: String, time: Double, to state: inout State) {

@@ -1,3 +1,4 @@
+import Events
 import FoundationEssentials
 import Logging
 import Tracking
@@ -39,11 +40,12 @@ public final class ConsoleServer: Sendable {
 
     public init(
         address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), maximumClients: Int = ConsoleServer.defaultMaximumClients,
-        hub: ConsoleHub, controller: any ConsoleController, log: RefusalLog? = nil
+        hub: ConsoleHub, controller: any ConsoleController, history: EventStore? = nil, log: RefusalLog? = nil
     ) {
         self.address = address
         let routes = ConsoleRoutes(
-            hub: hub, controller: controller, token: AccessToken(token, cookieName: "sentry_token_\(address.port)"), rules: rules, log: log)
+            hub: hub, controller: controller, history: history, token: AccessToken(token, cookieName: "sentry_token_\(address.port)"), rules: rules,
+            log: log)
         var limits = ServerLimits(maximumClients: maximumClients, clientsFlag: "--web-max-clients")
         limits.maximumBodyBytes = ConsoleAPI.maximumBody
         server = HTTPServer(address: address, limits: limits, name: "sentry-web", handler: routes)
@@ -81,10 +83,15 @@ public struct ConsoleRoutes: HTTPHandler {
     let controller: any ConsoleController
     private let gate: SiteGate
 
-    public init(hub: ConsoleHub, controller: any ConsoleController, token: AccessToken, rules: SiteRules = SiteRules(), log: RefusalLog? = nil) {
+    /// `history`: the events folder of `--events`, `nil` when the run keeps none.
+    public init(
+        hub: ConsoleHub, controller: any ConsoleController, history: EventStore? = nil, token: AccessToken, rules: SiteRules = SiteRules(),
+        log: RefusalLog? = nil
+    ) {
         self.hub = hub
         self.controller = controller
         let api = ConsoleAPI(hub: hub, controller: controller)
+        let kept = HistoryAPI(store: history)
         var routes = Router { request in .text(.notFound, "no such page: \(request.path); the console is at /") }
         routes.add("GET", "/") { request in api.page(request, token: token) }
         routes.add("GET", "/stream.mjpg") { _ in api.videoStream() }
@@ -94,6 +101,8 @@ public struct ConsoleRoutes: HTTPHandler {
         routes.add("POST", "/api/settings") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.changeSettings(request) } }
         routes.add("POST", "/api/settings/save") { _ in api.save() }
         routes.add("POST", "/api/aim") { request in api.answer { () throws(ConsoleAPI.Refused) in try api.aim(request) } }
+        routes.add("GET", "/api/history") { request in kept.page(request) }
+        routes.add("GET", under: "/history/") { request in kept.picture(request) }
         let tokenGate = TokenGate(
             token,
             refusal: .text(

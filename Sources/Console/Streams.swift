@@ -1,3 +1,4 @@
+import Events
 import FoundationEssentials
 import MonotonicTime
 import WebServing
@@ -67,7 +68,8 @@ struct MJPEGStream: ResponseStream {
 
 /// `GET /api/events`: Server-Sent Events. `frame` events carry each frame's
 /// status (the newest: a slow reader skips frames), `log` events the event
-/// log's lines, starting with the ones kept so far.
+/// log's lines, starting with the ones kept so far, `event` events the
+/// record of each event `--events` kept since the stream began.
 struct EventStream: ResponseStream {
     /// A comment line this often keeps proxies and the browser patient.
     static let keepAlive = 10.0
@@ -76,13 +78,20 @@ struct EventStream: ResponseStream {
     var started = false
     var lastEvent = 0
     var lastFrame: Int?
+    var keptSeen: Int
     var lastSent = monotonicSeconds()
-    let encoder = JSONEncoder()
+    let encoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return encoder
+    }()
 
     init(hub: ConsoleHub) {
         self.hub = hub
         // Start with the recent past of the log.
         lastEvent = Swift.max(0, hub.newestEvent - 50)
+        // The events before are the history's to show.
+        keptSeen = hub.kept(after: .max).count
     }
 
     mutating func next() -> [UInt8]? {
@@ -109,6 +118,9 @@ struct EventStream: ResponseStream {
             text += "event: log\ndata: \(json(event))\n\n"
             lastEvent = event.sequence
         }
+        let (records, count) = hub.kept(after: keptSeen)
+        for record in records { text += "event: event\ndata: \(json(record))\n\n" }
+        keptSeen = count
         if let status = hub.status, status.frame != lastFrame || lastFrame == nil {
             text += "event: frame\ndata: \(json(status))\n\n"
             lastFrame = status.frame

@@ -24,6 +24,9 @@ public struct EventRecord: Codable, Sendable, Equatable {
     /// The angles the turret held.
     public var pan: Int
     public var tilt: Int
+    /// For `expression`: the state its rule waits for (`smile`…) and the score it was read from, 0 to 1.
+    public var expression: String?
+    public var score: Double?
 
     public init(kind: EventKind, unixTime: Double, frameTime: Double, frame: Int, box: Box, pan: Int, tilt: Int) {
         self.kind = kind
@@ -35,6 +38,21 @@ public struct EventRecord: Codable, Sendable, Equatable {
         self.tilt = tilt
         let day = CivilTime(unixTime: unixTime)
         id = "\(day.folder)/\(day.clock)-\(kind.rawValue)-\(frame)"
+    }
+}
+
+extension EventRecord {
+    /// Whether `id` has the shape of an event's name, `YYYY-MM-DD/HHMMSS.mmm-KIND-FRAME`,
+    /// byte for byte: a name from outside (a URL) is checked with it before
+    /// it comes near a path, so `..`, `/` or a NUL cannot.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard bytes.count > 21, bytes[10] == UInt8(ascii: "/"), EventStore.isDayFolder(String(decoding: bytes[..<10], as: UTF8.self)) else { return false }
+        let name = bytes[11...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        func digits(_ part: ArraySlice<UInt8>) -> Bool { !part.isEmpty && part.allSatisfy { (0x30...0x39).contains($0) } }
+        guard name.count == 3, let clock = Optional(name[0]), clock.count == 10, clock[clock.startIndex + 6] == UInt8(ascii: ".") else { return false }
+        return digits(clock.prefix(6)) && digits(clock.suffix(3)) && EventKind(rawValue: String(decoding: name[1], as: UTF8.self)) != nil
+            && digits(name[2]) && name[2].count <= 12
     }
 }
 

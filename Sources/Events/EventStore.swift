@@ -12,7 +12,7 @@ public struct EventStoreError: Error, CustomStringConvertible, Equatable {
 /// temporary name and renamed (the record last: an event with a record is
 /// whole). After each event the oldest go until at most `keep` remain in at
 /// most `maximumBytes`.
-public final class EventStore {
+public final class EventStore: Sendable {
     public let directory: String
     public let keep: Int
     public let maximumBytes: Int
@@ -76,12 +76,23 @@ public final class EventStore {
     }
 
     /// Every whole event's record, oldest first (a record that cannot be read is skipped).
-    public func records() -> [EventRecord] {
+    public func records() -> [EventRecord] { history(limit: .max).records.reversed() }
+
+    /// A page of the history, newest first: at most `limit` whole events older
+    /// than `before` (from the newest when nil), and whether older ones remain.
+    public func history(limit: Int, before: String? = nil) -> (records: [EventRecord], more: Bool) {
+        var ids = recordIDs()
+        if let before { ids = ids.filter { $0 < before } }
         let decoder = JSONDecoder()
-        return recordIDs().compactMap { id in
-            guard let data = FileManager.default.contents(atPath: paths(of: id).record) else { return nil }
-            return try? decoder.decode(EventRecord.self, from: data)
+        var records: [EventRecord] = []
+        var remaining = ids.reversed()[...]
+        while records.count < limit, let id = remaining.popFirst() {
+            guard let data = FileManager.default.contents(atPath: paths(of: id).record), let record = try? decoder.decode(EventRecord.self, from: data) else {
+                continue
+            }
+            records.append(record)
         }
+        return (records, !remaining.isEmpty)
     }
 
     /// Deletes the oldest events beyond `keep` and `maximumBytes`, and empty day folders.

@@ -30,15 +30,18 @@ public final class EventWriter: Sendable {
 
     /// At most this many events wait to be written.
     public static let pending = 8
-    private let store: Mutex<EventStore?>
+    private let store: EventStore
+    /// Told of each event once its files are on disk (the console's live history).
+    private let saved: @Sendable (EventRecord) -> Void
     private let waiting = Mutex(Waiting())
     private let condition = Condition()
     private let done = Condition()
     private let finished = Atomic(false)
     private let logger: Logger
 
-    public init(store: sending EventStore, logger: Logger) {
-        self.store = Mutex(store)
+    public init(store: EventStore, logger: Logger, saved: @escaping @Sendable (EventRecord) -> Void = { _ in }) {
+        self.store = store
+        self.saved = saved
         self.logger = logger
         startThread(named: "sentry-events") { [self] in run() }
     }
@@ -89,8 +92,9 @@ public final class EventWriter: Sendable {
                 let whole = try Self.encode(frame, crop: nil, with: encoder)
                 let face = try Self.encode(
                     frame, crop: faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height), with: encoder)
-                try store.withLock { store throws(EventStoreError) in try store?.save(record, frame: whole, face: face) }
+                try store.save(record, frame: whole, face: face)
                 waiting.withLock { $0.counts.written += 1 }
+                saved(record)
                 logger.debug("events: \(record.id) on disk \(String(printf: "%.1f", (monotonicSeconds() - submitted) * 1000)) ms after its frame was processed")
             } catch {
                 waiting.withLock { $0.counts.skipped += 1 }

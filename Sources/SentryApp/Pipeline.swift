@@ -67,6 +67,8 @@ public struct FrameResult: Sendable {
     public var isLocked: Bool
     /// The lock was gained or lost this frame.
     public var lockEvent: LockOn.Event?
+    /// What happened that is worth a record (a lock, a shot, an arrival, an expression rule).
+    public var events: [FrameEvent]
     /// The target showed the `--spare` state: no shot this frame.
     public var spared: ExpressionState?
     /// The angles the turret holds once this frame's commands arrive.
@@ -104,8 +106,12 @@ public final class Pipeline {
     private var expressions = ExpressionReader()
     /// The followed face as the last frame read it: `--spare` holds fire on the next.
     private var lastFollowed: FollowedFace?
+    private var eventFinder: FrameEventFinder
 
-    public init(detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings) {
+    /// `expressionRules`: the `--on-expression` rules, whose firing is an event.
+    public init(
+        detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings, expressionRules: [ExpressionRule] = []
+    ) {
         self.detector = detector
         self.detectorName = detectorName
         self.output = output
@@ -115,6 +121,7 @@ public final class Pipeline {
             deadband: settings.deadband, tiltEnabled: settings.tiltEnabled, secondsPer60Degrees: settings.tracking.servoSecondsPer60Degrees)
         lock = LockOn(lockAfter: settings.lockAfter)
         fire = settings.fire.map(FireControl.init)
+        eventFinder = FrameEventFinder(rules: expressionRules)
     }
 
     /// Runs one frame through every stage and writes its commands.
@@ -161,12 +168,15 @@ public final class Pipeline {
             }
         }
         lastFrameTime = frame.timestamp
+        let events = eventFinder.events(
+            at: frame.timestamp, faces: faces, target: target, lockEvent: lockEvent, commands: commands, followed: followed,
+            lostAfter: settings.tracking.lostAfter)
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
-            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, spared: spared, commanded: commanded,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, spared: spared, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
@@ -226,6 +236,7 @@ public final class Pipeline {
     public func cameraLost() throws(LinkError) -> LockOn.Event? {
         tracker.forgetFaces()
         expressions.forget()
+        eventFinder.forgetExpressions()
         lastFollowed = nil
         try output.send(turret.write(nil, at: lastFrameTime))
         return lock.update(targetID: nil, box: nil, at: lastFrameTime)

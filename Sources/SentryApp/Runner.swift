@@ -1,3 +1,4 @@
+import Console
 import Detectors
 import Events
 import Devices
@@ -122,8 +123,9 @@ public enum Runner {
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
         let liveSettings = LiveSettingsControl(editor: options.liveSettings, detector: options.detector, changes: changes, logger: logger)
+        let eventStore = try options.events.map { try EventStore(directory: $0.directory, keep: $0.keep, maximumBytes: $0.maximumBytes) }
         let web = try options.web.map {
-            try WebConsole(options: $0, settings: liveSettings, detectorName: detectorName, changes: changes, logger: logger)
+            try WebConsole(options: $0, settings: liveSettings, detectorName: detectorName, changes: changes, history: eventStore, logger: logger)
         }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
@@ -133,14 +135,13 @@ public enum Runner {
 
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
-        let pipeline = Pipeline(detector: detector, detectorName: detectorName, output: link.output, settings: settings)
+        let pipeline = Pipeline(
+            detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
-        let eventLog = try options.events.map { settings in
-            EventLog(
-                writer: EventWriter(
-                    store: try EventStore(directory: settings.directory, keep: settings.keep, maximumBytes: settings.maximumBytes), logger: logger))
+        let eventLog = eventStore.map { store in
+            EventLog(writer: EventWriter(store: store, logger: logger) { [hub = web?.hub] record in hub?.kept(record) })
         }
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []

@@ -1,6 +1,7 @@
 import Config
 import Console
 import Detectors
+import Events
 import Expressions
 import FaceDetection
 import FoundationEssentials
@@ -85,12 +86,15 @@ final class WebConsole: FrameObserver {
     private var detectorName: String
     private var rate = FrameRateMeter()
 
-    init(options: WebOptions, settings: LiveSettingsControl, detectorName: String, changes: RunChanges, logger: Logger) throws {
+    /// `history`: the events folder of `--events`, which the console shows.
+    init(
+        options: WebOptions, settings: LiveSettingsControl, detectorName: String, changes: RunChanges, history: EventStore?, logger: Logger
+    ) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         control = LiveControl(options: options, settings: settings, changes: changes)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
-            controller: control, log: RefusalLog(logger: logger))
+            controller: control, history: history, log: RefusalLog(logger: logger))
         self.detectorName = detectorName
         do {
             try server.start()

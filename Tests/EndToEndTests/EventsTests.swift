@@ -13,6 +13,8 @@ struct EventsTests {
         var frame: Int
         var frameTime: Double
         var box: Box
+        var expression: String?
+        var score: Double?
     }
 
     /// Every whole event in `directory`: its record, and the paths of its pictures.
@@ -36,20 +38,7 @@ struct EventsTests {
         let events = try Self.events(in: folder)
         let kinds = Set(events.map(\.record.kind))
         #expect(kinds.isSuperset(of: ["arrive", "lock"]), "\(kinds)")
-        for event in events {
-            #expect(event.record.id.hasSuffix("-\(event.record.kind)-\(event.record.frame)"))
-            let frame = try Data(contentsOf: URL(fileURLWithPath: event.frame))
-            #expect(frame.prefix(2) == Data([0xFF, 0xD8]) && frame.suffix(2) == Data([0xFF, 0xD9]), "\(event.frame) is no whole JPEG")
-            let faces = try SentryProcess(["faces", "--json", event.face])
-            let reading = try #require(try JSONSerialization.jsonObject(with: Data(faces.standardOutput.utf8)) as? [String: Any])
-            let (width, height) = (reading["width"] as? Int ?? 0, reading["height"] as? Int ?? 0)
-            #expect(max(width, height) >= 128, "\(event.face): \(width)x\(height)")
-            let found = reading["faces"] as? [[String: Any]] ?? []
-            #expect(found.count == 1, "\(event.face): \(found.count) faces")
-            if let box = found.first?["box"] as? [Double] {
-                #expect(box[2] * box[3] > 0.2 * Double(width * height), "the face is small in its crop: \(box) in \(width)x\(height)")
-            }
-        }
+        for event in events { try Self.expectWhole(event) }
         // sentry events lists them, and --since leaves out what came before.
         let listed = try SentryProcess(["events", "--events", folder, "--json"])
         let ids = listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
@@ -62,6 +51,72 @@ struct EventsTests {
         // Nothing half-written is left behind.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: folder).filter { $0.contains(".tmp") }
         #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// The event's record names it, its frame is a whole JPEG, and its face crop is
+    /// at least 128 px with one face covering most of it (BlazeFace, through `sentry faces`).
+    static func expectWhole(_ event: (record: Record, frame: String, face: String)) throws {
+        #expect(event.record.id.hasSuffix("-\(event.record.kind)-\(event.record.frame)"))
+        let frame = try Data(contentsOf: URL(fileURLWithPath: event.frame))
+        #expect(frame.prefix(2) == Data([0xFF, 0xD8]) && frame.suffix(2) == Data([0xFF, 0xD9]), "\(event.frame) is no whole JPEG")
+        let faces = try SentryProcess(["faces", "--json", event.face])
+        let reading = try #require(try JSONSerialization.jsonObject(with: Data(faces.standardOutput.utf8)) as? [String: Any])
+        let (width, height) = (reading["width"] as? Int ?? 0, reading["height"] as? Int ?? 0)
+        #expect(max(width, height) >= 128, "\(event.face): \(width)x\(height)")
+        let found = reading["faces"] as? [[String: Any]] ?? []
+        #expect(found.count == 1, "\(event.face): \(found.count) faces")
+        if let box = found.first?["box"] as? [Double] {
+            #expect(box[2] * box[3] > 0.2 * Double(width * height), "the face is small in its crop: \(box) in \(width)x\(height)")
+        }
+    }
+
+    @Test("shots (--fire) and a held smile (--on-expression) are kept with the face; a hook that deletes its pictures does not hurt the next event")
+    func shotsAndSmiles() throws {
+        let scratch = try ScratchDirectory("events-shots")
+        let folder = scratch.file("events").path
+        let seen = scratch.file("seen.txt").path
+        let lockHook = "test -s \"$SENTRY_SNAPSHOT\" && test -s \"$SENTRY_FACE\" && echo \"$SENTRY_EVENT_ID\" >> \(seen); rm -f \"$SENTRY_SNAPSHOT\" \"$SENTRY_FACE\""
+        let run = try SentryProcess(
+            ExpressionRunTests.clipArguments + [
+                "--quiet", "--fire", "--fire-cooldown", "1", "--on-expression", "smile:1=true", "--on-lock", lockHook, "--events", folder,
+            ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let events = try Self.events(in: folder)
+        let count = { (kind: String) in events.filter { $0.record.kind == kind }.count }
+        #expect(count("shot") == 2 && count("expression") == 2 && count("lock") == 2 && count("lost") == 2, "\(events.map(\.record.id))")
+        for event in events where event.record.kind == "expression" {
+            #expect(event.record.expression == "smile" && (event.record.score ?? 0) >= 0.6, "\(event.record)")
+            #expect([1.0, 3.5].contains(event.record.frameTime), "the smile held 1 s at \(event.record.frameTime)")
+        }
+        for event in events where ["shot", "expression"].contains(event.record.kind) { try Self.expectWhole(event) }
+        // Both locks' hooks found their pictures, though the first deleted its own.
+        let hooked = ((try? String(contentsOfFile: seen, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        #expect(hooked == events.filter { $0.record.kind == "lock" }.map(\.record.id), "\(hooked)")
+    }
+
+    @Test(
+        "a full disk (a 1 MB tmpfs): one line, the run goes on to its last frame, no partial files and no event without its pictures",
+        .enabled(if: getuid() == 0, "mounting a tmpfs needs root")
+    )
+    func fullDisk() throws {
+        let scratch = try ScratchDirectory("events-tmpfs")
+        let disk = scratch.file("disk").path
+        let folder = disk + "/events"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mount = try SentryProcess(program: "/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk])
+        try #require(mount.status == 0, "tmpfs cannot be mounted here: \(mount.standardError)")
+        defer { _ = try? SentryProcess(program: "/bin/umount", [disk]) }
+        // Room for about one event: the first fits, later ones do not.
+        #expect(FileManager.default.createFile(atPath: disk + "/filler", contents: Data(count: 1_000_000 - 40_000)))
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--realtime", "--events", folder])
+        #expect(run.status == 0 && run.standardOutput.contains("100 frames"), "\(run.standardError)")
+        let complaints = run.standardError.split(separator: "\n").filter { $0.contains("events:") }
+        #expect(complaints.count == 1 && complaints[0].contains("No space left on device"), "\(complaints)")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder)
+        #expect(files.allSatisfy { !$0.contains(".tmp") }, "\(files)")
+        for event in try Self.events(in: folder) {
+            #expect(FileManager.default.fileExists(atPath: event.frame) && FileManager.default.fileExists(atPath: event.face), "\(event.record.id)")
+        }
     }
 
     @Test("--events-keep 2 keeps the two newest events")

@@ -460,6 +460,28 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test("an event kept while the page is open appears at the top of the history with its face's thumbnail; a click shows its whole frame (screenshot in docs/)")
+    func history() throws {
+        let console = try RunningConsole(["--events", try ScratchDirectory("web-events").file("events").path])
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 1400])
+        try browser.run(["wait": "window.sentry.framesShown > 2", "timeout": 20])
+        // One the feed brought, its thumbnail decoded: the face crop, at least 128 px.
+        try browser.run([
+            "wait": "window.sentry.historyLive > 0 && (i => i && i.complete && i.naturalWidth >= 128)(document.querySelector('#history li img'))",
+            "timeout": 30,
+        ])
+        let top = try #require(try browser.eval("(li => [li.dataset.id, li.querySelector('b').textContent])(document.querySelector('#history li'))") as? [String])
+        let kept = try HTTP.request(port: console.port, "GET", "/api/history?limit=1")
+        #expect(String(decoding: kept.body, as: UTF8.self).contains("\"id\":\"\(top[0])\""), "the page's newest is not the history's: \(top)")
+        #expect(["arrive", "lock", "lost"].contains(top[1]), "\(top)")
+        _ = try browser.eval("document.getElementById('historyPanel').scrollIntoView()")
+        _ = try Self.screenshot(browser, of: console, keptAs: "console-history.png")
+        _ = try browser.eval("document.querySelector('#history li').click()")
+        try browser.run(["wait": "(d => d.open && d.querySelector('img').complete && d.querySelector('img').naturalWidth === 640)(document.getElementById('eventFrame'))", "timeout": 10])
+        #expect(console.stop() == 0)
+    }
+
     @Test("a click on the video aims the simulated servo at the clicked point; arrows nudge; A hands back to tracking")
     func click() throws {
         let (servo, console, browser) = try Self.consoleOnSimulatedServo()
@@ -598,7 +620,7 @@ struct CrossSiteTests {
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         server.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", site.path]
         let serverLog = site.file("server.log")
-        FileManager.default.createFile(atPath: serverLog.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: serverLog.path, contents: nil)
         server.standardOutput = try FileHandle(forWritingTo: serverLog)
         server.standardError = FileHandle.nullDevice
         try server.run()

@@ -1,3 +1,4 @@
+import Foundation
 import Geometry
 import Testing
 @testable import Events
@@ -27,5 +28,67 @@ struct EventRecordTests {
         #expect(eventsToDelete(events, keep: 3, maximumBytes: 1000) == ["2026-11-27/9"])
         #expect(eventsToDelete(events, keep: 10, maximumBytes: 25) == ["2026-11-27/9", "2026-11-28/1"])
         #expect(eventsToDelete(events, keep: 10, maximumBytes: 1000).isEmpty)
+    }
+}
+
+@Suite("The events folder: whole events, the size cap on a burst, pages of the history")
+struct EventStoreTests {
+    static func folder(_ name: String) -> String {
+        let path = NSTemporaryDirectory() + "sentry-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        return path
+    }
+
+    static func record(_ index: Int, kind: EventKind = .lock) -> EventRecord {
+        EventRecord(kind: kind, unixTime: 1_795_871_568 + Double(index) * 0.25, frameTime: Double(index), frame: index, box: Box(x: 1, y: 2, width: 3, height: 4), pan: 90, tilt: 90)
+    }
+
+    @Test("an id from outside is taken only in the shape the folder names events by")
+    func ids() {
+        #expect(EventRecord.isValidID(Self.record(3).id))
+        #expect(EventRecord.isValidID("2026-11-28/131248.632-expression-12345"))
+        for bad in [
+            "../../etc/passwd", "2026-11-28/../../etc/passwd", "2026-11-28/131248.632-lock-20/../x", "2026-11-28/131248.632-bomb-20",
+            "2026-11-28/131248.632-lock-", "2026-11-28/13124.8632-lock-20", "2026-1-128/131248.632-lock-20", "2026-11-28/131248.632-lock-2\u{0}",
+            "2026-11-28/131248.632-lock-20-face", "", "2026-11-28/131248.632-lock-1234567890123",
+        ] {
+            #expect(!EventRecord.isValidID(bad), "\(bad)")
+        }
+    }
+
+    @Test("a burst of 200 events never leaves more than the size cap on disk, the newest kept, nothing half-written")
+    func burst() throws {
+        let directory = Self.folder("burst")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let picture = [UInt8](repeating: 0xAB, count: 10_000)
+        let cap = 250_000
+        let store = try EventStore(directory: directory, keep: 1000, maximumBytes: cap)
+        var largest = 0
+        for index in 0..<200 {
+            try store.save(Self.record(index), frame: picture, face: picture)
+            let bytes = try FileManager.default.subpathsOfDirectory(atPath: directory).reduce(0) { total, path in
+                let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + path)
+                return total + (attributes[.type] as? FileAttributeType == .typeRegular ? attributes[.size] as? Int ?? 0 : 0)
+            }
+            largest = max(largest, bytes)
+        }
+        let ids = store.recordIDs()
+        #expect(largest <= cap, "the folder held \(largest) bytes against a cap of \(cap)")
+        #expect(ids.count == 12 && ids.last == Self.record(199).id, "\(ids.count) kept, newest \(ids.last ?? "none")")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: directory).allSatisfy { !$0.contains(".tmp") })
+    }
+
+    @Test("the history pages newest first: limit, before, and whether more remain")
+    func pages() throws {
+        let directory = Self.folder("pages")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try EventStore(directory: directory, keep: 100, maximumBytes: 1 << 30)
+        for index in 0..<5 { try store.save(Self.record(index), frame: [1], face: [2]) }
+        let first = store.history(limit: 2)
+        #expect(first.records.map(\.frame) == [4, 3] && first.more)
+        let second = store.history(limit: 2, before: first.records.last!.id)
+        #expect(second.records.map(\.frame) == [2, 1] && second.more)
+        let last = store.history(limit: 2, before: second.records.last!.id)
+        #expect(last.records.map(\.frame) == [0] && !last.more)
+        #expect(store.records().map(\.frame) == [0, 1, 2, 3, 4])
     }
 }

@@ -131,6 +131,54 @@ events.addEventListener("log", message => {
   if (atBottom) log.scrollTop = log.scrollHeight;
 });
 
+// --- the history: events --events kept, newest first, new ones as they are written ---
+let oldestShown = null;
+function historyItem(record) {
+  const item = document.createElement("li");
+  item.dataset.id = record.id;
+  const thumb = new Image();
+  thumb.src = "/history/" + record.id + "-face.jpg";
+  thumb.alt = record.kind;
+  thumb.loading = "lazy";
+  const kind = document.createElement("b");
+  kind.textContent = record.kind + (record.expression ? " · " + record.expression + " " + record.score.toFixed(2) : "");
+  const when = document.createElement("span");
+  when.className = "hint";
+  when.textContent = new Date(record.unixTime * 1000).toLocaleString() + " · frame " + record.frame;
+  const text = document.createElement("div");
+  text.append(kind, document.createElement("br"), when);
+  item.append(thumb, text);
+  item.title = "click for the whole frame";
+  item.addEventListener("click", () => {
+    const dialog = $("eventFrame");
+    dialog.querySelector("img").src = "/history/" + record.id + ".jpg";
+    dialog.querySelector("figcaption").textContent = kind.textContent + " — " + when.textContent;
+    dialog.showModal();
+  });
+  return item;
+}
+function shown(id) { return [...$("history").children].some(item => item.dataset.id === id); }
+async function loadHistory() {
+  const response = await fetch("/api/history?limit=20" + (oldestShown ? "&before=" + encodeURIComponent(oldestShown) : ""), { cache: "no-store" });
+  const reply = await response.json().catch(() => ({}));
+  if (!response.ok) { $("historyNote").textContent = reply.error || "the history cannot be read"; return; }
+  for (const record of reply.events) {
+    if (!shown(record.id)) $("history").append(historyItem(record));
+    oldestShown = record.id;
+  }
+  $("historyMore").hidden = !reply.more;
+  if (!$("history").children.length) $("historyNote").textContent = "Nothing kept yet: locks, shots, arrivals and expression rules appear here.";
+}
+$("historyMore").addEventListener("click", loadHistory);
+$("eventFrame").addEventListener("click", () => $("eventFrame").close());
+events.addEventListener("event", message => {
+  const record = JSON.parse(message.data);
+  if (shown(record.id)) return;
+  $("historyNote").textContent = "";
+  $("history").prepend(historyItem(record));
+  window.sentry.historyLive = (window.sentry.historyLive || 0) + 1;
+});
+
 function showStatus(s) {
   $("mode").textContent = s.mode;
   $("angles").textContent = s.commanded.pan + "° / " + (settings.tilt === "true" ? s.commanded.tilt + "°" : "–") + (s.commands.length ? "  (sent " + s.commands.join(" ") + ")" : "");
@@ -380,5 +428,6 @@ async function loadSettings() {
 }
 
 loadSettings();
+loadHistory();
 stream();
 requestAnimationFrame(drawChart);

@@ -8,20 +8,20 @@ import Logging
 import Video
 import TextOutput
 
-/// `--expressions`: acts on the followed face's states as the pipeline read
-/// them: runs `--on-expression` hooks once per held expression and logs
-/// states as they begin and end. (`--spare` is the pipeline's own.)
+/// `--expressions`: runs the `--on-expression` hook of each rule the
+/// pipeline found fired (`FrameEvent.expression`) and logs the followed
+/// face's states as they begin and end. (`--spare` is the pipeline's own.)
 final class ExpressionWatcher: FrameObserver {
     /// The states of the last frame, to log what began and ended.
     private var active: Set<ExpressionState> = []
-    private var triggers: ExpressionTriggers
+    private let rules: [ExpressionRule]
     /// A runner per `--on-expression` rule: rules due on the same frame all run, and a
     /// doorbell never waits behind, or replaces, a lock hook or another rule's command.
     private let runners: [HookRunner]
     private let logger: Logger
 
     init(rules: [ExpressionRule], hookTimeout: Double, logger: Logger) {
-        triggers = ExpressionTriggers(rules: rules)
+        self.rules = rules
         runners = rules.map { _ in HookRunner(timeout: hookTimeout, logger: logger) }
         self.logger = logger
     }
@@ -33,18 +33,17 @@ final class ExpressionWatcher: FrameObserver {
         active = face.states
         for state in active.subtracting(before) { logger.info("expression: \(state.rawValue) began") }
         for state in before.subtracting(active) { logger.info("expression: \(state.rawValue) ended") }
-        triggers.update(active, at: result.timestamp) { index, rule in
-            var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: face.box, frameTime: result.timestamp)
+        for event in result.events {
+            guard let fired = event.expression else { continue }
+            let rule = rules[fired.rule]
+            var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: event.box, frameTime: result.timestamp)
             environment["SENTRY_EXPRESSION"] = rule.state.rawValue
-            environment["SENTRY_SCORE"] = String(printf: "%.2f", rule.state.score(in: face.reading.scores))
+            environment["SENTRY_SCORE"] = String(printf: "%.2f", fired.score)
             logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
             var job = HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment)
-            let record = EventRecord(
-                kind: .expression, unixTime: outcome.unixTime, frameTime: result.timestamp, frame: result.index, box: face.box,
-                pan: result.commanded.pan, tilt: result.commanded.tilt)
-            let frame = outcome.frame
+            let (record, frame) = (outcome.record(of: event), outcome.frame)
             job.prepare = { HookPictures.write(record, frame: frame) }
-            runners[index].submit(job)
+            runners[fired.rule].submit(job)
         }
     }
 
@@ -54,10 +53,9 @@ final class ExpressionWatcher: FrameObserver {
 
     func loopFinished() { for runner in runners { runner.finish() } }
 
-    /// No face: every state ends, and every hold starts over.
+    /// No face: every state ends.
     private func forget() {
         for state in active { logger.info("expression: \(state.rawValue) ended") }
         active = []
-        triggers.update([], at: 0) { _, _ in }
     }
 }
