@@ -12,7 +12,9 @@ import Threading
 /// takes over a second is logged while it lasts, with the step's name and
 /// what the kernel says the loop's thread is doing (blocked in a system call,
 /// or running), so a stall is found from a user's log rather than
-/// reproduced. At the end of the run it logs the longest gap between frames.
+/// reproduced. At the end of the run it logs the longest gap between frames
+/// and the median and 99th percentile of a frame's work (the pipeline and
+/// the observers, not the wait for the camera).
 ///
 /// The loop marks each step with `enter`, two atomic stores; everything
 /// slow (reading /proc, logging) happens on the watchdog's thread.
@@ -72,6 +74,9 @@ final class FrameLoopWatchdog: Sendable {
         /// The longest single step of the current frame, and of the longest gap's.
         var frameSlowest: (step: Step, seconds: Double) = (.waitingForFrame, 0)
         var longestSlowest: (step: Step, seconds: Double) = (.waitingForFrame, 0)
+        /// When the current frame's work began (the pipeline step), and every frame's work so far.
+        var workStart: Int?
+        var work = DurationHistogram()
     }
 
     /// Starts watching the calling thread, which runs the loop; `observerNames`
@@ -96,6 +101,7 @@ final class FrameLoopWatchdog: Sendable {
         let seconds = Double(now - stepStart.load(ordering: .relaxed)) / 1e9
         gaps.withLock { gaps in
             if seconds > gaps.frameSlowest.seconds { gaps.frameSlowest = (self.step, seconds) }
+            if step == .pipeline { gaps.workStart = now }
         }
         stepCode.store(step.code, ordering: .relaxed)
         stepStart.store(now, ordering: .relaxed)
@@ -103,10 +109,13 @@ final class FrameLoopWatchdog: Sendable {
 
     /// A frame went through the pipeline and the observers.
     func frameDone() {
+        let end = Self.now()
         enter(.waitingForFrame)
         let now = monotonicSeconds()
         gaps.withLock { gaps in
             gaps.frames += 1
+            if let start = gaps.workStart { gaps.work.add(Double(end - start) / 1e9) }
+            gaps.workStart = nil
             if let last = gaps.lastFrameEnd, now - last > gaps.longest {
                 gaps.longest = now - last
                 gaps.longestAtFrame = gaps.frames
@@ -134,8 +143,9 @@ final class FrameLoopWatchdog: Sendable {
         _ = stopped.wait(seconds: 2) { done.load(ordering: .relaxed) }
         let gaps = gaps.withLock { $0 }
         guard gaps.frames > 1 else { return }
+        let (median, p99) = (gaps.work.percentile(0.5) * 1000, gaps.work.percentile(0.99) * 1000)
         logger.info(
-            "frame loop: \(gaps.frames) frames, longest gap \(String(printf: "%.2f", gaps.longest)) s before frame \(gaps.longestAtFrame) (\(String(printf: "%.2f", gaps.longestSlowest.seconds)) s of it \(describe(gaps.longestSlowest.step)))"
+            "frame loop: \(gaps.frames) frames, work per frame \(String(printf: "%.2f", median)) ms median, \(String(printf: "%.2f", p99)) ms p99, longest gap \(String(printf: "%.2f", gaps.longest)) s before frame \(gaps.longestAtFrame) (\(String(printf: "%.2f", gaps.longestSlowest.seconds)) s of it \(describe(gaps.longestSlowest.step)))"
         )
     }
 
@@ -195,5 +205,32 @@ final class FrameLoopWatchdog: Sendable {
         let count = readlink("/proc/thread-self", &buffer, buffer.count - 1)
         guard count > 0 else { return "self" }
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Durations from 10 µs to over a minute in buckets 2 % apart: a run's
+/// percentiles in a fixed 7 KB, however long it runs.
+struct DurationHistogram {
+    static let smallest = 1e-5
+    static let ratio = 1.02
+    private var counts = [Int](repeating: 0, count: 800)
+    private(set) var total = 0
+
+    mutating func add(_ seconds: Double) {
+        let bucket = seconds <= Self.smallest ? 0 : Int((log(seconds / Self.smallest) / log(Self.ratio)).rounded(.up))
+        counts[min(bucket, counts.count - 1)] += 1
+        total += 1
+    }
+
+    /// The duration below which `fraction` of those added lie (the upper edge of its bucket); 0 before any.
+    func percentile(_ fraction: Double) -> Double {
+        guard total > 0 else { return 0 }
+        let wanted = max(1, Int((fraction * Double(total)).rounded(.up)))
+        var seen = 0
+        for (bucket, count) in counts.enumerated() {
+            seen += count
+            if seen >= wanted { return Self.smallest * pow(Self.ratio, Double(bucket)) }
+        }
+        return Self.smallest * pow(Self.ratio, Double(counts.count - 1))
     }
 }

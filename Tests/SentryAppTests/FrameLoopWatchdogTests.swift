@@ -21,8 +21,21 @@ struct FrameLoopWatchdogTests {
         #expect(stall != nil, "\(loggedDuringStall)")
         #expect(stall?.contains("s in the observer SlowObserver; the thread is blocked in system call") == true, "\(stall ?? "")")
         let summary = recorder.messages.withLock { $0 }.last ?? ""
-        #expect(summary.hasPrefix("info: frame loop: 2 frames, longest gap 1."), "\(summary)")
+        #expect(summary.hasPrefix("info: frame loop: 2 frames, work per frame ") && summary.contains(", longest gap 1."), "\(summary)")
         #expect(summary.contains(" s of it in the observer SlowObserver)"), "\(summary)")
+    }
+
+    @Test("a frame's work is timed from the pipeline to the last observer; the run's median and p99 within 2 %")
+    func workPercentiles() {
+        var histogram = DurationHistogram()
+        #expect(histogram.percentile(0.99) == 0)
+        for millisecond in 1...1000 { histogram.add(Double(millisecond) / 1000) }
+        let (median, p99) = (histogram.percentile(0.5), histogram.percentile(0.99))
+        #expect(median >= 0.5 && median <= 0.5 * 1.02, "\(median)")
+        #expect(p99 >= 0.99 && p99 <= 0.99 * 1.02, "\(p99)")
+        histogram.add(1e-9)
+        histogram.add(1e9)
+        #expect(histogram.total == 1002 && histogram.percentile(1) > 60)
     }
 
     @Test("steps under a second and the wait for a lost camera are not stalls")
