@@ -139,6 +139,10 @@ let package = Package(
         .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
+        // MQTT 3.1.1 (`--mqtt`): packets as values, a strict bounded reader, a client on its own thread.
+        .target(
+            name: "MQTT", dependencies: ["MonotonicTime", "Threading", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: onlyImportedMembers),
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
             name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
@@ -206,6 +210,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Mosquitto", "LogRecording", "Waiting"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
@@ -235,6 +240,7 @@ let package = Package(
         .target(name: "TestClips", dependencies: ["Scratch"], path: "Tests/Support/TestClips"),
         // A test's own directory of real files, removed when the test is done.
         .target(name: "Scratch", path: "Tests/Support/Scratch"),
+        .target(name: "Mosquitto", dependencies: ["Scratch", "Waiting"], path: "Tests/Support/Mosquitto"),
         .target(name: "Waiting", dependencies: ["MonotonicTime"], path: "Tests/Support/Waiting"),
         .target(name: "HTTPTestClient", path: "Tests/Support/HTTPTestClient"),
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),

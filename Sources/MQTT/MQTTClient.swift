@@ -1,0 +1,298 @@
+import Logging
+import MonotonicTime
+import Synchronization
+import Threading
+
+/// Where the broker is and who connects to it.
+public struct MQTTClientOptions: Sendable {
+    public var host: String
+    public var port: Int
+    public var username: String?
+    public var password: [UInt8]?
+    public var clientID: String
+    /// Seconds between packets at most; a PINGREQ fills a quiet spell, and a
+    /// broker that does not answer one within half of it is given up on.
+    public var keepAlive: UInt16 = 30
+    /// Published by the broker for us should we vanish (a retained `offline`).
+    public var will: MQTTMessage?
+    /// Published before a clean DISCONNECT, when the will is not (the same `offline`).
+    public var farewell: [MQTTMessage] = []
+    /// Topic filters to subscribe to, at QoS 1.
+    public var subscriptions: [String] = []
+    /// QoS 1 messages kept while the broker is away; past it the oldest go (and the log says so).
+    public var queueLimit = 100
+
+    public init(host: String, port: Int, clientID: String) {
+        (self.host, self.port, self.clientID) = (host, port, clientID)
+    }
+}
+
+/// An MQTT 3.1.1 client on a thread of its own. Callers never wait on the
+/// broker: `publish` hands a message over and returns. QoS 0 messages are
+/// states (per topic the newest wins, and the newest is sent again on
+/// every new connection); QoS 1 messages are events (queued, bounded, sent
+/// again until acknowledged, across reconnections). A connection that fails
+/// is tried again after 1, 2, 4 … 30 s, each reason logged once (and again
+/// a minute later if it holds).
+public final class MQTTClient: Sendable {
+    /// What the client has done so far.
+    public struct Figures: Sendable, Equatable {
+        public var connections = 0
+        public var published = 0
+        public var received = 0
+        /// QoS 1 messages dropped from a full queue.
+        public var dropped = 0
+        public var connected = false
+    }
+
+    private struct Outbox {
+        /// QoS 0, by topic, in the order first published.
+        var states: [String: MQTTMessage] = [:]
+        var stateOrder: [String] = []
+        /// States published since the last connection's send.
+        var unsentStates: Set<String> = []
+        var events: [MQTTMessage] = []
+        var stopped = false
+        var figures = Figures()
+        var droppedUnreported = 0
+    }
+
+    public let options: MQTTClientOptions
+    private let outbox = Mutex(Outbox())
+    private let waker = Waker()
+    private let logger: Logger
+    private let connected: @Sendable () -> [MQTTMessage]
+    private let received: @Sendable (MQTTMessage) -> Void
+    private let finished = Condition()
+    private let done = Atomic(false)
+
+    /// `connected`: messages to send first on every connection (discovery);
+    /// `received`: a message on a subscribed topic, on the client's thread.
+    public init(
+        options: MQTTClientOptions, logger: Logger, connected: @escaping @Sendable () -> [MQTTMessage] = { [] },
+        received: @escaping @Sendable (MQTTMessage) -> Void
+    ) {
+        self.options = options
+        self.logger = logger
+        self.connected = connected
+        self.received = received
+        startThread(named: "sentry-mqtt") { [self] in
+            run()
+            finished.withLock {
+                done.store(true, ordering: .relaxed)
+                finished.broadcast()
+            }
+        }
+    }
+
+    public var figures: Figures { outbox.withLock { $0.figures } }
+
+    /// Hands `message` over; returns at once.
+    public func publish(_ message: MQTTMessage) {
+        let dropped: Int = outbox.withLock { outbox in
+            if message.qos == 0 {
+                if outbox.states.updateValue(message, forKey: message.topic) == nil { outbox.stateOrder.append(message.topic) }
+                outbox.unsentStates.insert(message.topic)
+                return 0
+            }
+            outbox.events.append(message)
+            guard outbox.events.count > options.queueLimit else { return 0 }
+            outbox.events.removeFirst()
+            outbox.figures.dropped += 1
+            outbox.droppedUnreported += 1
+            return outbox.droppedUnreported
+        }
+        // Said when the first goes and then at every hundredth, not for each.
+        if dropped == 1 || (dropped > 0 && dropped % 100 == 0) {
+            logger.warning("mqtt: the broker is away and \(options.queueLimit) events wait; the oldest are dropped (\(dropped) so far)")
+        }
+        waker.wake()
+    }
+
+    /// Publishes the farewell, disconnects and ends the thread (within a few seconds).
+    public func stop() {
+        outbox.withLock { $0.stopped = true }
+        waker.wake()
+        // The thread may be waiting out a backoff instead.
+        finished.withLock { finished.broadcast() }
+        _ = finished.wait(seconds: BrokerConnection.writeTimeout + 2) { done.load(ordering: .relaxed) }
+    }
+
+    private var isStopped: Bool { outbox.withLock { $0.stopped } }
+
+    // MARK: The client's thread
+
+    private func run() {
+        defer { waker.close() }
+        var backoff = 1.0
+        var lastComplaint: (reason: String, at: Double)?
+        while !isStopped {
+            do {
+                try session()
+                backoff = 1
+            } catch {
+                outbox.withLock { $0.figures.connected = false }
+                let now = monotonicSeconds()
+                if lastComplaint?.reason != error.description || now - (lastComplaint?.at ?? 0) >= 60 {
+                    logger.error("mqtt: broker \(options.host):\(options.port): \(error.description); trying again in \(Int(backoff)) s (said again in a minute if it holds)")
+                    lastComplaint = (error.description, now)
+                }
+                guard !isStopped else { return }
+                _ = finished.wait(seconds: backoff) { outbox.withLock { $0.stopped } }
+                backoff = min(backoff * 2, 30)
+            }
+        }
+    }
+
+    /// In flight: QoS 1 messages sent and not yet acknowledged, by packet id, oldest first.
+    private final class Session {
+        var inFlight: [(id: UInt16, message: MQTTMessage)] = []
+        var nextID: UInt16 = 1
+        var lastSent = monotonicSeconds()
+        var pingSentAt: Double?
+
+        func takeID() -> UInt16 {
+            defer { nextID = nextID == .max ? 1 : nextID + 1 }
+            return nextID
+        }
+    }
+
+    /// One connection, from CONNECT to its end; throws why it ended (unless stopped).
+    private func session() throws(MQTTConnectionError) {
+        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: 10, wakeFile: waker.readFile)
+        var connect = MQTTPacket.Connect(clientID: options.clientID, keepAlive: options.keepAlive, username: options.username, password: options.password)
+        connect.will = options.will
+        try connection.write(MQTTPacket.connect(connect).bytes)
+        var reader = MQTTPacketReader()
+        let deadline = monotonicSeconds() + 10
+        var answer: MQTTPacket?
+        while answer == nil {
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { throw MQTTConnectionError("no CONNACK within 10 s of CONNECT; is it an MQTT broker?") }
+            reader.append(try connection.read(waitingAtMost: left))
+            if let first = reader.firstByte, first != 0x20 {
+                throw MQTTConnectionError("not MQTT: it answered CONNECT with a byte \(first) where CONNACK's 32 belongs; is it an MQTT broker's port?")
+            }
+            do { answer = try reader.next() } catch { throw MQTTConnectionError("not MQTT: \(error.description)") }
+            if isStopped { return }
+        }
+        guard case .connack(_, let refusal) = answer else { throw MQTTConnectionError("it answered CONNECT with another packet than CONNACK") }
+        if let refusal { throw MQTTConnectionError("refused the connection: \(refusal)") }
+        let count = outbox.withLock { outbox -> Int in
+            outbox.figures.connections += 1
+            outbox.figures.connected = true
+            // Every state goes out again on a new connection.
+            outbox.unsentStates = Set(outbox.stateOrder)
+            return outbox.figures.connections
+        }
+        logger.notice("mqtt: connected to \(options.host):\(options.port) as \(options.clientID)\(count > 1 ? " again" : "")")
+        let session = Session()
+        // Whatever the last connection left unacknowledged goes first, marked as sent before.
+        let unacknowledged = inFlightCarriedOver.withLock { carried in
+            defer { carried = [] }
+            return carried
+        }
+        if !options.subscriptions.isEmpty {
+            try connection.write(MQTTPacket.subscribe(id: session.takeID(), filters: options.subscriptions.map { ($0, 1) }).bytes)
+        }
+        for message in connected() { try send(message, duplicate: false, on: connection, session) }
+        for message in unacknowledged { try send(message, duplicate: true, on: connection, session) }
+        defer { inFlightCarriedOver.withLock { $0 = session.inFlight.map(\.message) + $0 } }
+        while true {
+            if isStopped { return try farewell(on: connection) }
+            try sendWaiting(on: connection, session)
+            let now = monotonicSeconds()
+            let keepAlive = Double(options.keepAlive)
+            if let pingSentAt = session.pingSentAt, now - pingSentAt > max(5, keepAlive / 2) {
+                throw MQTTConnectionError("it stopped answering (no PINGRESP within \(Int(max(5, keepAlive / 2))) s)")
+            }
+            if session.pingSentAt == nil, now - session.lastSent >= keepAlive * 0.75 {
+                try connection.write(MQTTPacket.pingreq.bytes)
+                session.pingSentAt = now
+                session.lastSent = now
+            }
+            // What came with the last read (or with the CONNACK) first, then wait for more.
+            while true {
+                let packet: MQTTPacket?
+                do { packet = try reader.next() } catch { throw MQTTConnectionError("it broke the protocol: \(error.description)") }
+                guard let packet else { break }
+                try handle(packet, on: connection, session)
+            }
+            reader.append(try connection.read(waitingAtMost: min(1, keepAlive * 0.75 - (now - session.lastSent))))
+        }
+    }
+
+    /// QoS 1 messages sent on a connection that ended before their PUBACK.
+    private let inFlightCarriedOver = Mutex<[MQTTMessage]>([])
+
+    /// At most this many QoS 1 messages wait for their PUBACK at once.
+    static let inFlightLimit = 16
+
+    private func sendWaiting(on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
+        let (states, events) = outbox.withLock { outbox -> ([MQTTMessage], [MQTTMessage]) in
+            let states = outbox.stateOrder.filter(outbox.unsentStates.contains).compactMap { outbox.states[$0] }
+            outbox.unsentStates = []
+            let room = max(0, Self.inFlightLimit - session.inFlight.count)
+            let events = Array(outbox.events.prefix(room))
+            outbox.events.removeFirst(events.count)
+            return (states, events)
+        }
+        for message in states + events { try send(message, duplicate: false, on: connection, session) }
+    }
+
+    private func send(_ message: MQTTMessage, duplicate: Bool, on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
+        var id: UInt16?
+        if message.qos > 0 {
+            id = session.takeID()
+            session.inFlight.append((id!, message))
+        }
+        try connection.write(MQTTPacket.publish(message, id: id, duplicate: duplicate).bytes)
+        session.lastSent = monotonicSeconds()
+        outbox.withLock { $0.figures.published += 1 }
+    }
+
+    private func handle(_ packet: MQTTPacket, on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
+        switch packet {
+        case .publish(let message, let id, _):
+            guard options.subscriptions.contains(where: { topicFilter($0, matches: message.topic) }) else {
+                throw MQTTConnectionError("it sent a message on \(message.topic), which sentry did not subscribe to")
+            }
+            if let id { try connection.write(MQTTPacket.puback(id: id).bytes) }
+            outbox.withLock { $0.figures.received += 1 }
+            received(message)
+        case .puback(let id):
+            session.inFlight.removeAll { $0.id == id }
+            if outbox.withLock({ $0.droppedUnreported > 0 && $0.events.isEmpty }) {
+                let dropped = outbox.withLock { outbox in
+                    defer { outbox.droppedUnreported = 0 }
+                    return outbox.droppedUnreported
+                }
+                logger.warning("mqtt: \(dropped) events were dropped while the broker was away")
+            }
+        case .suback(_, let granted):
+            for (filter, qos) in zip(options.subscriptions, granted) where qos == nil {
+                logger.error("mqtt: the broker refused the subscription to \(filter); check its ACL")
+            }
+        case .pingresp:
+            session.pingSentAt = nil
+        case .connack, .connect, .subscribe, .pingreq, .disconnect:
+            throw MQTTConnectionError("it sent a packet a connected client never takes")
+        }
+    }
+
+    private func farewell(on connection: BrokerConnection) throws(MQTTConnectionError) {
+        for message in options.farewell { try connection.write(MQTTPacket.publish(message, id: nil, duplicate: false).bytes) }
+        try connection.write(MQTTPacket.disconnect.bytes)
+    }
+}
+
+/// Whether `topic` is one `filter` names (§4.7.1: `+` one level, `#` the rest).
+public func topicFilter(_ filter: String, matches topic: String) -> Bool {
+    let filterLevels = filter.split(separator: "/", omittingEmptySubsequences: false)
+    let topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)
+    for (index, level) in filterLevels.enumerated() {
+        if level == "#" { return true }
+        guard index < topicLevels.count, level == "+" || level == topicLevels[index] else { return false }
+    }
+    return filterLevels.count == topicLevels.count
+}
