@@ -131,7 +131,7 @@ let package = Package(
         .target(name: "Relay", dependencies: ["TurretProtocol", "Turret", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),
         // `--web`: the console page, the MJPEG stream, the status/event feed, the control API and the events kept (`--events`).
-        .target(name: "Console", dependencies: ["Events", "Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
+        .target(name: "Console", dependencies: ["Events", "RunControl", "Imaging", "Geometry", "MonotonicTime", "Tracking", "Video", "JPEG", "WebServing", "Threading",
                                                 .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"], plugins: [.plugin(name: "EmbedPagePlugin")]),
         // The console page (Sources/Console/Page: HTML, CSS, JavaScript) built into the binary as one string.
@@ -139,10 +139,14 @@ let package = Package(
         .plugin(name: "EmbedPagePlugin", capability: .buildTool(), dependencies: ["embed-page"], path: "Sources/EmbedPagePlugin"),
 
         // Wiring: frames -> faces -> angles -> commands -> link, and the frame loop's observers.
+        // What control sources (the console, MQTT) accept, read from their JSON alike: setting changes, steering.
+        .target(name: "RunControl", dependencies: ["Tracking"], swiftSettings: onlyImportedMembers),
         // MQTT 3.1.1 (`--mqtt`): packets as values, a strict bounded reader, a client on its own thread.
         .target(
             name: "MQTT", dependencies: ["MonotonicTime", "Threading", .product(name: "Logging", package: "swift-log")],
             swiftSettings: onlyImportedMembers),
+        // sentry's topics on a broker: state, events, Home Assistant discovery, the requests it obeys.
+        .target(name: "MQTTTopics", dependencies: ["MQTT", "Events"], swiftSettings: onlyImportedMembers),
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
             name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
@@ -154,7 +158,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "Detectors", "Events", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
+                "Detectors", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -178,7 +182,7 @@ let package = Package(
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
-            dependencies: ["Benchmarking", "Detectors", "Events", "PhotoFaces", 
+            dependencies: ["Benchmarking", "Detectors", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", 
                 "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -215,9 +219,9 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
-        .testTarget(name: "SentryCommandsTests", dependencies: ["Scratch", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "SentryCommandsTests", dependencies: ["RunControl", "Scratch", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Events", "Scratch", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
+        .testTarget(name: "ConsoleTests", dependencies: ["RunControl", "Console", "Events", "Scratch", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection"]),
         .testTarget(name: "HooksTests", dependencies: ["Scratch", "LogRecording", "Waiting", "Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
@@ -249,7 +253,7 @@ let package = Package(
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Mosquitto", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
                                                           "ProcessThreads", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
     ],

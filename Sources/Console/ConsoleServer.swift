@@ -1,6 +1,7 @@
 import Events
 import FoundationEssentials
 import Logging
+import RunControl
 import Tracking
 import WebServing
 
@@ -15,17 +16,11 @@ public protocol ConsoleController: Sendable {
     /// Validates `changes` with the rest as they are, exactly as the flags
     /// are; on success they take effect from the next frame. Returns the
     /// settings after the change.
-    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal>
+    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal>
     /// Writes the settings to the config file; says where (and what a flag overrides).
-    func save() -> Result<String, ConsoleRefusal>
+    func save() -> Result<String, ControlRefusal>
     /// Hands the turret to a person, or back to face tracking.
     func steer(_ request: SteeringRequest)
-}
-
-/// A request the console turns down, in one line.
-public struct ConsoleRefusal: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }
 
 /// `sentry --web`: an HTTP server for the console page, the video stream, the
@@ -182,47 +177,14 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    // MARK: POST bodies
-
-    /// A JSON value a setting may take.
-    enum Scalar: Decodable {
-        case bool(Bool)
-        case integer(Int)
-        case number(Double)
-        case text(String)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
-
-        /// As it would be typed after the flag.
-        var argument: String {
-            switch self {
-            case .bool(let value): String(value)
-            case .integer(let value): String(value)
-            case .number(let value): String(value)
-            case .text(let value): value
-            }
-        }
-    }
+    // MARK: POST bodies, read as every control source reads them (`ControlRequests`)
 
     func changeSettings(_ request: HTTPRequest) throws(Refused) -> HTTPResponse {
-        let changes = try Self.decode([String: Scalar].self, from: request)
-        guard !changes.isEmpty else { return Self.json(.badRequest, ["error": "no settings given; send e.g. {\"offset\": 30}"]) }
-        let known = controller.settings
-        if let unknown = changes.keys.sorted().first(where: { known[$0] == nil }) {
-            return Self.json(.badRequest, ["error": "'\(unknown)' cannot be changed while running; these can: \(known.keys.sorted().joined(separator: ", "))"])
+        let known = Set(controller.settings.keys)
+        let changes = try Self.refusing(try Self.body(of: request)) { body throws(ControlRefusal) in
+            try ControlRequests.settingChanges(fromJSON: body, known: known)
         }
-        switch controller.change(changes.mapValues(\.argument)) {
+        switch controller.change(changes) {
         case .success(let settings):
             let said = changes.keys.sorted().map { "\($0) = \(settings[$0] ?? "")" }.joined(separator: ", ")
             hub.log("settings", "changed: \(said)")
@@ -232,42 +194,11 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    struct AimBody: Decodable {
-        var action: String
-        var x: Double?
-        var y: Double?
-        var pan: Int?
-        var tilt: Int?
-    }
-
     func aim(_ request: HTTPRequest) throws(Refused) -> HTTPResponse {
-        let body = try Self.decode(AimBody.self, from: request)
-        let steering: SteeringRequest
-        switch body.action {
-        case "point":
-            guard let frame = hub.status else { return Self.json(.serviceUnavailable, ["error": "no frame yet to aim in"]) }
-            guard let x = body.x, let y = body.y, x.isFinite, y.isFinite,
-                (0...Double(frame.width)).contains(x), (0...Double(frame.height)).contains(y)
-            else {
-                return Self.json(
-                    .badRequest,
-                    ["error": "point needs x and y inside the \(frame.width)x\(frame.height) frame, e.g. {\"action\":\"point\",\"x\":320,\"y\":240}"])
-            }
-            steering = .point(x: x, y: y)
-        case "nudge":
-            let pan = body.pan ?? 0, tilt = body.tilt ?? 0
-            guard (-180...180).contains(pan), (-180...180).contains(tilt) else {
-                return Self.json(.badRequest, ["error": "nudge takes pan and tilt in degrees between -180 and 180, e.g. {\"action\":\"nudge\",\"pan\":2}"])
-            }
-            steering = .nudge(pan: pan, tilt: tilt)
-        case "scan": steering = .scan
-        case "center": steering = .center
-        case "auto": steering = .auto
-        default:
-            return Self.json(.badRequest, ["error": "action '\(body.action)' is not one of point, nudge, scan, center, auto"])
-        }
+        let frame = hub.status.map { (width: $0.width, height: $0.height) }
+        let steering = try Self.refusing(try Self.body(of: request)) { body throws(ControlRefusal) in try ControlRequests.steering(fromJSON: body, frame: frame) }
         controller.steer(steering)
-        return Self.json(.accepted, ["action": body.action])
+        return Self.json(.accepted, ["action": steering.action])
     }
 
     /// A request turned down before it is acted on, with its answer.
@@ -275,26 +206,20 @@ struct ConsoleAPI: Sendable {
         let response: HTTPResponse
     }
 
-    /// The body as `T`; throws `Refused` when it is too large, not JSON or of the wrong shape.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws(Refused) -> T {
-        // The server refuses a larger body before reading it; this holds for a request made in process too.
-        if request.body.count > maximumBody {
+    /// The body (413 above `maximumBody`: the server refuses a larger one before reading it; this holds for a request made in process too).
+    static func body(of request: HTTPRequest) throws(Refused) -> [UInt8] {
+        guard request.body.count <= maximumBody else {
             throw Refused(response: json(.payloadTooLarge, ["error": "the body is \(request.body.count) bytes; at most \(maximumBody) are taken"]))
         }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
-        } catch {
-            throw Refused(response: json(.badRequest, ["error": "the body is not the JSON expected (\(Self.reason(error))); send e.g. {\"offset\": 30}"]))
-        }
+        return request.body
     }
 
-    static func reason(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "'\(key.stringValue)' is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
-        case DecodingError.dataCorrupted: "not valid JSON"
-        default: "\(error)"
+    /// What `read` made of the body, or its refusal as the answer: 503 before the first frame, else 400.
+    static func refusing<T>(_ body: [UInt8], _ read: ([UInt8]) throws(ControlRefusal) -> T) throws(Refused) -> T {
+        do {
+            return try read(body)
+        } catch {
+            throw Refused(response: json(error.isTooEarly ? .serviceUnavailable : .badRequest, ["error": error.description]))
         }
     }
 

@@ -31,15 +31,15 @@ public final class EventWriter: Sendable {
     /// At most this many events wait to be written.
     public static let pending = 8
     private let store: EventStore
-    /// Told of each event once its files are on disk (the console's live history).
-    private let saved: @Sendable (EventRecord) -> Void
+    /// Told of each event, with its face's JPEG, once its files are on disk (the console's history, MQTT's picture).
+    private let saved: @Sendable (EventRecord, [UInt8]) -> Void
     private let waiting = Mutex(Waiting())
     private let condition = Condition()
     private let done = Condition()
     private let finished = Atomic(false)
     private let logger: Logger
 
-    public init(store: EventStore, logger: Logger, saved: @escaping @Sendable (EventRecord) -> Void = { _ in }) {
+    public init(store: EventStore, logger: Logger, saved: @escaping @Sendable (EventRecord, [UInt8]) -> Void = { _, _ in }) {
         self.store = store
         self.saved = saved
         self.logger = logger
@@ -94,7 +94,7 @@ public final class EventWriter: Sendable {
                     frame, crop: faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height), with: encoder)
                 try store.save(record, frame: whole, face: face)
                 waiting.withLock { $0.counts.written += 1 }
-                saved(record)
+                saved(record, face)
                 logger.debug("events: \(record.id) on disk \(String(printf: "%.1f", (monotonicSeconds() - submitted) * 1000)) ms after its frame was processed")
             } catch {
                 waiting.withLock { $0.counts.skipped += 1 }

@@ -43,7 +43,7 @@ public enum MQTTPacket: Sendable, Equatable {
     case connect(Connect)
     /// `sessionPresent`, and the refusal unless the broker accepted.
     case connack(sessionPresent: Bool, refusal: ConnectRefusal?)
-    /// `id`: for QoS 1; `duplicate`: sent again after a reconnection.
+    /// `id`: for QoS 1 (without one the message goes at QoS 0); `duplicate`: sent again after a reconnection.
     case publish(MQTTMessage, id: UInt16?, duplicate: Bool)
     case puback(id: UInt16)
     /// Topic filters, each with the highest QoS wanted.
@@ -97,7 +97,8 @@ public enum MQTTPacket: Sendable, Equatable {
             body.byte(sessionPresent ? 1 : 0)
             body.byte(refusal?.rawValue ?? 0)
         case .publish(let message, let id, let duplicate):
-            first = 0x30 | (duplicate ? 0x08 : 0) | message.qos << 1 | (message.retain ? 1 : 0)
+            // Without a packet id it can only go at QoS 0, whatever the message asks.
+            first = 0x30 | (duplicate ? 0x08 : 0) | (id == nil ? 0 : message.qos << 1) | (message.retain ? 1 : 0)
             body.string(message.topic)
             if let id { body.number(id) }
             body.bytes += message.payload

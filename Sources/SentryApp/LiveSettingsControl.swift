@@ -2,6 +2,7 @@ import Config
 import Console
 import Detectors
 import Logging
+import RunControl
 import Synchronization
 
 /// The settings that change while running, as the pipeline takes them.
@@ -26,7 +27,7 @@ public protocol LiveSettingsEditor: Sendable {
     /// Checks `changes` with the rest as they are; when they pass, hands the
     /// resulting settings to `applying`, and keeps them only if that succeeds.
     /// Returns the values after the change.
-    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>) -> Result<[String: String], ConsoleRefusal>
+    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>) -> Result<[String: String], ControlRefusal>
     /// The values as the settings file holds them (typed, in the page's order).
     var fileValues: [(key: String, value: ConfigValue)] { get }
 }
@@ -39,9 +40,9 @@ public struct NoLiveSettings: LiveSettingsEditor {
     public var fileValues: [(key: String, value: ConfigValue)] { [] }
 
     public func change(
-        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>
-    ) -> Result<[String: String], ConsoleRefusal> {
-        .failure(ConsoleRefusal("no setting can be changed while this run goes on"))
+        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>
+    ) -> Result<[String: String], ControlRefusal> {
+        .failure(ControlRefusal("no setting can be changed while this run goes on"))
     }
 }
 
@@ -64,7 +65,7 @@ public final class LiveSettingsControl: Sendable {
     }
 
     /// Applies `changes` (by long flag name) from the next frame, all or none: the values after, or why not.
-    public func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
+    public func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> {
         detector.withLock { current in
             editor.change(changes) { live in
                 var handOff: DetectorHandOff?
@@ -73,7 +74,7 @@ public final class LiveSettingsControl: Sendable {
                         let (detector, name) = try live.detector.makeDetector(logger: logger)
                         handOff = DetectorHandOff(detector: detector, name: name)
                     } catch {
-                        return .failure(ConsoleRefusal("\(error)"))
+                        return .failure(ControlRefusal("\(error)"))
                     }
                     current = live.detector
                 }

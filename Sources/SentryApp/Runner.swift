@@ -61,6 +61,10 @@ public struct RunOptions: Sendable {
     public var web: WebOptions?
     /// Where events are kept with their pictures (`--events`); none when `nil`.
     public var events: EventSettings?
+    /// `--mqtt`: the broker, and the name there; `nil` without.
+    public var mqtt: MQTTSettings?
+    /// Something may change the run while it goes on: the console or MQTT.
+    public var hasControlSource: Bool { web != nil || mqtt != nil }
     /// The settings control sources (the console) may change while it runs.
     public var liveSettings: any LiveSettingsEditor = NoLiveSettings()
     /// Keep every frame's result in the summary (tests); off for long runs,
@@ -116,9 +120,9 @@ public enum Runner {
         logger.info(
             "camera \(source.name) \(source.width)x\(source.height) @ \(source.framesPerSecond) fps\(detector.readsColour ? (source.hasColour ? ", in colour" : ", gray") : ""); detector \(detectorName); serial \(options.serial) at \(options.baudRate) baud"
         )
-        // The console may turn the expressions on while sentry runs, so it always gets their hooks and logs.
+        // A control source may turn the expressions on while sentry runs, so it always gets their hooks and logs.
         let expressions =
-            options.detector.expressions || options.web != nil
+            options.detector.expressions || options.hasControlSource
             ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
@@ -140,8 +144,13 @@ public enum Runner {
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
+        let mqtt = options.mqtt.map { MQTTBridge(settings: $0, liveSettings: liveSettings, changes: changes, logger: logger) }
         let eventLog = eventStore.map { store in
-            EventLog(writer: EventWriter(store: store, logger: logger) { [hub = web?.hub] record in hub?.kept(record) })
+            EventLog(
+                writer: EventWriter(store: store, logger: logger) { [hub = web?.hub, face = mqtt?.faceSink] record, jpeg in
+                    hub?.kept(record)
+                    face?(jpeg)
+                })
         }
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []
@@ -150,6 +159,7 @@ public enum Runner {
         if let expressions { observers.append(expressions) }
         observers.append(lockEvents)
         if let eventLog { observers.append(eventLog) }
+        if let mqtt { observers.append(mqtt) }
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
         if options.printTrack { observers.append(TrackTable(output: link.output, simulator: simulator)) }
 

@@ -9,6 +9,7 @@ import Geometry
 import Imaging
 import Logging
 import MonotonicTime
+import RunControl
 import Serial
 import Synchronization
 import Tracking
@@ -56,14 +57,14 @@ final class LiveControl: ConsoleController {
 
     var fields: [SettingField] { settingsControl.editor.fields }
 
-    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> { settingsControl.change(changes) }
+    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> { settingsControl.change(changes) }
 
-    func save() -> Result<String, ConsoleRefusal> {
+    func save() -> Result<String, ControlRefusal> {
         let values = settingsControl.editor.fileValues
         do {
             try ConfigFile.write(values, to: options.configPath)
         } catch {
-            return .failure(ConsoleRefusal(error.description))
+            return .failure(ControlRefusal(error.description))
         }
         let overridden = options.keysGivenAsFlags.intersection(values.map(\.key)).sorted()
         let note = overridden.isEmpty ? "" : "; \(overridden.map { "--\($0)" }.joined(separator: ", ")) also given as flags, which win at the next start"
@@ -114,12 +115,6 @@ final class WebConsole: FrameObserver {
         }
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
-        let steering =
-            switch outcome.steering {
-            case .tracking: "auto"
-            case .manual: "manual"
-            case .manualScan: "manual-scan"
-            }
         var status = FrameStatus(
             frame: result.index, time: result.timestamp, width: frame.image.width, height: frame.image.height,
             faces: result.detections.map { FaceBox($0.box, score: $0.score) },
@@ -128,7 +123,7 @@ final class WebConsole: FrameObserver {
             mode: StatusLine.hud(
                 for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering,
                 spared: result.spared),
-            steering: steering, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
+            steering: outcome.steering.name, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - outcome.capturedAt) * 1000, serial: outcome.link.description, detector: detectorName)
         status.face = result.followedFace.map(Self.faceStatus)
         let tracking = outcome.settings.tracking

@@ -5,6 +5,7 @@ import Geometry
 import Imaging
 import JPEG
 import MonotonicTime
+import RunControl
 import Synchronization
 import Testing
 import Tracking
@@ -24,13 +25,13 @@ final class RecordingController: ConsoleController {
         return [offset, tilt]
     }
 
-    func change(_ changes: [String: String]) -> Result<[String: String], ConsoleRefusal> {
-        if changes["offset"] == "99" { return .failure(ConsoleRefusal("--offset 99 must be between 0 and 89")) }
+    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> {
+        if changes["offset"] == "99" { return .failure(ControlRefusal("--offset 99 must be between 0 and 89")) }
         self.changes.withLock { $0.append(changes) }
         return .success(settings.merging(changes) { $1 })
     }
 
-    func save() -> Result<String, ConsoleRefusal> { .success("saved to /tmp/x.toml") }
+    func save() -> Result<String, ControlRefusal> { .success("saved to /tmp/x.toml") }
 
     func steer(_ request: SteeringRequest) { requests.withLock { $0.append(request) } }
 }

@@ -19,6 +19,7 @@ struct PacketTests {
     func others() {
         #expect(MQTTPacket.publish(MQTTMessage(topic: "a/b", text: "hi"), id: nil, duplicate: false).bytes == [0x30, 7, 0, 3, 97, 47, 98, 104, 105])
         #expect(MQTTPacket.publish(MQTTMessage(topic: "a", text: "", qos: 1, retain: true), id: 10, duplicate: true).bytes == [0x3B, 5, 0, 1, 97, 0, 10])
+        #expect(MQTTPacket.publish(MQTTMessage(topic: "a", text: "x", qos: 1), id: nil, duplicate: false).bytes == [0x30, 4, 0, 1, 97, 120], "no id: QoS 0")
         #expect(MQTTPacket.puback(id: 258).bytes == [0x40, 2, 1, 2])
         #expect(MQTTPacket.subscribe(id: 1, filters: [("a/+", 1)]).bytes == [0x82, 8, 0, 1, 0, 3, 97, 47, 43, 1])
         #expect(MQTTPacket.pingreq.bytes == [0xC0, 0] && MQTTPacket.disconnect.bytes == [0xE0, 0])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Console
 import Foundation
+import RunControl
 import Scratch
 import SentryApp
 @testable import SentryCommands
@@ -73,7 +74,7 @@ struct OptionGroupTests {
     }
 
     /// `changes` applied to a run parsed from `base`: the settings handed on, or the refusal.
-    static func live(_ changes: [String: String], on editor: LiveRunSettings) -> Result<LiveSettings, ConsoleRefusal> {
+    static func live(_ changes: [String: String], on editor: LiveRunSettings) -> Result<LiveSettings, ControlRefusal> {
         var handed: LiveSettings?
         return editor.change(changes) { live in
             handed = live
@@ -112,7 +113,7 @@ struct OptionGroupTests {
         }
         #expect(editor.values == kept)
         // A refusal from the one applying them (a detector that cannot be built) keeps nothing either.
-        let vetoed = editor.change(["offset": "10"]) { _ in .failure(ConsoleRefusal("no model")) }
+        let vetoed = editor.change(["offset": "10"]) { _ in .failure(ControlRefusal("no model")) }
         #expect((try? vetoed.get()) == nil && editor.values == kept)
     }
 

@@ -30,6 +30,7 @@ struct Run: ParsableCommand {
     @OptionGroup var lockFire: LockFireOptions
 
     @OptionGroup var eventOptions: EventOptions
+    @OptionGroup var mqttOptions: MQTTOptions
 
     @Option(parsing: .unconditional, help: "Stop after this many frames.")
     var frames: Int?
@@ -116,8 +117,9 @@ struct Run: ParsableCommand {
         options.expressionRules = (try? faces.rules) ?? []
         options.settings = pipelineSettings
         options.web = webOptions
-        // The live settings, as the run's own options: what the console changes.
-        if options.web != nil { options.liveSettings = LiveRunSettings(self) }
+        options.mqtt = try failingCleanly { try mqttOptions.settings(version: BuildInfo.version) }
+        // The live settings, as the run's own options: what the console and MQTT change.
+        if options.hasControlSource { options.liveSettings = LiveRunSettings(self) }
         options.hooks = lockFire.hooks
         options.events = eventOptions.settings
         options.maxFrames = frames

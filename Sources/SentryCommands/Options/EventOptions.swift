@@ -5,7 +5,7 @@ import SentryApp
 struct EventOptions: ParsableArguments {
     @Option(
         help:
-            "Keep each lock, loss, shot and arrival with the frame and a crop of the face (JPEG) and a JSON record, in a folder per day under DIR. Off unless given (the service keeps /var/lib/sentry/events).",
+            "Keep each lock, loss, shot, arrival and --on-expression rule that fires with the frame and a crop of the face (JPEG) and a JSON record, in a folder per day under DIR. Off unless given (the service keeps /var/lib/sentry/events).",
         completion: .directory)
     var events: String?
 

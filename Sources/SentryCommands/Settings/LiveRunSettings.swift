@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Console
 import Detectors
+import RunControl
 import SentryApp
 import Synchronization
 import TextOutput
@@ -121,20 +122,20 @@ final class LiveRunSettings: LiveSettingsEditor {
     }
 
     func change(
-        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ConsoleRefusal>
-    ) -> Result<[String: String], ConsoleRefusal> {
+        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>
+    ) -> Result<[String: String], ControlRefusal> {
         run.withLock { run in
             var changed = run
             for (key, text) in changes.sorted(by: { $0.key < $1.key }) {
                 guard let binding = Run.live.first(where: { $0.setting.key == key }) else {
-                    return .failure(ConsoleRefusal("'\(key)' cannot be changed while running"))
+                    return .failure(ControlRefusal("'\(key)' cannot be changed while running"))
                 }
-                guard binding.assign(&changed, text) else { return .failure(ConsoleRefusal(binding.setting.notAValue(text))) }
+                guard binding.assign(&changed, text) else { return .failure(ControlRefusal(binding.setting.notAValue(text))) }
             }
             do {
                 try changed.validateLive()
             } catch {
-                return .failure(ConsoleRefusal(Run.message(for: error)))
+                return .failure(ControlRefusal(Run.message(for: error)))
             }
             if case .failure(let refusal) = applying(LiveSettings(pipeline: changed.pipelineSettings, detector: changed.detectorOptions)) {
                 return .failure(refusal)

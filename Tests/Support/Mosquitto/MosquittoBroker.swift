@@ -81,8 +81,9 @@ public final class MosquittoBroker {
     }
 
     /// `mosquitto_sub -v` as the tester: up to `count` messages on `topic` ("TOPIC PAYLOAD" each) within `seconds`.
-    public func messages(on topic: String, count: Int, within seconds: Int = 10) -> [String] {
-        run("/usr/bin/mosquitto_sub", ["-t", topic, "-v", "-C", "\(count)", "-W", "\(seconds)"]).split(separator: "\n").map(String.init)
+    /// (Killed by the test, not by its own `-W`: its alarm signal is blocked in a test runner's children.)
+    public func messages(on topic: String, count: Int, within seconds: Double = 10) -> [String] {
+        run("/usr/bin/mosquitto_sub", ["-t", topic, "-v", "-C", "\(count)"], killedAfter: seconds).split(separator: "\n").map(String.init)
     }
 
     /// Starts `mosquitto_sub -v` on `topic` in the background; what it got so far is `received()`.
@@ -115,7 +116,7 @@ public final class MosquittoBroker {
 
     var credentials: [String] { ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.tester.user, "-P", Self.tester.password] }
 
-    private func run(_ program: String, _ arguments: [String]) -> String {
+    private func run(_ program: String, _ arguments: [String], killedAfter seconds: Double = 10) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = credentials + arguments
@@ -123,7 +124,11 @@ public final class MosquittoBroker {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return "" }
+        let pid = process.processIdentifier
+        let deadline = DispatchWorkItem { Foundation.kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
         let data = output.fileHandleForReading.readDataToEndOfFile()
+        deadline.cancel()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }

@@ -1,0 +1,149 @@
+import Events
+import Geometry
+import Imaging
+import Logging
+import MQTT
+import MQTTTopics
+import MonotonicTime
+import RunControl
+import Synchronization
+import Tracking
+import TurretLinks
+
+/// `--mqtt`: the broker, who sentry is there, and what it tells Home Assistant.
+public struct MQTTSettings: Sendable {
+    public var broker: BrokerAddress
+    public var password: [UInt8]?
+    public var topics: SentryTopics
+    /// sentry's version, for Home Assistant's device.
+    public var version: String
+
+    public init(broker: BrokerAddress, password: [UInt8]?, topics: SentryTopics, version: String) {
+        (self.broker, self.password, self.topics, self.version) = (broker, password, topics, version)
+    }
+}
+
+/// sentry on an MQTT broker: an observer of the frame's outcome (its state,
+/// at most four times a second and only when it changed; its events) and a
+/// control source (`set` and `command`, checked by the same code as the
+/// console's requests, refusals answered on `error`). The frame loop only
+/// hands messages to the client, whose own thread talks to the broker.
+/// Nothing reaches the turret that the console could not send, and `--fire`
+/// stays as the run was started.
+final class MQTTBridge: FrameObserver {
+    /// The state is published at most this often (seconds), and at least this
+    /// often while only the frame rate changes.
+    static let shortestInterval = 0.25
+    static let longestInterval = 10.0
+
+    private let client: MQTTClient
+    private let topics: SentryTopics
+    private let liveSettings: LiveSettingsControl
+    private let logger: Logger
+    private var published: (state: PublishedState, at: Double)?
+    private var rate = FrameRateMeter()
+    /// Whether the face is read (a live setting): looked up once a second, not every frame.
+    private var expressions: (on: Bool, at: Double) = (false, -.infinity)
+    private let requests: Requests
+
+    init(settings: MQTTSettings, liveSettings: LiveSettingsControl, changes: RunChanges, logger: Logger) {
+        let topics = settings.topics
+        let discovery = HomeAssistantDiscovery(topics: topics, version: settings.version)
+        var options = MQTTClientOptions(host: settings.broker.host, port: settings.broker.port, clientID: "sentry-\(topics.name)")
+        options.username = settings.broker.username
+        options.password = settings.password
+        options.will = topics.offline
+        options.farewell = [topics.offline]
+        options.subscriptions = topics.subscriptions
+        self.topics = topics
+        self.liveSettings = liveSettings
+        self.logger = logger
+        let requests = Requests(topics: topics, discovery: discovery, liveSettings: liveSettings, changes: changes, logger: logger)
+        self.requests = requests
+        client = MQTTClient(options: options, logger: logger, connected: { [topics.online] + discovery.messages }) { message in requests.handle(message) }
+        requests.client.withLock { $0 = client }
+        logger.notice("mqtt: publishing as \(topics.base) on \(settings.broker)")
+    }
+
+    func didProcess(_ outcome: FrameOutcome) {
+        let result = outcome.result, frame = outcome.frame
+        for event in result.events { client.publish(topics.event(outcome.record(of: event))) }
+        let size = (width: frame.image.width, height: frame.image.height)
+        if requests.frameSize.withLock({ $0.map { $0 != size } ?? true }) { requests.frameSize.withLock { $0 = size } }
+        let now = monotonicSeconds()
+        let fps = rate.tick(at: now)
+        if now - expressions.at >= 1 { expressions = (liveSettings.editor.values["expressions"] == "true", now) }
+        let state = PublishedState(
+            faces: result.detections.count, target: result.target.map { [$0.x, $0.y, $0.width, $0.height] }, pan: result.commanded.pan,
+            tilt: result.commanded.tilt,
+            mode: StatusLine.hud(
+                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering, spared: result.spared),
+            locked: result.isLocked, steering: outcome.steering.name, serial: outcome.link.description, fps: Int(fps.rounded()),
+            expressions: expressions.on, states: result.followedFace.map { face in face.states.map(\.rawValue).sorted() })
+        if let published {
+            let changed = !state.sameApartFromRate(as: published.state)
+            let since = now - published.at
+            guard (changed && since >= Self.shortestInterval) || (state != published.state && since >= Self.longestInterval) else { return }
+        }
+        published = (state, now)
+        client.publish(topics.state(state))
+    }
+
+    /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.
+    var faceSink: @Sendable ([UInt8]) -> Void { { [client, topics] jpeg in client.publish(topics.face(jpeg)) } }
+
+    func loopFinished() { client.stop() }
+
+    /// What comes from the broker, on the client's thread.
+    final class Requests: Sendable {
+        let topics: SentryTopics
+        let discovery: HomeAssistantDiscovery
+        let liveSettings: LiveSettingsControl
+        let changes: RunChanges
+        let logger: Logger
+        /// Set once the client exists (it hands messages here).
+        let client = Mutex<MQTTClient?>(nil)
+        /// The last frame's size, for a `point` command.
+        let frameSize = Mutex<(width: Int, height: Int)?>(nil)
+
+        init(topics: SentryTopics, discovery: HomeAssistantDiscovery, liveSettings: LiveSettingsControl, changes: RunChanges, logger: Logger) {
+            (self.topics, self.discovery, self.liveSettings, self.changes, self.logger) = (topics, discovery, liveSettings, changes, logger)
+        }
+
+        func handle(_ message: MQTTMessage) {
+            let frame = frameSize.withLock { $0 }
+            do throws(ControlRefusal) {
+                switch topics.request(in: message) {
+                case .settings(let body):
+                    let wanted = try ControlRequests.settingChanges(fromJSON: body, known: Set(liveSettings.editor.values.keys))
+                    let after = try liveSettings.change(wanted).get()
+                    logger.notice("mqtt: settings changed on \(message.topic): \(wanted.keys.sorted().map { "\($0) = \(after[$0] ?? "")" }.joined(separator: ", "))")
+                case .command(let body):
+                    let steering = try ControlRequests.steering(fromJSON: body, frame: frame)
+                    changes.submit(.steer(steering))
+                    logger.info("mqtt: \(steering.action) on \(message.topic)")
+                case .homeAssistantOnline:
+                    for config in discovery.messages { publish(config) }
+                case .none:
+                    break
+                }
+            } catch {
+                logger.warning("mqtt: refused on \(message.topic): \(error.description)")
+                publish(topics.error(error.description, answering: message))
+            }
+        }
+
+        private func publish(_ message: MQTTMessage) { client.withLock { $0 }?.publish(message) }
+    }
+}
+
+extension Steering {
+    /// As the console and the MQTT state name it.
+    var name: String {
+        switch self {
+        case .tracking: "auto"
+        case .manual: "manual"
+        case .manualScan: "manual-scan"
+        }
+    }
+}

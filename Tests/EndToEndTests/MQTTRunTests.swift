@@ -1,0 +1,125 @@
+import Foundation
+import Mosquitto
+import Scratch
+import ServoSim
+import TestClips
+import Testing
+import Waiting
+
+/// `sentry --mqtt` through the binary, against Debian's Mosquitto started on a free port.
+@Suite("sentry on an MQTT broker, through the binary", .serialized)
+struct MQTTRunTests {
+    /// sentry on the demo clip in real time, looping, on the broker as `name`.
+    final class SentryOnBroker {
+        let process = Process()
+        /// Holds the log and the password file while sentry runs.
+        let scratch: ScratchDirectory
+        let errors: URL
+
+        init(_ broker: MosquittoBroker, name: String, serial: String = "sim", extra: [String] = []) throws {
+            scratch = try ScratchDirectory("mqtt-run")
+            errors = scratch.file("stderr.log")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            let password = try scratch.write(MosquittoBroker.password + "\n", to: "password")
+            process.executableURL = URL(fileURLWithPath: SentryProcess.executable)
+            process.arguments =
+                [
+                    "--camera", DemoClip.path, "--serial", serial, "--realtime", "--loop", "--quiet", "--log-level", "info",
+                    "--mqtt", "mqtt://\(MosquittoBroker.user)@127.0.0.1:\(broker.port)", "--mqtt-name", name, "--mqtt-password-file", password,
+                ] + extra
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        }
+
+        var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+        /// SIGINT, as Ctrl-C: a clean stop.
+        func stop() -> Int32 {
+            process.interrupt()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+    }
+
+    @Test("it publishes availability, Home Assistant's discovery, its state and events; a command and a setting (to it, or to sentry/all) reach the turret; a bad setting is answered on error and changes nothing")
+    func publishesAndObeys() throws {
+        let broker = try MosquittoBroker()
+        let servo = try SimulatedServo()
+        defer { servo.stop() }
+        let sentry = try SentryOnBroker(broker, name: "hall", serial: servo.devicePath)
+        let errors = try broker.subscriber("sentry/hall/error")
+        #expect(broker.messages(on: "sentry/hall/availability", count: 1) == ["sentry/hall/availability online"], "\(sentry.log)")
+        let configs = broker.messages(on: "homeassistant/+/sentry_hall/+/config", count: 7)
+        #expect(configs.count == 7, "\(configs)")
+        for config in configs {
+            let payload = try #require(config.split(separator: " ", maxSplits: 1).last)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+            #expect(object["availability_topic"] as? String == "sentry/hall/availability" && (object["unique_id"] as? String)?.hasPrefix("sentry_hall_") == true)
+            #expect((object["device"] as? [String: Any])?["identifiers"] as? [String] == ["sentry_hall"], "\(config)")
+        }
+        let state = broker.messages(on: "sentry/hall/state", count: 1).first ?? ""
+        #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\""), "\(state)")
+        #expect(broker.messages(on: "sentry/hall/event", count: 1, within: 15).first?.contains("\"kind\":") == true)
+
+        // A command: centre (manual), seen on the servo; then back to auto.
+        broker.publish("sentry/hall/command", "center")
+        #expect(eventually { servo.current.pan == 90 && broker.messages(on: "sentry/hall/state", count: 1).first?.contains("\"steering\":\"manual\"") == true })
+        broker.publish("sentry/hall/command", "{\"action\":\"auto\"}")
+        // A setting for the whole fleet: the tilt servo is driven from then on.
+        #expect(!servo.receivedBytes.contains(UInt8(ascii: "Y")))
+        broker.publish("sentry/all/set", "{\"tilt\": true}")
+        #expect(eventually { servo.receivedBytes.contains(UInt8(ascii: "Y")) }, "\(sentry.log)")
+        // A bad one: the flag's own message, on error; nothing else changes.
+        broker.publish("sentry/hall/set", "{\"offset\": 99}")
+        broker.publish("sentry/hall/command", "{\"action\":\"fire\"}")
+        #expect(eventually { errors.received().count == 2 }, "\(errors.received())")
+        let replies = errors.received()
+        #expect(replies.first?.contains("--offset") == true && replies.first?.contains("\"topic\":\"sentry/hall/set\"") == true, "\(replies)")
+        #expect(replies.last?.contains("action 'fire' is not one of point, nudge, scan, center, auto") == true, "\(replies)")
+        #expect(sentry.stop() == 0)
+        #expect(broker.messages(on: "sentry/hall/availability", count: 1) == ["sentry/hall/availability offline"])
+    }
+
+    @Test("kill -9 of sentry: the broker publishes its will (offline); kill -9 of the broker: sentry runs on, comes back, says online and sends its discovery again")
+    func willAndReconnection() throws {
+        let broker = try MosquittoBroker()
+        let sentry = try SentryOnBroker(broker, name: "garden")
+        #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability online"], "\(sentry.log)")
+        broker.kill()
+        Thread.sleep(forTimeInterval: 1.5)
+        try broker.start()
+        #expect(eventually(within: 20) { sentry.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as sentry-garden again") }, "\(sentry.log)")
+        #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability online"])
+        #expect(broker.messages(on: "homeassistant/+/sentry_garden/+/config", count: 7).count == 7)
+        #expect(sentry.process.isRunning && !sentry.log.contains("frame loop stalled"), "\(sentry.log)")
+        kill(sentry.process.processIdentifier, SIGKILL)
+        sentry.process.waitUntilExit()
+        // Mosquitto notices the dead connection at once (the socket closes) and publishes the will.
+        #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability offline"])
+    }
+
+    @Test("bad --mqtt flags: one line that says what and how, exit 64; a broker that is not there: the turret runs regardless")
+    func badFlags() throws {
+        for (arguments, says) in [
+            (["--mqtt", "mqtts://broker"], "TLS (mqtts://) is not built in"), (["--mqtt", "mqtt://u:pw@broker"], "never on the command line"),
+            (["--mqtt", "mqtt://broker", "--mqtt-name", "all"], "not 'all'"), (["--mqtt-name", "hall"], "need --mqtt URL"),
+            (["--mqtt", "mqtt://broker", "--mqtt-password-file", "/nonexistent"], "--mqtt-password-file /nonexistent: cannot be read"),
+        ] {
+            let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet"] + arguments)
+            #expect(run.status == 64 && run.standardError.contains(says), "\(arguments): \(run.standardError)")
+        }
+        let away = try SentryProcess([
+            "--camera", DemoClip.path, "--serial", "sim", "--quiet", "--mqtt", "mqtt://127.0.0.1:\(MosquittoBroker.freePort())", "--mqtt-name", "x",
+        ])
+        #expect(away.status == 0 && away.standardOutput.contains("100 frames"), "\(away.standardError)")
+        #expect(away.standardError.components(separatedBy: "mqtt: broker").count == 2, "\(away.standardError)")
+    }
+}
