@@ -29,7 +29,7 @@ final class BrokerConnection {
         var found: UnsafeMutablePointer<addrinfo>?
         let lookup = getaddrinfo(host, String(port), &hints, &found)
         guard lookup == 0, let first = found else {
-            throw MQTTConnectionError("\(host): \(String(cString: gai_strerror(lookup))); check the host in --mqtt")
+            throw MQTTConnectionError("\(String(cString: gai_strerror(lookup))); check the host in --mqtt")
         }
         defer { freeaddrinfo(found) }
         let file = Glibc.socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -39,14 +39,14 @@ final class BrokerConnection {
             guard errno == EINPROGRESS else {
                 let reason = String(cString: strerror(errno))
                 close(file)
-                throw MQTTConnectionError("\(host):\(port): \(reason)")
+                throw MQTTConnectionError(reason)
             }
             var ready = pollfd(fd: file, events: Int16(POLLOUT), revents: 0)
             var error: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
             guard poll(&ready, 1, Int32(timeout * 1000)) == 1, getsockopt(file, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0 else {
                 close(file)
-                throw MQTTConnectionError("\(host):\(port): \(error == 0 ? "no answer within \(Int(timeout)) s" : String(cString: strerror(error)))")
+                throw MQTTConnectionError(error == 0 ? "no answer within \(Int(timeout)) s" : String(cString: strerror(error)))
             }
         }
         var on: Int32 = 1

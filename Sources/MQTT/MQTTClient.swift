@@ -42,6 +42,9 @@ public final class MQTTClient: Sendable {
         public var received = 0
         /// QoS 1 messages dropped from a full queue.
         public var dropped = 0
+        /// QoS 1 messages handed over, and acknowledged by the broker.
+        public var queued = 0
+        public var acknowledged = 0
         public var connected = false
     }
 
@@ -96,6 +99,7 @@ public final class MQTTClient: Sendable {
                 return 0
             }
             outbox.events.append(message)
+            outbox.figures.queued += 1
             guard outbox.events.count > options.queueLimit else { return 0 }
             outbox.events.removeFirst()
             outbox.figures.dropped += 1
@@ -107,6 +111,17 @@ public final class MQTTClient: Sendable {
             logger.warning("mqtt: the broker is away and \(options.queueLimit) events wait; the oldest are dropped (\(dropped) so far)")
         }
         waker.wake()
+    }
+
+    /// Waits until every QoS 1 message handed over has been acknowledged (or dropped), at most `seconds`; whether they were.
+    public func waitUntilAcknowledged(within seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline {
+            let figures = figures
+            if figures.acknowledged + figures.dropped >= figures.queued { return true }
+            _ = finished.wait(seconds: 0.05) { false }
+        }
+        return false
     }
 
     /// Publishes the farewell, disconnects and ends the thread (within a few seconds).
@@ -146,7 +161,8 @@ public final class MQTTClient: Sendable {
 
     /// In flight: QoS 1 messages sent and not yet acknowledged, by packet id, oldest first.
     private final class Session {
-        var inFlight: [(id: UInt16, message: MQTTMessage)] = []
+        /// `handedOver`: it came through `publish` (and counts in `Figures.queued`).
+        var inFlight: [(id: UInt16, message: MQTTMessage, handedOver: Bool)] = []
         var nextID: UInt16 = 1
         var lastSent = monotonicSeconds()
         var pingSentAt: Double?
@@ -195,9 +211,9 @@ public final class MQTTClient: Sendable {
         if !options.subscriptions.isEmpty {
             try connection.write(MQTTPacket.subscribe(id: session.takeID(), filters: options.subscriptions.map { ($0, 1) }).bytes)
         }
-        for message in connected() { try send(message, duplicate: false, on: connection, session) }
-        for message in unacknowledged { try send(message, duplicate: true, on: connection, session) }
-        defer { inFlightCarriedOver.withLock { $0 = session.inFlight.map(\.message) + $0 } }
+        for message in connected() { try send(message, duplicate: false, handedOver: false, on: connection, session) }
+        for (message, handedOver) in unacknowledged { try send(message, duplicate: true, handedOver: handedOver, on: connection, session) }
+        defer { inFlightCarriedOver.withLock { $0 = session.inFlight.map { ($0.message, $0.handedOver) } + $0 } }
         while true {
             if isStopped { return try farewell(on: connection) }
             try sendWaiting(on: connection, session)
@@ -223,7 +239,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// QoS 1 messages sent on a connection that ended before their PUBACK.
-    private let inFlightCarriedOver = Mutex<[MQTTMessage]>([])
+    private let inFlightCarriedOver = Mutex<[(message: MQTTMessage, handedOver: Bool)]>([])
 
     /// At most this many QoS 1 messages wait for their PUBACK at once.
     static let inFlightLimit = 16
@@ -237,14 +253,16 @@ public final class MQTTClient: Sendable {
             outbox.events.removeFirst(events.count)
             return (states, events)
         }
-        for message in states + events { try send(message, duplicate: false, on: connection, session) }
+        for message in states + events { try send(message, duplicate: false, handedOver: true, on: connection, session) }
     }
 
-    private func send(_ message: MQTTMessage, duplicate: Bool, on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
+    private func send(
+        _ message: MQTTMessage, duplicate: Bool, handedOver: Bool, on connection: BrokerConnection, _ session: Session
+    ) throws(MQTTConnectionError) {
         var id: UInt16?
         if message.qos > 0 {
             id = session.takeID()
-            session.inFlight.append((id!, message))
+            session.inFlight.append((id!, message, handedOver))
         }
         try connection.write(MQTTPacket.publish(message, id: id, duplicate: duplicate).bytes)
         session.lastSent = monotonicSeconds()
@@ -261,7 +279,8 @@ public final class MQTTClient: Sendable {
             outbox.withLock { $0.figures.received += 1 }
             received(message)
         case .puback(let id):
-            session.inFlight.removeAll { $0.id == id }
+            guard let index = session.inFlight.firstIndex(where: { $0.id == id }) else { break }
+            if session.inFlight.remove(at: index).handedOver { outbox.withLock { $0.figures.acknowledged += 1 } }
             if outbox.withLock({ $0.droppedUnreported > 0 && $0.events.isEmpty }) {
                 let dropped = outbox.withLock { outbox in
                     defer { outbox.droppedUnreported = 0 }

@@ -17,6 +17,8 @@ public struct SentryTopics: Sendable {
     public var availability: String { "\(base)/availability" }
     public var state: String { "\(base)/state" }
     public var event: String { "\(base)/event" }
+    /// The last event again, retained: what `sentry fleet` shows.
+    public var lastEvent: String { "\(base)/last-event" }
     public var face: String { "\(base)/face" }
     public var set: String { "\(base)/set" }
     public var command: String { "\(base)/command" }
@@ -42,7 +44,23 @@ public struct SentryTopics: Sendable {
 
     public func state(_ state: PublishedState) -> MQTTMessage { MQTTMessage(topic: self.state, payload: Self.json(state), retain: true) }
 
-    public func event(_ record: EventRecord) -> MQTTMessage { MQTTMessage(topic: event, payload: Self.json(record), qos: 1) }
+    /// The event (QoS 1, not retained: Home Assistant's event entity would fire again on each restart) and the same as the last one (retained).
+    public func event(_ record: EventRecord) -> [MQTTMessage] {
+        let json = Self.json(record)
+        return [MQTTMessage(topic: event, payload: json, qos: 1), MQTTMessage(topic: lastEvent, payload: json, retain: true)]
+    }
+
+    /// Empty retained messages on every retained topic: the broker forgets this sentry.
+    public var forgotten: [MQTTMessage] {
+        [availability, state, lastEvent, face].map { MQTTMessage(topic: $0, payload: [], qos: 1, retain: true) }
+    }
+
+    /// The name in a topic under `sentry/`, or nil for another topic or the fleet's.
+    public static func name(in topic: String) -> String? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, levels[0] == "sentry", levels[1] != "all" else { return nil }
+        return String(levels[1])
+    }
 
     public func face(_ jpeg: [UInt8]) -> MQTTMessage { MQTTMessage(topic: face, payload: jpeg, retain: true) }
 

@@ -67,7 +67,9 @@ final class MQTTBridge: FrameObserver {
 
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result, frame = outcome.frame
-        for event in result.events { client.publish(topics.event(outcome.record(of: event))) }
+        for event in result.events {
+            for message in topics.event(outcome.record(of: event)) { client.publish(message) }
+        }
         let size = (width: frame.image.width, height: frame.image.height)
         if requests.frameSize.withLock({ $0.map { $0 != size } ?? true }) { requests.frameSize.withLock { $0 = size } }
         let now = monotonicSeconds()

@@ -106,6 +106,34 @@ struct MQTTRunTests {
         #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability offline"])
     }
 
+    @Test("three sentries on one broker: sentry fleet lists them; a command to one reaches only it, one to sentry/all every one; sentry mqtt --forget takes one off")
+    func fleet() throws {
+        let broker = try MosquittoBroker()
+        let names = ["door", "hall", "yard"]
+        let sentries = try names.map { try SentryOnBroker(broker, name: $0) }
+        let environment = ["SENTRY_MQTT_PASSWORD": MosquittoBroker.password]
+        let url = "mqtt://\(MosquittoBroker.user)@127.0.0.1:\(broker.port)"
+        /// Each sentry's steering, as `sentry fleet --json` reads it from the broker.
+        func steering() throws -> [String: String] {
+            let listed = try SentryProcess(["fleet", "--mqtt", url, "--json"], environment: environment)
+            let object = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
+            let fleet = object?["sentries"] as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: fleet.map { ($0["name"] as? String ?? "", ($0["state"] as? [String: Any])?["steering"] as? String ?? "") })
+        }
+        #expect(eventually(within: 15) { (try? steering()) == ["door": "auto", "hall": "auto", "yard": "auto"] }, "\((try? steering()) ?? [:])")
+        let table = try SentryProcess(["fleet", "--mqtt", url], environment: environment)
+        #expect(table.standardOutput.split(separator: "\n").count == 4 && table.standardOutput.contains("\nhall  online  "), "\(table.standardOutput)")
+        broker.publish("sentry/hall/command", "center")
+        #expect(eventually { (try? steering()) == ["door": "auto", "hall": "manual", "yard": "auto"] }, "\((try? steering()) ?? [:])")
+        broker.publish("sentry/all/command", "scan")
+        #expect(eventually { (try? steering()) == ["door": "manual-scan", "hall": "manual-scan", "yard": "manual-scan"] }, "\((try? steering()) ?? [:])")
+        for sentry in sentries { #expect(sentry.stop() == 0) }
+        let forgot = try SentryProcess(["mqtt", "--forget", "yard", "--mqtt", url], environment: environment)
+        #expect(forgot.status == 0, "\(forgot.standardError)")
+        #expect(Set(try steering().keys) == ["door", "hall"])
+        #expect(broker.messages(on: "homeassistant/+/sentry_yard/+/config", count: 1, within: 2).isEmpty)
+    }
+
     @Test("bad --mqtt flags: one line that says what and how, exit 64; a broker that is not there: the turret runs regardless")
     func badFlags() throws {
         for (arguments, says) in [

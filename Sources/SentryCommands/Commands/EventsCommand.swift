@@ -25,7 +25,7 @@ struct EventsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let directory = events ?? Self.configuredFolder() ?? "/var/lib/sentry/events"
+        let directory = events ?? SettingsFile.configuredValue("events") ?? "/var/lib/sentry/events"
         let store = try failingCleanly { () throws(EventStoreError) in try EventStore(reading: directory) }
         let from = since.flatMap { Self.unixTime($0, now: Date().timeIntervalSince1970) } ?? -.infinity
         let encoder = JSONEncoder()
@@ -50,11 +50,6 @@ struct EventsCommand: ParsableCommand {
     }
 
     /// The settings file's `events`, if it names one.
-    static func configuredFolder() -> String? {
-        guard let merged = try? SettingsFile.merge([]) else { return nil }
-        return SettingsFile.effective(merged).first { $0.key == "events" }?.value
-    }
-
     /// `text` as Unix seconds: a UTC date and time, or a time ago (`30m`, `2h`, `7d`, `90s`).
     static func unixTime(_ text: String, now: Double) -> Double? {
         if let unit = text.last, let factor = ["s": 1.0, "m": 60, "h": 3600, "d": 86_400][String(unit)], let count = Double(text.dropLast()),

@@ -1,46 +1,32 @@
 import ArgumentParser
-import Glibc
 import FoundationEssentials
+import Glibc
 import MQTT
 import MQTTTopics
 import SentryApp
 
-/// sentry on an MQTT broker (`run`): where, as whom, under which name.
-struct MQTTOptions: ParsableArguments {
+/// The broker and the password for it: `run`, `fleet` and `mqtt` take them alike.
+struct BrokerFlags: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Join the MQTT broker at mqtt://[USER@]HOST[:PORT] (1883 unless given): state, events and Home Assistant discovery published under sentry/NAME/, settings and commands taken from there. The password comes from --mqtt-password-file or SENTRY_MQTT_PASSWORD, never from the command line.",
+            "The MQTT broker, mqtt://[USER@]HOST[:PORT] (1883 unless given). The password comes from --mqtt-password-file or SENTRY_MQTT_PASSWORD, never from the command line.",
             valueName: "url"))
     var mqtt: String?
-
-    @Option(help: ArgumentHelp("This sentry's name on the broker (topics under sentry/NAME/); the host's name by default.", valueName: "name"))
-    var mqttName: String?
 
     @Option(help: ArgumentHelp("A file holding the broker password (its first line); SENTRY_MQTT_PASSWORD otherwise.", valueName: "path"), completion: .file())
     var mqttPasswordFile: String?
 
     func validate() throws {
-        guard let mqtt else {
-            if mqttName != nil || mqttPasswordFile != nil { throw ValidationError("--mqtt-name and --mqtt-password-file need --mqtt URL, e.g. --mqtt mqtt://192.168.1.10") }
-            return
-        }
-        do {
-            _ = try BrokerAddress(parsing: mqtt)
-            _ = try SentryTopics(name: name)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        if let mqtt { _ = try Self.address(mqtt) }
         _ = try password()
     }
 
-    /// The name: `--mqtt-name`, else the host's name with what a topic level cannot hold made `-`.
-    var name: String {
-        if let mqttName { return mqttName }
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "sentry"
-        let cleaned = String(host.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "-" || $0 == "_" ? $0 : "-" })
-        return cleaned.isEmpty || cleaned == "all" ? "sentry" : cleaned
+    static func address(_ text: String) throws -> BrokerAddress {
+        do {
+            return try BrokerAddress(parsing: text)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The password: the file's first line, else the environment's, else none.
@@ -56,11 +42,55 @@ struct MQTTOptions: ParsableArguments {
         return ProcessInfo.processInfo.environment["SENTRY_MQTT_PASSWORD"].map { Array($0.utf8) }
     }
 
+    /// Client options for a short visit to the broker (`fleet`, `mqtt`): `--mqtt`, else the settings file's `mqtt`.
+    func visit(as clientID: String) throws -> MQTTClientOptions {
+        guard let url = mqtt ?? SettingsFile.configuredValue("mqtt") else {
+            throw ValidationError("no broker: pass --mqtt mqtt://HOST, or set mqtt in the settings file")
+        }
+        let address = try Self.address(url)
+        var options = MQTTClientOptions(host: address.host, port: address.port, clientID: "\(clientID)-\(getpid())")
+        options.username = address.username
+        options.password = try password()
+        return options
+    }
+}
+
+/// sentry on an MQTT broker (`run`): where, as whom, under which name.
+struct MQTTOptions: ParsableArguments {
+    @OptionGroup var broker: BrokerFlags
+
+    @Option(help: ArgumentHelp("This sentry's name on the broker (topics under sentry/NAME/); the host's name by default.", valueName: "name"))
+    var mqttName: String?
+
+    func validate() throws {
+        guard broker.mqtt != nil else {
+            if mqttName != nil || broker.mqttPasswordFile != nil {
+                throw ValidationError("--mqtt-name and --mqtt-password-file need --mqtt URL, e.g. --mqtt mqtt://192.168.1.10")
+            }
+            return
+        }
+        do {
+            _ = try SentryTopics(name: name)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The name: `--mqtt-name`, else the host's name with what a topic level cannot hold made `-`.
+    var name: String {
+        if let mqttName { return mqttName }
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "sentry"
+        let cleaned = String(host.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "-" || $0 == "_" ? $0 : "-" })
+        return cleaned.isEmpty || cleaned == "all" ? "sentry" : cleaned
+    }
+
     /// The settings; `nil` without `--mqtt`.
     func settings(version: String) throws -> MQTTSettings? {
-        guard let mqtt else { return nil }
+        guard let mqtt = broker.mqtt else { return nil }
         do {
-            return MQTTSettings(broker: try BrokerAddress(parsing: mqtt), password: try password(), topics: try SentryTopics(name: name), version: version)
+            return MQTTSettings(broker: try BrokerAddress(parsing: mqtt), password: try broker.password(), topics: try SentryTopics(name: name), version: version)
         } catch let error as MQTTConnectionError {
             throw ValidationError(error.description)
         }

@@ -161,4 +161,10 @@ enum SettingsFile {
             }
         }
     }
+
+    /// The value the settings file gives `key`, for a subcommand the file does not apply to (`sentry events`' folder, `sentry fleet`'s broker).
+    static func configuredValue(_ key: String) -> String? {
+        guard let merged = try? merge([]) else { return nil }
+        return effective(merged).first { $0.key == key }?.value
+    }
 }
