@@ -177,8 +177,8 @@ test-aarch64: release aarch64
 test-vm: release
 	tools/vm-test .build/release/sentry
 
-# libFuzzer on the cascade XML loader, the TFLite model reader/interpreter and
-# the serial protocol, seeded from
+# libFuzzer on the cascade XML loader, the TFLite model reader/interpreter,
+# the serial protocol, WebSocket frames and a broker's MQTT packets, seeded from
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
 # copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
@@ -188,7 +188,8 @@ fuzz-run:
 	$(FUZZ_BUILD) --product fuzz-protocol
 	$(FUZZ_BUILD) --product fuzz-model
 	$(FUZZ_BUILD) --product fuzz-frames
-	for target in cascade protocol model frames; do \
+	$(FUZZ_BUILD) --product fuzz-mqtt
+	for target in cascade protocol model frames mqtt; do \
 		mkdir -p .cache/fuzz/$$target && \
 		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
 			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \

@@ -34,7 +34,11 @@ public struct MQTTPacketReader: Sendable {
             let byte = buffer[index]
             length |= Int(byte & 0x7F) << (7 * (index - 1))
             index += 1
-            if byte & 0x80 == 0 { break }
+            if byte & 0x80 == 0 {
+                // A last byte of 0 after others says nothing they did not: a length written longer than it is.
+                guard byte != 0 || index == 2 else { throw MQTTProtocolError("a remaining length in more bytes than it needs (§2.2.3)") }
+                break
+            }
         }
         guard index + length <= maximumPacket else {
             throw MQTTProtocolError("a packet of \(index + length) bytes, over the \(maximumPacket) taken")
@@ -62,6 +66,7 @@ public struct MQTTPacketReader: Sendable {
             return .connack(sessionPresent: body[0] == 1, refusal: ConnectRefusal(rawValue: body[1]))
         case 3:
             let qos = (flags >> 1) & 0x03
+            guard qos > 0 || flags & 0x08 == 0 else { throw MQTTProtocolError("PUBLISH at QoS 0 marked as sent again (§3.3.1.1)") }
             guard qos < 2 else { throw MQTTProtocolError("PUBLISH at QoS \(qos); sentry subscribes at QoS 1 at most") }
             let topic = try fields.string("PUBLISH's topic")
             guard MQTTMessage.isValidTopic(topic) else { throw MQTTProtocolError("PUBLISH to a topic that is not one (§4.7.3)") }

@@ -67,6 +67,8 @@ struct PacketTests {
         #expect(refusal([0x30, 0xFF, 0xFF, 0xFF, 0x7F])?.contains("over the 65536 taken") == true)
         #expect(refusal([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])?.contains("longer than four bytes") == true)
         #expect(refusal([0x30, 0x80, 0x80, 0x80, 0x80, 0x01])?.contains("longer than four bytes") == true)
+        #expect(refusal([0x20, 0x82, 0x00, 0, 0])?.contains("more bytes than it needs") == true)
+        #expect(refusal([0x38, 3, 0, 1, 97])?.contains("QoS 0 marked as sent again") == true)
         #expect(refusal([0x21, 2, 0, 0])?.contains("CONNACK with flags 1") == true)
         #expect(refusal([0x20, 3, 0, 0, 0])?.contains("CONNACK of 3 bytes") == true)
         #expect(refusal([0x20, 2, 0, 6])?.contains("return code 6") == true)
