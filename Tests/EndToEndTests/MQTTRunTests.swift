@@ -161,6 +161,19 @@ struct MQTTRunTests {
         #expect(broker.messages(on: "homeassistant/+/sentry_yard/+/config", count: 1, within: 2).isEmpty)
     }
 
+    @Test("sentry doctor checks the broker: it answers and takes the login, or the reason and the fix")
+    func doctor() throws {
+        let broker = try MosquittoBroker()
+        let url = "mqtt://\(MosquittoBroker.user)@127.0.0.1:\(broker.port)"
+        func line(_ password: String) throws -> String {
+            let run = try SentryProcess(["doctor", "--serial", "/dev/null", "--wait", "0.1", "--mqtt", url], environment: ["SENTRY_MQTT_PASSWORD": password])
+            return run.standardOutput.split(separator: "\n").first { $0.contains("MQTT broker") }.map(String.init) ?? run.standardOutput
+        }
+        #expect(try line(MosquittoBroker.password) == "ok   MQTT broker \(url): answers and accepts the user sentry")
+        let wrong = try line("wrong")
+        #expect(wrong.hasPrefix("FIX  MQTT broker \(url): refused the connection: it did not authorise this user"), "\(wrong)")
+    }
+
     @Test("bad --mqtt flags: one line that says what and how, exit 64; a broker that is not there: the turret runs regardless")
     func badFlags() throws {
         for (arguments, says) in [

@@ -1,15 +1,18 @@
 import ArgumentParser
 import Doctor
+import MQTT
 
 /// `sentry doctor`: why the Arduino is not answering, with the fix for each reason.
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract:
-            "Check the board's serial port and the usual Linux pitfalls (dialout, ModemManager, brltty, a port in use, the wrong sketch), each with its fix.")
+            "Check the board's serial port and the usual Linux pitfalls (dialout, ModemManager, brltty, a port in use, the wrong sketch), and the MQTT broker when one is set, each with its fix.")
 
     @Option(help: "The board's serial port (default: every serial port found).")
     var serial: String?
+
+    @OptionGroup var broker: BrokerFlags
 
     @Option(parsing: .unconditional, help: "Seconds to wait for the sketch's READY once the port is open (an Uno resets when it opens).")
     var wait: Double = 3
@@ -20,10 +23,32 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
-        let findings = Checkup.run(ports: serial.map { [$0] }, readyWait: wait)
+        var findings = Checkup.run(ports: serial.map { [$0] }, readyWait: wait)
+        if broker.mqtt != nil || SettingsFile.configuredValue("mqtt") != nil { findings.append(brokerFinding()) }
         for finding in findings { print(finding.line) }
         let problems = findings.filter { $0.verdict == .problem }.count
         print(problems == 0 ? "sentry doctor: all good" : "sentry doctor: \(problems) thing\(problems == 1 ? "" : "s") to fix")
         if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// The broker (`--mqtt`, else the settings file's): it answers and takes the login.
+    func brokerFinding() -> Finding {
+        let subject = "MQTT broker \(broker.mqtt ?? SettingsFile.configuredValue("mqtt") ?? "")"
+        do {
+            let options = try broker.visit(as: "sentry-doctor")
+            do {
+                let client = try BrokerVisit.connect(options) { _ in }
+                client.stop()
+                return Finding(.ok, subject, "answers and accepts \(options.username.map { "the user \($0)" } ?? "an anonymous login")")
+            } catch {
+                let reason = error.description.replacingPrefix("mqtt: broker \(options.host):\(options.port): ", with: "")
+                let login = reason.contains("authorise") || reason.contains("password")
+                return Finding(
+                    .problem, subject, reason,
+                    fix: login ? "fix the login as it says" : "start the broker, or point --mqtt at where it listens (mosquitto_sub -h HOST -p PORT -t '#' -C 1 answers when it is there)")
+            }
+        } catch {
+            return Finding(.problem, subject, "\(error)", fix: "give --mqtt mqtt://[USER@]HOST[:PORT]")
+        }
     }
 }

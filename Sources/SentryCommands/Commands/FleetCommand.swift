@@ -153,6 +153,8 @@ enum BrokerVisit {
 }
 
 extension String {
+    func replacingPrefix(_ prefix: String, with other: String) -> String { hasPrefix(prefix) ? other + dropFirst(prefix.count) : self }
+
     var trimmingTrailingSpaces: String { String(self[..<(lastIndex { $0 != " " }.map { index(after: $0) } ?? startIndex)]) }
 
 }
