@@ -55,8 +55,11 @@ struct HistoryAPI: Sendable {
         guard EventRecord.isValidID(id) else { return notFound }
         let paths = store.paths(of: id)
         guard let bytes = FileManager.default.contents(atPath: face ? paths.face : paths.frame) else { return notFound }
-        // An event's pictures never change: the browser may keep them.
-        return HTTPResponse(status: .ok, headers: ["Content-Type": "image/jpeg", "Cache-Control": "private, max-age=86400"], body: .bytes(Array(bytes)))
+        // An event's pictures never change: the browser may keep them. They are faces:
+        // no other site's page may show them (`<img src>` is no cross-site request the site rules see).
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "image/jpeg", "Cache-Control": "private, max-age=86400", "Cross-Origin-Resource-Policy": "same-origin"],
+            body: .bytes(Array(bytes)))
     }
 
     static let notKept = ConsoleAPI.json(.notFound, ["error": "this run keeps no events; start sentry with --events DIR to keep them"])

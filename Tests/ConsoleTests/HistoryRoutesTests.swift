@@ -81,6 +81,11 @@ struct HistoryRoutesTests {
         #expect(guarded.respond(to: request("GET", "/history/\(ids[0]).jpg")).status == .unauthorized)
         let allowed = guarded.respond(to: request("GET", "/history/\(ids[0]).jpg", headers: ["Authorization": "Bearer s3cret"]))
         #expect(allowed.status == .ok)
+        // The site rules hold here too: a name the console does not answer to gets nothing, and no other site's page may show a face.
+        let open = routes()
+        #expect(open.respond(to: request("GET", "/history/\(ids[0]).jpg", headers: ["Host": "evil.example"])).status == .forbidden)
+        #expect(open.respond(to: request("GET", "/api/history", headers: ["Host": "evil.example:8080"])).status == .forbidden)
+        #expect(open.respond(to: request("GET", "/history/\(ids[0])-face.jpg")).headers["Cross-Origin-Resource-Policy"] == "same-origin")
         let none = routes(history: false).respond(to: request("GET", "/api/history"))
         #expect(none.status == .notFound && bodyText(none).contains("--events DIR"))
     }
