@@ -160,3 +160,52 @@ public enum HookPictures {
         })
     }
 }
+
+/// The face of the newest event, encoded on a thread of its own: what MQTT's
+/// picture shows when no `--events` folder encodes it already. Newest wins:
+/// a face still waiting is replaced, nothing queues, the frame loop never waits.
+public final class FacePictures: Sendable {
+    private struct Slot {
+        var waiting: (record: EventRecord, frame: Frame)?
+        var stopped = false
+    }
+
+    private let slot = Mutex(Slot())
+    private let condition = Condition()
+
+    /// `encoded`: each face's JPEG, on the encoder's thread.
+    public init(encoded: @escaping @Sendable ([UInt8]) -> Void) {
+        startThread(named: "sentry-faces") { [self] in
+            guard let encoder = try? JPEGEncoder(quality: 85) else { return }
+            while let (record, frame) = next() {
+                let crop = faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height)
+                if let jpeg = try? EventWriter.encode(frame, crop: crop, with: encoder) { encoded(jpeg) }
+            }
+        }
+    }
+
+    /// Hands the event's frame over; returns at once.
+    public func submit(_ record: EventRecord, frame: Frame) {
+        slot.withLock { $0.waiting = (record, frame) }
+        condition.withLock { condition.signal() }
+    }
+
+    /// Ends the thread (a face still waiting is not encoded).
+    public func stop() {
+        slot.withLock { $0.stopped = true }
+        condition.withLock { condition.signal() }
+    }
+
+    /// The next face to encode; nil once stopped.
+    private func next() -> (record: EventRecord, frame: Frame)? {
+        while true {
+            let (taken, stopped) = slot.withLock { slot in
+                defer { slot.waiting = nil }
+                return (slot.waiting, slot.stopped)
+            }
+            if stopped { return nil }
+            if let taken { return taken }
+            condition.withLock { if slot.withLock({ $0.waiting == nil && !$0.stopped }) { condition.wait(seconds: 1) } }
+        }
+    }
+}

@@ -45,8 +45,11 @@ final class MQTTBridge: FrameObserver {
     /// Whether the face is read (a live setting): looked up once a second, not every frame.
     private var expressions: (on: Bool, at: Double) = (false, -.infinity)
     private let requests: Requests
+    /// Encodes the face of each event for the picture, when no `--events` folder does.
+    private let faces: FacePictures?
 
-    init(settings: MQTTSettings, liveSettings: LiveSettingsControl, changes: RunChanges, logger: Logger) {
+    /// `encodesFaces`: encode each event's face here (no `--events` folder does it, and hands it to `faceSink`).
+    init(settings: MQTTSettings, liveSettings: LiveSettingsControl, changes: RunChanges, encodesFaces: Bool, logger: Logger) {
         let topics = settings.topics
         let discovery = HomeAssistantDiscovery(topics: topics, version: settings.version)
         var options = MQTTClientOptions(host: settings.broker.host, port: settings.broker.port, clientID: "sentry-\(topics.name)")
@@ -60,15 +63,19 @@ final class MQTTBridge: FrameObserver {
         self.logger = logger
         let requests = Requests(topics: topics, discovery: discovery, liveSettings: liveSettings, changes: changes, logger: logger)
         self.requests = requests
-        client = MQTTClient(options: options, logger: logger, connected: { [topics.online] + discovery.messages }) { message in requests.handle(message) }
+        let client = MQTTClient(options: options, logger: logger, connected: { [topics.online] + discovery.messages }) { message in requests.handle(message) }
+        self.client = client
         requests.client.withLock { $0 = client }
+        faces = encodesFaces ? FacePictures { [client, topics] jpeg in client.publish(topics.face(jpeg)) } : nil
         logger.notice("mqtt: publishing as \(topics.base) on \(settings.broker)")
     }
 
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result, frame = outcome.frame
         for event in result.events {
-            for message in topics.event(outcome.record(of: event)) { client.publish(message) }
+            let record = outcome.record(of: event)
+            for message in topics.event(record) { client.publish(message) }
+            faces?.submit(record, frame: frame)
         }
         let size = (width: frame.image.width, height: frame.image.height)
         if requests.frameSize.withLock({ $0.map { $0 != size } ?? true }) { requests.frameSize.withLock { $0 = size } }
@@ -94,7 +101,10 @@ final class MQTTBridge: FrameObserver {
     /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.
     var faceSink: @Sendable ([UInt8]) -> Void { { [client, topics] jpeg in client.publish(topics.face(jpeg)) } }
 
-    func loopFinished() { client.stop() }
+    func loopFinished() {
+        faces?.stop()
+        client.stop()
+    }
 
     /// What comes from the broker, on the client's thread.
     final class Requests: Sendable {

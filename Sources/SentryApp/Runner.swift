@@ -144,7 +144,7 @@ public enum Runner {
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
-        let mqtt = options.mqtt.map { MQTTBridge(settings: $0, liveSettings: liveSettings, changes: changes, logger: logger) }
+        let mqtt = options.mqtt.map { MQTTBridge(settings: $0, liveSettings: liveSettings, changes: changes, encodesFaces: eventStore == nil, logger: logger) }
         let eventLog = eventStore.map { store in
             EventLog(
                 writer: EventWriter(store: store, logger: logger) { [hub = web?.hub, face = mqtt?.faceSink] record, jpeg in

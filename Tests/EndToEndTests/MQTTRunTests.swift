@@ -68,6 +68,12 @@ struct MQTTRunTests {
         let state = broker.messages(on: "sentry/hall/state", count: 1).first ?? ""
         #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\""), "\(state)")
         #expect(broker.messages(on: "sentry/hall/event", count: 1, within: 15).first?.contains("\"kind\":") == true)
+        // The last event's face, encoded for Home Assistant's image entity (no --events folder here): a JPEG with the face.
+        let face = broker.payload(on: "sentry/hall/face")
+        let picture = sentry.scratch.file("face.jpg")
+        try face.write(to: picture)
+        let found = try SentryProcess(["faces", "--json", picture.path])
+        #expect(face.prefix(2) == Data([0xFF, 0xD8]) && found.standardOutput.contains("\"faces\":[{"), "\(face.count) bytes: \(found.standardOutput.prefix(200))")
 
         // A command: centre (manual), seen on the servo; then back to auto.
         broker.publish("sentry/hall/command", "center")

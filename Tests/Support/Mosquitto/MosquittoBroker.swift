@@ -86,6 +86,13 @@ public final class MosquittoBroker {
         run("/usr/bin/mosquitto_sub", ["-t", topic, "-v", "-C", "\(count)"], killedAfter: seconds).split(separator: "\n").map(String.init)
     }
 
+    /// The payload of the first message on `topic` (a retained one at once), as bytes; empty if none came within `seconds`.
+    public func payload(on topic: String, within seconds: Double = 10) -> Data {
+        var data = runBytes("/usr/bin/mosquitto_sub", ["-t", topic, "-C", "1", "-N"], killedAfter: seconds)
+        if data.last == 0x0A { data.removeLast() }
+        return data
+    }
+
     /// Starts `mosquitto_sub -v` on `topic` in the background; what it got so far is `received()`.
     public func subscriber(_ topic: String) throws -> Subscriber { try Subscriber(broker: self, topic: topic) }
 
@@ -117,20 +124,24 @@ public final class MosquittoBroker {
     var credentials: [String] { ["-h", "127.0.0.1", "-p", "\(port)", "-u", Self.tester.user, "-P", Self.tester.password] }
 
     private func run(_ program: String, _ arguments: [String], killedAfter seconds: Double = 10) -> String {
+        String(decoding: runBytes(program, arguments, killedAfter: seconds), as: UTF8.self)
+    }
+
+    private func runBytes(_ program: String, _ arguments: [String], killedAfter seconds: Double) -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = credentials + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "" }
+        guard (try? process.run()) != nil else { return Data() }
         let pid = process.processIdentifier
         let deadline = DispatchWorkItem { Foundation.kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         deadline.cancel()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 
     private func canConnect() -> Bool {
