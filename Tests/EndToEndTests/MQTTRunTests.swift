@@ -65,6 +65,11 @@ struct MQTTRunTests {
             #expect(object["availability_topic"] as? String == "sentry/hall/availability" && (object["unique_id"] as? String)?.hasPrefix("sentry_hall_") == true)
             #expect((object["device"] as? [String: Any])?["identifiers"] as? [String] == ["sentry_hall"], "\(config)")
         }
+        // Home Assistant back (its birth message): the discovery comes again.
+        let discovery = try broker.subscriber("homeassistant/+/sentry_hall/+/config")
+        #expect(eventually { discovery.received().count == 7 })
+        broker.publish("homeassistant/status", "online")
+        #expect(eventually { discovery.received().count == 14 }, "\(discovery.received().count) configs")
         let state = broker.messages(on: "sentry/hall/state", count: 1).first ?? ""
         #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\""), "\(state)")
         #expect(broker.messages(on: "sentry/hall/event", count: 1, within: 15).first?.contains("\"kind\":") == true)
