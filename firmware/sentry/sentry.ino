@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 the sentry developers
 /*
  * sentry turret firmware (SPEC §3-§4): pan servo on pin 9, tilt servo on
  * pin 10, driven by Timer1 hardware PWM (Debian's Arduino core ships no Servo
