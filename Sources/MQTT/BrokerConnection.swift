@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import MonotonicTime
+import Threading
 
 /// Why the broker cannot be reached or talked to, in one line.
 public struct MQTTConnectionError: Error, Equatable, CustomStringConvertible {
@@ -15,14 +16,14 @@ public struct MQTTConnectionError: Error, Equatable, CustomStringConvertible {
 /// something to send).
 final class BrokerConnection {
     private let socket: Int32
-    /// The pipe `poll` watches beside the socket, written to by `Waker`.
-    private let wakeFile: Int32
+    /// Polled beside the socket: another thread has something to send.
+    private let wake: WakePipe
     /// A write may wait this long for the broker to take bytes.
     static let writeTimeout = 10.0
 
     /// Connects to `host:port` within `timeout` seconds (the name looked up first, which may take as long as the resolver does).
-    init(host: String, port: Int, timeout: Double, wakeFile: Int32) throws(MQTTConnectionError) {
-        self.wakeFile = wakeFile
+    init(host: String, port: Int, timeout: Double, wake: WakePipe) throws(MQTTConnectionError) {
+        self.wake = wake
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -76,45 +77,14 @@ final class BrokerConnection {
 
     /// What came in within `seconds` (empty: nothing did, or `wake` was called); throws when the broker closed the connection.
     func read(waitingAtMost seconds: Double) throws(MQTTConnectionError) -> [UInt8] {
-        var ready = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFile, events: Int16(POLLIN), revents: 0)]
+        var ready = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
         guard poll(&ready, 2, Int32(max(0, seconds) * 1000)) > 0 else { return [] }
-        if ready[1].revents != 0 { Waker.drain(wakeFile) }
+        if ready[1].revents != 0 { wake.drain() }
         guard ready[0].revents != 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress!, $0.count, 0) }
         if count > 0 { return Array(buffer[..<count]) }
         if count < 0, errno == EAGAIN || errno == EINTR { return [] }
         throw MQTTConnectionError(count == 0 ? "the broker closed the connection" : "the connection broke (\(String(cString: strerror(errno))))")
-    }
-}
-
-/// Wakes the client's thread from its wait on the socket: a byte into a pipe.
-struct Waker: Sendable {
-    let readFile: Int32
-    let writeFile: Int32
-
-    init() {
-        var files: [Int32] = [0, 0]
-        pipe(&files)
-        for file in files {
-            _ = fcntl(file, F_SETFL, fcntl(file, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(file, F_SETFD, FD_CLOEXEC)
-        }
-        (readFile, writeFile) = (files[0], files[1])
-    }
-
-    func wake() {
-        var byte: UInt8 = 1
-        _ = Glibc.write(writeFile, &byte, 1)
-    }
-
-    static func drain(_ file: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ Glibc.read(file, $0.baseAddress!, 64) }) > 0 {}
-    }
-
-    func close() {
-        Glibc.close(readFile)
-        Glibc.close(writeFile)
     }
 }

@@ -62,7 +62,8 @@ public final class MQTTClient: Sendable {
 
     public let options: MQTTClientOptions
     private let outbox = Mutex(Outbox())
-    private let waker = Waker()
+    /// Wakes the client's thread from its wait on the socket; nil only when the process is out of descriptors.
+    private let waker = WakePipe()
     private let logger: Logger
     private let connected: @Sendable () -> [MQTTMessage]
     private let received: @Sendable (MQTTMessage) -> Void
@@ -110,7 +111,7 @@ public final class MQTTClient: Sendable {
         if dropped == 1 || (dropped > 0 && dropped % 100 == 0) {
             logger.warning("mqtt: the broker is away and \(options.queueLimit) events wait; the oldest are dropped (\(dropped) so far)")
         }
-        waker.wake()
+        waker?.wake()
     }
 
     /// Waits until every QoS 1 message handed over has been acknowledged (or dropped), at most `seconds`; whether they were.
@@ -127,7 +128,7 @@ public final class MQTTClient: Sendable {
     /// Publishes the farewell, disconnects and ends the thread (within a few seconds).
     public func stop() {
         outbox.withLock { $0.stopped = true }
-        waker.wake()
+        waker?.wake()
         // The thread may be waiting out a backoff instead.
         finished.withLock { finished.broadcast() }
         _ = finished.wait(seconds: BrokerConnection.writeTimeout + 2) { done.load(ordering: .relaxed) }
@@ -138,12 +139,12 @@ public final class MQTTClient: Sendable {
     // MARK: The client's thread
 
     private func run() {
-        defer { waker.close() }
+        guard let waker else { return logger.error("mqtt: out of file descriptors; no broker is talked to in this run") }
         var backoff = 1.0
         var lastComplaint: (reason: String, at: Double)?
         while !isStopped {
             do {
-                try session()
+                try session(waker)
                 backoff = 1
             } catch {
                 outbox.withLock { $0.figures.connected = false }
@@ -174,8 +175,8 @@ public final class MQTTClient: Sendable {
     }
 
     /// One connection, from CONNECT to its end; throws why it ended (unless stopped).
-    private func session() throws(MQTTConnectionError) {
-        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: 10, wakeFile: waker.readFile)
+    private func session(_ waker: WakePipe) throws(MQTTConnectionError) {
+        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: 10, wake: waker)
         var connect = MQTTPacket.Connect(clientID: options.clientID, keepAlive: options.keepAlive, username: options.username, password: options.password)
         connect.will = options.will
         try connection.write(MQTTPacket.connect(connect).bytes)
