@@ -51,7 +51,7 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var aimPoint: [Double]?
     /// The commands this frame put on the wire.
     public var commands: [String]
-    /// The HUD line: `Sentry mode — no targets`, `Shooting — X: 93 | Y: 71`…
+    /// The HUD line: `Sentry mode — no targets`, `Tracking — X: 93 | Y: 71`…
     public var mode: String
     /// `auto` (face tracking), `manual` or `manual-scan`.
     public var steering: String

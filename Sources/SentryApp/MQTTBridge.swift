@@ -86,7 +86,7 @@ final class MQTTBridge: FrameObserver {
             faces: result.detections.count, target: result.target.map { [$0.x, $0.y, $0.width, $0.height] }, pan: result.commanded.pan,
             tilt: result.commanded.tilt,
             mode: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering, spared: result.spared),
+                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering, spared: result.spared),
             locked: result.isLocked, steering: outcome.steering.name, serial: outcome.link.description, fps: Int(fps.rounded()),
             expressions: expressions.on, states: result.followedFace.map { face in face.states.map(\.rawValue).sorted() })
         if let published {

@@ -121,7 +121,7 @@ final class WebConsole: FrameObserver {
             target: result.target.flatMap { result.faces.firstIndex(of: $0) },
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
             mode: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering,
+                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering,
                 spared: result.spared),
             steering: outcome.steering.name, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - outcome.capturedAt) * 1000, serial: outcome.link.description, detector: detectorName)

@@ -95,13 +95,16 @@ struct LockHookTests {
         #expect(run.standardOutput.contains("simulated servo: 50 frames"), "\(run.standardOutput)")
     }
 
-    @Test("the status line says Locked once the target is held")
+    @Test("the status line says Tracking (Shooting only when armed with --fire), then Locked once the target is held")
     func statusLine() throws {
-        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, tiltEnabled: true) == "Locked — X: 93 | Y: 71")
-        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, tiltEnabled: false) == "Shooting — X: 93")
-        let run = try SentryProcess(["--camera", Clips.comesAndGoes, "--serial", "sim", "--lock-after", "0.5"])
-        let hud = run.standardError.split(separator: "\n").map { $0.prefix { $0 != " " } }
-        #expect(hud.prefix(3) == ["Shooting", "Locked", "Sentry"], "\(run.standardError)")
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, armed: true, tiltEnabled: true) == "Locked — X: 93 | Y: 71")
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, armed: false, tiltEnabled: false) == "Tracking — X: 93")
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, armed: true, tiltEnabled: false) == "Shooting — X: 93")
+        for (flags, first) in [([String](), "Tracking"), (["--fire"], "Shooting")] {
+            let run = try SentryProcess(["--camera", Clips.comesAndGoes, "--serial", "sim", "--lock-after", "0.5"] + flags)
+            let hud = run.standardError.split(separator: "\n").map { $0.prefix { $0 != " " } }
+            #expect(hud.prefix(3) == [Substring(first), "Locked", "Sentry"], "\(flags): \(run.standardError)")
+        }
     }
 }
 

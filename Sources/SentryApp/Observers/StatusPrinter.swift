@@ -20,7 +20,7 @@ final class StatusPrinter: FrameObserver {
         let result = outcome.result
         update(
             hud: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, tiltEnabled: outcome.settings.tiltEnabled,
+                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled,
                 steering: outcome.steering, spared: result.spared),
             link: outcome.link)
     }
