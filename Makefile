@@ -62,7 +62,7 @@ UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
 SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
 MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face_landmark.tflite iris_landmark.tflite
 # What a user reads, laid out as in the checkout so that the README's links work.
-USER_DOCS = README.md LICENSE docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md)
+USER_DOCS = README.md LICENSE docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md) docs/images/wiring.svg
 # The installed binary carries the Swift runtime (static stdlib): the board
 # it runs on needs no Swift toolchain. It links FoundationEssentials only: full
 # Foundation would bring ICU's 34 MB of data (and tripled the binary). TOMLKit
