@@ -144,7 +144,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/sentry.fish
 	rm -f $(DESTDIR)$(UNITDIR)/sentry.service $(DESTDIR)$(UNITDIR)/sentry-relay.service $(DESTDIR)$(UDEVDIR)/60-sentry-turret.rules $(DESTDIR)$(SYSUSERSDIR)/sentry.conf
 	cmp -s tools/install/sentry.toml $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml && rm -f $(DESTDIR)$(SYSCONFDIR)/sentry/sentry.toml || true
-	for dir in $(DATADIR)/models $(DATADIR)/examples $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry \
+	for dir in $(DATADIR)/models $(DATADIR)/examples $(DATADIR)/firmware/sentry $(DATADIR)/firmware $(DATADIR) $(DOCDIR)/docs/guide $(DOCDIR)/docs/images $(DOCDIR)/docs $(DOCDIR) $(SYSCONFDIR)/sentry \
 		$(MANDIR)/man1 $(MANDIR) $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/bash-completion \
 		$(PREFIX)/share/zsh/vendor-completions $(PREFIX)/share/zsh $(PREFIX)/share/fish/vendor_completions.d $(PREFIX)/share/fish; do \
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
