@@ -36,12 +36,12 @@ public struct Finding: Sendable, Equatable {
 /// ModemManager probing new ports with AT commands, brltty taking CH340 boards,
 /// and the models. Each finding says what to do.
 public enum Checkup {
-    /// Every check: `ports` (nil: each serial port found), waiting up to
+    /// Every check: `ports` (nil: each serial port found; empty: none, the simulated servo's case), waiting up to
     /// `readyWait` seconds for each board's `READY`.
     public static func run(ports: [String]?, readyWait: Double) -> [Finding] {
         var findings: [Finding] = []
         let found = ports ?? DeviceList.serialPorts().map(\.path)
-        if found.isEmpty {
+        if found.isEmpty, ports == nil {
             findings.append(
                 Finding(
                     .problem, "serial ports", "none found",

@@ -44,6 +44,20 @@ struct DoctorTests {
         let missing = try SentryProcess(["doctor", "--serial", "/dev/ttyACM97"])
         #expect(missing.status == 1)
         #expect(Self.line(missing, about: "/dev/ttyACM97", "FIX")?.contains("not found; plug the board in") == true, "\(missing.standardOutput)")
+
+        let sim = try SentryProcess(["doctor", "--serial", "sim"])
+        #expect(sim.standardOutput.hasPrefix("ok   serial port sim: the simulated servo needs no board"), "\(sim.standardOutput)")
+
+        // --json: one object and nothing else on stdout, every check in it, the same exit.
+        let json = try SentryProcess(["doctor", "--serial", "/dev/ttyACM97", "--json"])
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any], "\(json.standardOutput)")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        let lines = missing.standardOutput.split(separator: "\n").dropLast()
+        #expect(checks.count == lines.count, "\(checks.count) checks, \(lines.count) lines")
+        let port = checks.first { $0["name"] as? String == "serial port /dev/ttyACM97" }
+        #expect(port?["status"] as? String == "problem" && (port?["fix"] as? String)?.isEmpty == false, "\(port ?? [:])")
+        #expect(checks.allSatisfy { ["ok", "problem"].contains($0["status"] as? String ?? "") && $0["message"] is String })
     }
 
     @Test("a port another program holds is named as in use")

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Doctor
+import FoundationEssentials
 import MQTT
+import SentryApp
 
 /// `sentry doctor`: why the Arduino is not answering, with the fix for each reason.
 struct DoctorCommand: ParsableCommand {
@@ -14,6 +16,9 @@ struct DoctorCommand: ParsableCommand {
 
     @OptionGroup var broker: BrokerFlags
 
+    @Flag(help: "Print {\"checks\": [{\"name\", \"status\", \"message\", \"fix\"}]} and nothing else on stdout.")
+    var json = false
+
     @Option(parsing: .unconditional, help: "Seconds to wait for the sketch's READY once the port is open (an Uno resets when it opens).")
     var wait: Double = 3
 
@@ -23,12 +28,35 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
-        var findings = Checkup.run(ports: serial.map { [$0] }, readyWait: wait)
+        // `sim` is the documented simulated servo: no board to find, nothing to fix.
+        var findings =
+            serial == simulatedSerialName
+            ? [Finding(.ok, "serial port sim", "the simulated servo needs no board; for a real one pass its port, e.g. --serial /dev/ttyACM0")]
+                + Checkup.run(ports: [], readyWait: wait)
+            : Checkup.run(ports: serial.map { [$0] }, readyWait: wait)
         if broker.mqtt != nil || SettingsFile.configuredValue("mqtt") != nil { findings.append(brokerFinding()) }
-        for finding in findings { print(finding.line) }
         let problems = findings.filter { $0.verdict == .problem }.count
-        print(problems == 0 ? "sentry doctor: all good" : "sentry doctor: \(problems) thing\(problems == 1 ? "" : "s") to fix")
+        if json {
+            print(Self.json(findings))
+        } else {
+            for finding in findings { print(finding.line) }
+            print(problems == 0 ? "sentry doctor: all good" : "sentry doctor: \(problems) thing\(problems == 1 ? "" : "s") to fix")
+        }
         if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// The findings as `--json` prints them, for scripts and support requests.
+    static func json(_ findings: [Finding]) -> String {
+        struct Check: Encodable {
+            var name: String
+            var status: String
+            var message: String
+            var fix: String?
+        }
+        let checks = findings.map { Check(name: $0.subject, status: $0.verdict == .ok ? "ok" : "problem", message: $0.text, fix: $0.fix) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(["checks": checks])).map { String(decoding: $0, as: UTF8.self) } ?? "{\"checks\": []}"
     }
 
     /// The broker (`--mqtt`, else the settings file's): it answers and takes the login.
