@@ -281,14 +281,15 @@ public final class MQTTClient: Sendable {
             received(message)
         case .puback(let id):
             guard let index = session.inFlight.firstIndex(where: { $0.id == id }) else { break }
-            if session.inFlight.remove(at: index).handedOver { outbox.withLock { $0.figures.acknowledged += 1 } }
-            if outbox.withLock({ $0.droppedUnreported > 0 && $0.events.isEmpty }) {
-                let dropped = outbox.withLock { outbox in
-                    defer { outbox.droppedUnreported = 0 }
-                    return outbox.droppedUnreported
-                }
-                logger.warning("mqtt: \(dropped) events were dropped while the broker was away")
+            let handedOver = session.inFlight.remove(at: index).handedOver
+            // The queue has drained: say once how many it lost while the broker was away.
+            let dropped = outbox.withLock { outbox -> Int in
+                if handedOver { outbox.figures.acknowledged += 1 }
+                guard outbox.events.isEmpty else { return 0 }
+                defer { outbox.droppedUnreported = 0 }
+                return outbox.droppedUnreported
             }
+            if dropped > 0 { logger.warning("mqtt: \(dropped) events were dropped while the broker was away") }
         case .suback(_, let granted):
             for (filter, qos) in zip(options.subscriptions, granted) where qos == nil {
                 logger.error("mqtt: the broker refused the subscription to \(filter); check its ACL")

@@ -78,7 +78,7 @@ final class MQTTBridge: FrameObserver {
             faces?.submit(record, frame: frame)
         }
         let size = (width: frame.image.width, height: frame.image.height)
-        if requests.frameSize.withLock({ $0.map { $0 != size } ?? true }) { requests.frameSize.withLock { $0 = size } }
+        requests.frameSize.withLock { $0 = size }
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
         if now - expressions.at >= 1 { expressions = (liveSettings.editor.values["expressions"] == "true", now) }

@@ -1,9 +1,7 @@
 import Events
 import Expressions
 import FoundationEssentials
-import Geometry
 import Hooks
-import Imaging
 import Logging
 import Video
 import TextOutput
