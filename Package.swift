@@ -53,7 +53,7 @@ let package = Package(
         // Seconds on the monotonic clock, for intervals and deadlines.
         .target(name: "MonotonicTime"),
         // Threads of sentry's own and a condition to wait on, without Foundation.
-        .target(name: "Threading", dependencies: ["MonotonicTime"]),
+        .target(name: "Threading", dependencies: ["MonotonicTime", .product(name: "SystemPackage", package: "swift-system")]),
         // Text for people without Foundation: printf formats, trimming, padding, the standard streams.
         .target(name: "TextOutput"),
 
@@ -119,6 +119,7 @@ let package = Package(
         .target(name: "Config", dependencies: ["TextOutput", "TOMLKit"]),
         // One header: pidfd_open, so a thread can wait for a child with poll and a timeout.
         .systemLibrary(name: "CProcessHandle"),
+        .systemLibrary(name: "CSocketAccept"),
         // Programs sentry starts (ffmpeg, hooks, avrdude, reference scripts): posix_spawn, waited for through a pidfd.
         .target(name: "ChildProcesses", dependencies: ["CProcessHandle", .product(name: "SystemPackage", package: "swift-system")]),
         // User commands on lock-on events (`--on-lock`, `--on-lost`): one at a time, with a timeout.
@@ -126,7 +127,7 @@ let package = Package(
         // RFC 6455's frames and handshake, for the relay link (a client) and the servers. Pure.
         .target(name: "WebSocketFrames"),
         // What the relay and the web console share: an HTTP/1.1 and WebSocket server with limits, listen addresses, the site and token rules.
-        .target(name: "WebServing", dependencies: ["MonotonicTime", "Threading", "TextOutput", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "WebServing", dependencies: ["CSocketAccept", "MonotonicTime", "Threading", "TextOutput", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
         // `sentry relay`: the original topology's WebSocket server in front of the serial port.
         .target(name: "Relay", dependencies: ["TurretProtocol", "Turret", "TurretLinks", "MonotonicTime", "Serial", "WebServing", "WebSocketFrames", "Threading",
                                               .product(name: "Logging", package: "swift-log")]),

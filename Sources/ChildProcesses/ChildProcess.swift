@@ -90,6 +90,7 @@ public final class ChildProcess: Sendable {
             case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor.rawValue, target)
             }
         }
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -43,7 +43,7 @@ public final class ConsoleServer: Sendable {
             log: log)
         var limits = ServerLimits(maximumClients: maximumClients, clientsFlag: "--web-max-clients")
         limits.maximumBodyBytes = ConsoleAPI.maximumBody
-        server = HTTPServer(address: address, limits: limits, name: "sentry-web", handler: routes)
+        server = HTTPServer(address: address, limits: limits, name: "sentry-web", logger: log?.logger, handler: routes)
     }
 
     /// Connections, refusals and the most clients at once so far.
@@ -87,8 +87,12 @@ public struct ConsoleRoutes: HTTPHandler {
         self.controller = controller
         let api = ConsoleAPI(hub: hub, controller: controller)
         let kept = HistoryAPI(store: history)
-        var routes = Router { request in .text(.notFound, "no such page: \(request.path); the console is at /") }
+        var routes = Router { request in .text(.notFound, "no such page: \(ClientText.escaped(request.path)); the console is at /") }
         routes.add("GET", "/") { request in api.page(request, token: token) }
+        for file in ConsolePage.files {
+            let response = HTTPResponse(status: .ok, headers: ["Content-Type": file.type, "Cache-Control": "no-cache"], body: .bytes(Array(file.text.utf8)))
+            routes.add("GET", file.path) { _ in response }
+        }
         routes.add("GET", "/stream.mjpg") { _ in api.videoStream() }
         routes.add("GET", "/api/events") { _ in api.eventStream() }
         routes.add("GET", "/api/status") { _ in api.status() }
@@ -135,9 +139,19 @@ struct ConsoleAPI: Sendable {
             return HTTPResponse(status: .seeOther, headers: ["Location": "/", "Set-Cookie": setCookie, "Cache-Control": "no-store"])
         }
         return HTTPResponse(
-            status: .ok, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"],
+            status: .ok,
+            headers: [
+                "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                "Content-Security-Policy": Self.pagePolicy,
+            ],
             body: .bytes(Array(ConsolePage.html.utf8)))
     }
+
+    /// What the page may load and who may frame it: its own files, pictures and requests
+    /// only (an injected inline script or a foreign one does not run), and no other site's
+    /// page may frame it (a console framed invisibly and clicked through aims the turret).
+    static let pagePolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     func videoStream() -> HTTPResponse {
         let hub = hub

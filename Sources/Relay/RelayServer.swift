@@ -54,7 +54,7 @@ public final class RelayServer: Sendable {
             AccessToken(token), refusal: .text(.unauthorized, "a token is needed: ws://HOST:PORT/?token=TOKEN or Authorization: Bearer TOKEN"),
             log: log, next: RelayUpgrade(controllers: controllers))
         let gate = SiteGate(rules, hostFlag: "--allow-host", originFlag: "--allow-origin", log: log, next: tokenGate)
-        server = HTTPServer(address: address, limits: limits, name: "sentry-relay", handler: gate)
+        server = HTTPServer(address: address, limits: limits, name: "sentry-relay", logger: logger, handler: gate)
     }
 
     /// Starts serving in the background and returns once the socket

@@ -25,6 +25,9 @@ public enum StopSignal {
         for signal in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in
+                // The interrupted thread may be about to read errno (a failed read, accept, poll): keep it.
+                let interrupted = errno
+                defer { errno = interrupted }
                 StopSignal.requested.store(true, ordering: .relaxed)
                 var byte: UInt8 = 1
                 _ = write(StopSignal.wakeWrite.load(ordering: .relaxed), &byte, 1)

@@ -36,6 +36,25 @@ extension StringProtocol {
     }
 }
 
+extension String {
+    /// This text as one line: a control character (C0 such as a newline or an escape,
+    /// DEL, C1 such as U+0085, the line and paragraph separators) as `\u{…}`. A log line
+    /// that quotes what someone else sent stays one line of sentry's, whatever it quotes.
+    public var oneLine: String {
+        guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            if scalar.isControlCharacter { result += "\\u{\(String(scalar.value, radix: 16))}" } else { result.unicodeScalars.append(scalar) }
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    /// What `String.oneLine` escapes.
+    public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 }
+}
+
 /// The process's standard streams, written whole (a short write is finished,
 /// an interrupted one retried): a message on stderr is never cut.
 public enum StandardStream {

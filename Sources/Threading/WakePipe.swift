@@ -3,6 +3,7 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+import SystemPackage
 
 /// A pipe that wakes a thread sleeping in `poll`: the thread polls
 /// `readEnd` beside its own descriptors, any thread calls `wake()`.
@@ -15,14 +16,10 @@ public final class WakePipe: @unchecked Sendable {
 
     /// `nil` when the process is out of descriptors.
     public init?() {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
+        // pipe2's flags: never inheritable, not even between pipe and fcntl while another thread starts a child.
+        guard let ends = try? FileDescriptor.pipe(options: [.closeOnExec, .nonBlocking]) else { return nil }
+        readEnd = ends.readEnd.rawValue
+        writeEnd = ends.writeEnd.rawValue
     }
 
     deinit {

@@ -22,6 +22,7 @@ public struct HTTPStatus: Equatable, Sendable {
     public static let payloadTooLarge = HTTPStatus(413, "Content Too Large")
     public static let uriTooLong = HTTPStatus(414, "URI Too Long")
     public static let unsupportedMediaType = HTTPStatus(415, "Unsupported Media Type")
+    public static let upgradeRequired = HTTPStatus(426, "Upgrade Required")
     public static let headersTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(500, "Internal Server Error")
     public static let notImplemented = HTTPStatus(501, "Not Implemented")
@@ -29,7 +30,8 @@ public struct HTTPStatus: Equatable, Sendable {
     public static let versionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
 }
 
-/// Header fields in their order; names compare without case (RFC 9110 §5.1).
+/// Header fields in their order; names compare without ASCII case (RFC 9110 §5.1),
+/// and only ASCII's: the parser lets nothing but tokens be a name.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [(name: String, value: String)] = []
 
@@ -39,9 +41,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value of `name`; setting replaces every field of that name (nil removes them).
     public subscript(name: String) -> String? {
-        get { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
+        get { fields.first { HTTPBytes.equalIgnoringASCIICase($0.name, name) }?.value }
         set {
-            fields.removeAll { $0.name.lowercased() == name.lowercased() }
+            fields.removeAll { HTTPBytes.equalIgnoringASCIICase($0.name, name) }
             if let newValue { fields.append((name, newValue)) }
         }
     }
@@ -49,14 +51,26 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Adds a field after the others (a second field of a name keeps the first).
     public mutating func append(name: String, value: String) { fields.append((name, value)) }
 
+    mutating func append(_ field: (name: String, value: String)) { fields.append(field) }
+
     /// How many fields carry `name`.
-    public func count(of name: String) -> Int { fields.count { $0.name.lowercased() == name.lowercased() } }
+    public func count(of name: String) -> Int { fields.count { HTTPBytes.equalIgnoringASCIICase($0.name, name) } }
+
+    /// True when `name`'s value is a comma-separated list with `token` in it, in any ASCII case (`Connection: keep-alive, Upgrade`).
+    public func list(_ name: String, contains token: String) -> Bool {
+        fields.contains { HTTPBytes.equalIgnoringASCIICase($0.name, name) && HTTPBytes.listItems($0.value).contains { HTTPBytes.equalIgnoringASCIICase($0, token) } }
+    }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
     }
+}
+
+/// The two versions of HTTP/1 a server of sentry's speaks.
+public enum HTTPVersion: Sendable, Equatable {
+    case http1_0, http1_1
 }
 
 /// A request as a server of sentry's reads it: the head parsed, the body read whole
@@ -78,16 +92,25 @@ public struct HTTPRequest: Sendable {
     /// The query's items, percent-decoded.
     public var query: [QueryItem]
     public var headers: HTTPHeaders
+    /// Exactly the `Content-Length` bytes that followed the head (none without it).
     public var body: [UInt8]
+    public var version: HTTPVersion
     /// The peer's address, for log lines.
     public var peer: String
+    /// Set by the server when the request is a WebSocket handshake that holds to RFC 6455
+    /// (checked before any handler sees it): only then may a handler answer `.webSocket`.
+    public internal(set) var isWebSocketHandshake = false
 
-    public init(method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = [:], body: [UInt8] = [], peer: String = "unknown peer") {
+    public init(
+        method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = [:], body: [UInt8] = [], version: HTTPVersion = .http1_1,
+        peer: String = "unknown peer"
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.version = version
         self.peer = peer
     }
 }

@@ -3,7 +3,9 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+import CSocketAccept
 import Dispatch
+import Logging
 import MonotonicTime
 import Synchronization
 import Threading
@@ -25,8 +27,18 @@ public struct ServerLimits: Sendable {
     public var requestSeconds = 10.0
     /// A write that cannot go on for this long drops the client (a viewer that never reads).
     public var writeSeconds = 10.0
-    /// A WebSocket with no frame for this long is closed.
-    public var webSocketIdleSeconds = 3600.0
+    /// Answers that go on (a video, an event feed, a WebSocket) held at once: two slots stay
+    /// for short requests when there are more than two, so the page and the API still load
+    /// while viewers fill the rest.
+    public var maximumStreams: Int {
+        get { streamLimit ?? (maximumClients > 2 ? maximumClients - 2 : maximumClients) }
+        set { streamLimit = newValue }
+    }
+    private var streamLimit: Int?
+    /// A WebSocket silent this long is pinged (a browser answers at once, by itself) ...
+    public var webSocketPingSeconds = 30.0
+    /// ... and one that sent nothing, not even the pong, for this long is closed.
+    public var webSocketIdleSeconds = 75.0
     /// The largest WebSocket frame taken; a larger one is refused from its header.
     public var largestWebSocketFrame = 4096
 
@@ -45,6 +57,7 @@ public final class HTTPServer: Sendable {
     public let limits: ServerLimits
     private let handler: any HTTPHandler
     private let name: String
+    private let logger: Logger?
     private let state = Mutex(State())
     private let acceptorExited = DispatchSemaphore(value: 0)
 
@@ -58,6 +71,8 @@ public final class HTTPServer: Sendable {
         public var busy = 0
         /// Requests refused before a handler: malformed, too large, or too slow.
         public var refused = 0
+        /// Streams and WebSockets going on now.
+        public var streams = 0
     }
 
     private struct State {
@@ -72,11 +87,13 @@ public final class HTTPServer: Sendable {
     /// The port listened on once started: `address.port`, or the one the system chose for port 0.
     public var port: UInt16 { state.withLock { $0.port } }
 
-    /// `name` names the threads (`sentry-web`, `sentry-relay`).
-    public init(address: ListenAddress, limits: ServerLimits, name: String, handler: any HTTPHandler) {
+    /// `name` names the threads (`sentry-web`, `sentry-relay`); `logger` hears, at debug level,
+    /// of the connections that ended before their answer did (a client that left, a write that timed out).
+    public init(address: ListenAddress, limits: ServerLimits, name: String, logger: Logger? = nil, handler: any HTTPHandler) {
         self.address = address
         self.limits = limits
         self.name = name
+        self.logger = logger
         self.handler = handler
     }
 
@@ -116,15 +133,19 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, ends every connection, and waits (a second at most) for their threads. Idempotent.
     public func stop() {
-        let (listening, connections) = state.withLock { state -> (Int32, Set<Int32>) in
+        // Shut down under the lock: a descriptor in the set is still open (a connection's thread
+        // leaves the set under the lock before it closes), so the number cannot be one the kernel
+        // has given to something else meanwhile (the serial port). shutdown wakes a blocked thread;
+        // each thread closes its own descriptor.
+        let wasListening = state.withLock { state -> Bool in
+            guard state.listening >= 0 else { return false }
             state.stopping = true
-            defer { state.listening = -1 }
-            return (state.listening, state.connections)
+            shutdown(state.listening, Int32(SHUT_RDWR))
+            for descriptor in state.connections { shutdown(descriptor, Int32(SHUT_RDWR)) }
+            state.listening = -1
+            return true
         }
-        guard listening >= 0 else { return }
-        // shutdown wakes a thread blocked on the socket; each thread closes its own.
-        shutdown(listening, Int32(SHUT_RDWR))
-        for descriptor in connections { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        guard wasListening else { return }
         acceptorExited.wait()
         let deadline = monotonicSeconds() + 1
         while state.withLock({ !$0.connections.isEmpty }), monotonicSeconds() < deadline { usleep(5_000) }
@@ -138,23 +159,21 @@ public final class HTTPServer: Sendable {
         while true {
             var peerAddress = sockaddr_in()
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            // Non-blocking (every wait is a poll with a deadline) and close-on-exec from the start.
             let descriptor = withUnsafeMutablePointer(to: &peerAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept(listening, $0, &length)
+                    sentry_accept_private(listening, $0, &length)
                 }
             }
-            if descriptor >= 0 {
-                // (Glibc's module leaves out accept4.) Non-blocking: every wait is a poll with a deadline.
-                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            }
+            let failure = errno
             if state.withLock({ $0.stopping }) {
                 if descriptor >= 0 { close(descriptor) }
                 return
             }
             guard descriptor >= 0 else {
                 // Out of descriptors (EMFILE) or a connection reset before it was taken: try again shortly.
-                if errno != EINTR { usleep(10_000) }
+                if failure == EMFILE || failure == ENFILE { logger?.warning("\(name): out of descriptors; new connections wait") }
+                if failure != EINTR { usleep(10_000) }
                 continue
             }
             let admitted = state.withLock { state -> Bool in
@@ -171,7 +190,7 @@ public final class HTTPServer: Sendable {
             guard admitted else {
                 // Answered without a thread: one write into an empty socket buffer does not block.
                 let line = "\(limits.maximumClients) clients are connected, the most this server takes at once; try again later, or raise \(limits.clientsFlag)"
-                _ = try? connection.write(Self.head(of: .text(.serviceUnavailable, line)) + Array((line + "\n").utf8), until: monotonicSeconds())
+                _ = try? connection.write(Self.head(of: .text(.serviceUnavailable, line), to: .http1_1) + Array((line + "\n").utf8), until: monotonicSeconds())
                 shutdown(descriptor, Int32(SHUT_RDWR))
                 close(descriptor)
                 continue
@@ -190,53 +209,87 @@ public final class HTTPServer: Sendable {
 
     /// Reads one request, answers it, and (a WebSocket) hands the connection to its session.
     private func serve(_ connection: SocketConnection, peer: String) {
-        let request: HTTPRequest
+        let (request, leftover): (HTTPRequest, [UInt8])
         do {
-            request = try read(from: connection, peer: peer)
+            (request, leftover) = try read(from: connection, peer: peer)
         } catch let refusal as HTTPRefusal {
             state.withLock { $0.figures.refused += 1 }
-            let response = HTTPResponse.text(refusal.status, refusal.message)
-            try? connection.write(Self.head(of: response) + response.bodyBytes, until: monotonicSeconds() + limits.writeSeconds)
+            let response = refusal.response
+            try? connection.write(Self.head(of: response, to: .http1_1) + response.bodyBytes, until: monotonicSeconds() + limits.writeSeconds)
             return
         } catch {
+            logger?.debug("\(name): \(peer) left before its request was whole")
             return
         }
-        let response = handler.respond(to: request)
+        // HEAD is answered as GET is, without the body (RFC 9110 §9.3.2).
+        let headOnly = request.method == "HEAD"
+        var asked = request
+        if headOnly { asked.method = "GET" }
+        var response = handler.respond(to: asked)
         state.withLock { $0.figures.served += 1 }
+        if case .webSocket = response.body, !request.isWebSocketHandshake {
+            response = WebSocketHandshake.needed
+        }
+        let goesOn: Bool
+        switch response.body {
+        case .bytes: goesOn = false
+        case .stream, .webSocket: goesOn = !headOnly
+        }
+        let holdsSlot = goesOn && takeStreamSlot()
+        if goesOn, !holdsSlot {
+            let line = "\(limits.maximumStreams) videos, event feeds and WebSockets are open, the most this server keeps at once; close one, or raise \(limits.clientsFlag)"
+            response = .text(.serviceUnavailable, line)
+        }
+        defer { if holdsSlot { state.withLock { $0.figures.streams -= 1 } } }
         do {
-            switch response.body {
-            case .bytes(let bytes):
-                try connection.write(Self.head(of: response) + bytes, until: monotonicSeconds() + limits.writeSeconds)
-            case .stream(let makeStream):
-                try connection.write(Self.head(of: response), until: monotonicSeconds() + limits.writeSeconds)
-                var stream = makeStream()
-                // Chunked (RFC 9112 §7.1): each piece as it is made, then the empty chunk that ends the body.
-                while let piece = stream.next(), !piece.isEmpty {
-                    let framed = Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [0x0D, 0x0A]
-                    try connection.write(framed, until: monotonicSeconds() + limits.writeSeconds)
-                }
-                try connection.write(Array("0\r\n\r\n".utf8), until: monotonicSeconds() + limits.writeSeconds)
-            case .webSocket(let session):
-                guard let accept = WebSocketConnection.acceptValue(for: request) else {
-                    let refusal = HTTPResponse.text(
-                        .badRequest, "a WebSocket upgrade needs Upgrade: websocket, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key")
-                    try connection.write(Self.head(of: refusal) + refusal.bodyBytes, until: monotonicSeconds() + limits.writeSeconds)
-                    return
-                }
-                var switching = HTTPResponse(status: .switchingProtocols, headers: response.headers)
-                switching.headers["Upgrade"] = "websocket"
-                switching.headers["Sec-WebSocket-Accept"] = accept
-                try connection.write(Self.head(of: switching, upgrading: true), until: monotonicSeconds() + limits.writeSeconds)
-                session.run(WebSocketConnection(connection, leftover: request.body, limits: limits))
-            }
+            try answer(response, to: request, on: connection, headOnly: headOnly, leftover: leftover)
         } catch {
-            // The client left or stopped reading: its thread ends here.
+            logger?.debug("\(name): \(peer) left, or stopped reading, before \(request.method) \(ClientText.escaped(request.path)) was answered")
         }
     }
 
-    /// The request: its head within `maximumHeadBytes`, then its body within
+    /// A stream slot, unless `maximumStreams` are taken.
+    private func takeStreamSlot() -> Bool {
+        state.withLock { state in
+            guard state.figures.streams < limits.maximumStreams else { return false }
+            state.figures.streams += 1
+            return true
+        }
+    }
+
+    /// Writes `response`: bytes with their length; a stream chunked to HTTP/1.1 and until the
+    /// close to HTTP/1.0, which has no chunks (RFC 9112 §6.3); a WebSocket's `101`, then its session.
+    private func answer(
+        _ response: HTTPResponse, to request: HTTPRequest, on connection: SocketConnection, headOnly: Bool, leftover: [UInt8]
+    ) throws(ConnectionEnd) {
+        let head = Self.head(of: response, to: request.version)
+        switch response.body {
+        case .bytes(let bytes):
+            try connection.write(head + (headOnly ? [] : bytes), until: monotonicSeconds() + limits.writeSeconds)
+        case .stream(let makeStream):
+            try connection.write(head, until: monotonicSeconds() + limits.writeSeconds)
+            guard !headOnly else { return }
+            let chunked = request.version == .http1_1
+            var stream = makeStream()
+            while let piece = stream.next(), !piece.isEmpty {
+                let framed = chunked ? Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [0x0D, 0x0A] : piece
+                try connection.write(framed, until: monotonicSeconds() + limits.writeSeconds)
+            }
+            if chunked { try connection.write(Array("0\r\n\r\n".utf8), until: monotonicSeconds() + limits.writeSeconds) }
+        case .webSocket(let session):
+            var switching = HTTPResponse(status: .switchingProtocols, headers: response.headers)
+            switching.headers["Upgrade"] = "websocket"
+            switching.headers["Sec-WebSocket-Accept"] = WebSocketHandshake.acceptValue(for: request)
+            try connection.write(Self.head(of: switching, to: .http1_1, upgrading: true), until: monotonicSeconds() + limits.writeSeconds)
+            session.run(WebSocketConnection(connection, leftover: leftover, limits: limits))
+        }
+    }
+
+    /// The request, and the bytes that came after its body (a WebSocket's first frames, kept
+    /// for its session only): its head within `maximumHeadBytes`, then its body within
     /// `maximumBodyBytes`, each within `requestSeconds`; refused as soon as a limit is crossed.
-    private func read(from connection: SocketConnection, peer: String) throws -> HTTPRequest {
+    /// A WebSocket handshake is checked here, before any handler sees it.
+    private func read(from connection: SocketConnection, peer: String) throws -> (HTTPRequest, leftover: [UInt8]) {
         var deadline = monotonicSeconds() + limits.requestSeconds
         let tooLarge = HTTPRefusal(.headersTooLarge, "the request head is over \(limits.maximumHeadBytes) bytes")
         var bytes: [UInt8] = []
@@ -256,6 +309,10 @@ public final class HTTPServer: Sendable {
         guard bodyLength <= limits.maximumBodyBytes else {
             throw HTTPRefusal(.payloadTooLarge, "the body is \(bodyLength) bytes; at most \(limits.maximumBodyBytes) are taken")
         }
+        if WebSocketHandshake.isAsked(by: request) {
+            try WebSocketHandshake.check(request)
+            request.isWebSocketHandshake = true
+        }
         var body = Array(bytes[headEnd...])
         deadline = monotonicSeconds() + limits.requestSeconds
         while body.count < bodyLength {
@@ -265,21 +322,22 @@ public final class HTTPServer: Sendable {
                 throw HTTPRefusal(.requestTimeout, "the body did not arrive within \(Int(limits.requestSeconds)) s")
             }
         }
-        // What follows a body (a WebSocket's first frames) goes with it; a handler reads only the body.
-        if request.headers["Upgrade"] == nil { body = Array(body.prefix(bodyLength)) }
-        request.body = body
-        return request
+        request.body = Array(body.prefix(bodyLength))
+        return (request, request.isWebSocketHandshake ? Array(body.dropFirst(bodyLength)) : [])
     }
 
     /// The status line and the header fields; one request per connection, so `Connection: close`
-    /// (`Upgrade` for a WebSocket) and, for a body of bytes, its length.
-    static func head(of response: HTTPResponse, upgrading: Bool = false) -> [UInt8] {
+    /// (`Upgrade` for a WebSocket) and, for a body of bytes, its length. Every answer says it may
+    /// not be framed by another site's page (clickjacking) nor read as another type than it says.
+    static func head(of response: HTTPResponse, to version: HTTPVersion, upgrading: Bool = false) -> [UInt8] {
         var text = "HTTP/1.1 \(response.status.code) \(response.status.reason)\r\n"
         for field in response.headers { text += "\(field.name): \(field.value)\r\n" }
+        if response.headers["Content-Security-Policy"] == nil { text += "Content-Security-Policy: frame-ancestors 'none'\r\n" }
+        text += "X-Frame-Options: DENY\r\nX-Content-Type-Options: nosniff\r\n"
         text += upgrading ? "Connection: Upgrade\r\n" : "Connection: close\r\n"
         switch response.body {
         case .bytes(let bytes): text += "Content-Length: \(bytes.count)\r\n"
-        case .stream: text += "Transfer-Encoding: chunked\r\n"
+        case .stream: if version == .http1_1 { text += "Transfer-Encoding: chunked\r\n" }
         case .webSocket: break
         }
         return Array((text + "\r\n").utf8)

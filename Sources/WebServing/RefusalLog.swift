@@ -1,12 +1,14 @@
 import Logging
 import MonotonicTime
 import Synchronization
+import TextOutput
 
 /// Refused requests (a wrong token, a foreign host or origin), logged with the
 /// peer's address: at most one line per kind every `interval` seconds, the next
 /// one saying how many were refused in between, so a flood cannot fill the log.
 public final class RefusalLog: Sendable {
-    private let logger: Logger
+    /// Where the lines go (the server's other debug lines, too).
+    public let logger: Logger
     private let interval: Double
     private let kinds = Mutex<[String: (last: Double, unlogged: Int)]>([:])
 
@@ -29,6 +31,7 @@ public final class RefusalLog: Sendable {
             return entry.unlogged
         }
         guard let unlogged else { return }
-        logger.warning("refused \(peer): \(message)\(unlogged > 0 ? " (and \(unlogged) more like it since the last such line)" : "")")
+        let line = "refused \(peer): \(message)\(unlogged > 0 ? " (and \(unlogged) more like it since the last such line)" : "")"
+        logger.warning("\(line.oneLine)")
     }
 }

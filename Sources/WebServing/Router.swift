@@ -21,12 +21,15 @@ public struct Router: HTTPHandler {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         func matches(_ route: (method: String, path: String, isFolder: Bool, answer: Answer)) -> Bool {
-            route.isFolder ? request.path.count > route.path.count && request.path.hasPrefix(route.path) : request.path == route.path
+            // Bytes, not Unicode text: a route is matched by its own spelling only.
+            let path = request.path.utf8
+            return route.isFolder ? path.count > route.path.utf8.count && path.starts(with: route.path.utf8) : path.elementsEqual(route.path.utf8)
         }
         if let route = routes.first(where: { $0.method == request.method && matches($0) }) { return route.answer(request) }
         let methods = routes.filter(matches).map(\.method)
         guard !methods.isEmpty else { return notFound(request) }
-        var refusal = HTTPResponse.text(.methodNotAllowed, "\(request.method) \(request.path) is not allowed; it takes \(methods.joined(separator: ", "))")
+        var refusal = HTTPResponse.text(
+            .methodNotAllowed, "\(request.method) \(ClientText.escaped(request.path)) is not allowed; it takes \(methods.joined(separator: ", "))")
         refusal.headers["Allow"] = methods.joined(separator: ", ")
         return refusal
     }

@@ -69,51 +69,54 @@ public struct SiteRules: Sendable {
             }
         }
 
-        /// One line: what was refused and how to allow it.
+        /// One line: what was refused and how to allow it (what the client sent, escaped).
         public func message(hostFlag: String, originFlag: String) -> String {
             switch self {
             case .foreignHost(let host):
+                let host = ClientText.escaped(host, limit: 80)
+                return
                 "host \(host) is not a name this server answers to (DNS rebinding); reach it by localhost or its IP address, or allow the name with \(hostFlag) \(host)"
             case .foreignOrigin(let origin):
-                "a request from the page at \(origin) is refused (cross-site); open the console itself, or allow that page with \(originFlag) \(origin)"
+                let origin = ClientText.escaped(origin, limit: 80)
+                return "a request from the page at \(origin) is refused (cross-site); open the console itself, or allow that page with \(originFlag) \(origin)"
             case .notJSON(let type):
-                "a body of type \(type.isEmpty ? "(none)" : type) is refused; send JSON with Content-Type: application/json"
+                return "a body of type \(type.isEmpty ? "(none)" : ClientText.escaped(type, limit: 80)) is refused; send JSON with Content-Type: application/json"
             }
         }
     }
 
     /// Nil when `request` may go on.
     public func refusal(for request: HTTPRequest) -> Refusal? {
-        let host = request.headers["Host"]?.lowercased()
+        // ASCII case and byte comparison only: in Unicode, a Kelvin sign equals a K.
+        let host = request.headers["Host"].map(HTTPBytes.lowercased)
         if let host, !admits(host: Self.name(inHost: host)) { return .foreignHost(Self.name(inHost: host)) }
         guard changesState(request) else { return nil }
-        if let origin = request.headers["Origin"]?.lowercased() {
+        if let origin = request.headers["Origin"].map(HTTPBytes.lowercased) {
             let trimmed = Self.trimmed(origin)
-            let sameOrigin = host.map { trimmed == "http://\($0)" || trimmed == "https://\($0)" } ?? false
-            if !sameOrigin, !allowedOrigins.contains(trimmed) { return .foreignOrigin(origin) }
+            let sameOrigin = host.map { host in ["http://", "https://"].contains { ($0 + host).utf8.elementsEqual(trimmed.utf8) } } ?? false
+            if !sameOrigin, !allowedOrigins.contains(where: { $0.utf8.elementsEqual(trimmed.utf8) }) { return .foreignOrigin(origin) }
         }
         if request.method == "POST", hasBody(request) {
             let type = request.headers["Content-Type"] ?? ""
-            let mediaType = type.split(separator: ";").first.map { $0.trimmed().lowercased() } ?? ""
-            if mediaType != "application/json" { return .notJSON(type) }
+            if !HTTPBytes.mediaType(of: type).utf8.elementsEqual("application/json".utf8) { return .notJSON(type) }
         }
         return nil
     }
 
     /// `localhost`, an IP literal, or a name allowed by flag.
     func admits(host name: String) -> Bool {
-        name == "localhost" || Self.isIPLiteral(name) || allowedHosts.contains(name)
+        name.utf8.elementsEqual("localhost".utf8) || Self.isIPLiteral(name) || allowedHosts.contains { $0.utf8.elementsEqual(name.utf8) }
     }
 
     /// A `POST` (or another method that is no read), or a WebSocket upgrade.
     private func changesState(_ request: HTTPRequest) -> Bool {
         if request.method != "GET" && request.method != "HEAD" { return true }
-        return request.headers["Upgrade"]?.lowercased().contains("websocket") ?? false
+        return WebSocketHandshake.isAsked(by: request)
     }
 
     private func hasBody(_ request: HTTPRequest) -> Bool {
         if let length = request.headers["Content-Length"] { return Int(length) != 0 }
-        return request.headers["Transfer-Encoding"] != nil
+        return request.headers["Transfer-Encoding"] != nil || !request.body.isEmpty
     }
 
     /// The name in a `Host` value: without its port; an IPv6 literal keeps its brackets.
@@ -157,7 +160,7 @@ public struct SiteGate: HTTPHandler {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard let refusal = rules.refusal(for: request) else { return next.respond(to: request) }
         let message = refusal.message(hostFlag: hostFlag, originFlag: originFlag)
-        log?.note(kind: refusal.kind, peer: request.peer, message: "\(request.method) \(request.path): \(message)")
+        log?.note(kind: refusal.kind, peer: request.peer, message: "\(request.method) \(ClientText.escaped(request.path)): \(message)")
         return .text(refusal.status, message)
     }
 }

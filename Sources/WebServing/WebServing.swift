@@ -70,20 +70,31 @@ public struct AccessToken: Sendable {
         self.cookieName = cookieName
     }
 
-    /// True when `request` carries the token (or none is needed).
+    /// True when `request` carries the token (or none is needed). Compared as bytes (never
+    /// as Unicode text, where two spellings of one letter are equal) and in constant time.
     public func admits(_ request: HTTPRequest) -> Bool {
         guard let value else { return true }
-        if request.query.contains(where: { $0.name == "token" && $0.value == value }) { return true }
-        if request.headers["Authorization"] == "Bearer \(value)" { return true }
-        return cookie(in: request) == value
+        var given = request.query.filter { $0.name.utf8.elementsEqual("token".utf8) }.map(\.value)
+        if let authorization = request.headers["Authorization"], authorization.utf8.starts(with: "Bearer ".utf8) {
+            given.append(String(authorization.dropFirst(7)))
+        }
+        if let cookie = cookie(in: request) { given.append(cookie) }
+        // Every candidate is compared whole, so the time taken says nothing of which one was close.
+        return given.reduce(false) { Self.constantTimeEqual(Array($1.utf8), Array(value.utf8)) || $0 }
+    }
+
+    /// Equal bytes, in a time that depends only on the lengths.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// The value of this token's cookie in `request`, if it sends one.
     func cookie(in request: HTTPRequest) -> String? {
-        for pair in (request.headers["Cookie"] ?? "").split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].drop(while: { $0 == " " }) == cookieName {
-                return RequestParsing.percentDecoded(parts[1])
+        for pair in (request.headers["Cookie"] ?? "").utf8.split(separator: 0x3B) {
+            let parts = pair.split(separator: 0x3D, maxSplits: 1)
+            if parts.count == 2, parts[0].drop(while: { $0 == 0x20 }).elementsEqual(cookieName.utf8) {
+                return RequestParsing.percentDecoded(Array(parts[1])[...])
             }
         }
         return nil
@@ -97,8 +108,8 @@ public struct AccessToken: Sendable {
 }
 
 /// Every request the site rules let through passes here: without the token (when
-/// one is set) it gets `refusal`, logged with the peer's address, and goes no further;
-/// with it, `next` answers.
+/// one is set) it gets `refusal` (a 401 also says `WWW-Authenticate: Bearer`, RFC 9110 §11.6.1),
+/// logged with the peer's address, and goes no further; with it, `next` answers.
 public struct TokenGate: HTTPHandler {
     public let token: AccessToken
     public let refusal: HTTPResponse
@@ -107,6 +118,8 @@ public struct TokenGate: HTTPHandler {
 
     public init(_ token: AccessToken, refusal: HTTPResponse, log: RefusalLog? = nil, next: some HTTPHandler) {
         self.token = token
+        var refusal = refusal
+        if refusal.status == .unauthorized { refusal.headers["WWW-Authenticate"] = #"Bearer realm="sentry""# }
         self.refusal = refusal
         self.log = log
         self.next = next
@@ -115,7 +128,7 @@ public struct TokenGate: HTTPHandler {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard token.admits(request) else {
             let given = request.query.contains { $0.name == "token" } || request.headers["Authorization"] != nil
-            log?.note(kind: "token", peer: request.peer, message: "\(request.method) \(request.path): \(given ? "a wrong token" : "no token")")
+            log?.note(kind: "token", peer: request.peer, message: "\(request.method) \(ClientText.escaped(request.path)): \(given ? "a wrong token" : "no token")")
             return refusal
         }
         return next.respond(to: request)

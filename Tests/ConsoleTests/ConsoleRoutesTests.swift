@@ -78,12 +78,17 @@ struct ConsoleRoutesTests {
 
     func routes(token: String? = nil) -> ConsoleRoutes { ConsoleRoutes(hub: hub, controller: controller, token: AccessToken(token)) }
 
-    @Test("GET / is the page; unknown paths 404; wrong methods 405")
+    @Test("GET / is the page, its script and stylesheet are files of their own; unknown paths 404; wrong methods 405")
     func page() async throws {
         let page = routes().respond(to: request("GET", "/"))
         #expect(page.status == .ok)
         #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
-        #expect(bodyText(page).contains("/stream.mjpg"))
+        #expect(page.headers["Content-Security-Policy"]?.contains("script-src 'self'") == true)
+        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
+        #expect(bodyText(page).contains("<script src=\"/console.js\"></script>") && !bodyText(page).contains("<script>"))
+        let script = routes().respond(to: request("GET", "/console.js"))
+        #expect(script.headers["Content-Type"]?.hasPrefix("text/javascript") == true && bodyText(script).contains("/stream.mjpg"))
+        #expect(routes().respond(to: request("GET", "/console.css")).headers["Content-Type"]?.hasPrefix("text/css") == true)
         #expect(routes().respond(to: request("GET", "/etc/passwd")).status == .notFound)
         #expect(routes().respond(to: request("DELETE", "/api/status")).status == .methodNotAllowed)
         #expect(routes().respond(to: request("GET", "/api/aim")).status == .methodNotAllowed)

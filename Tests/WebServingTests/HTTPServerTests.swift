@@ -65,7 +65,7 @@ struct HTTPServerTests {
 
     @Test("more clients than the limit are answered 503 naming the flag, without a thread; a slot frees when a client leaves")
     func tooManyClients() throws {
-        let server = try startServer()
+        let server = try startServer { $0.maximumStreams = 2 }
         defer { server.stop() }
         let viewers = try (0..<2).map { _ in try RawClient(port: server.port) }
         for viewer in viewers {

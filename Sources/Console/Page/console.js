@@ -3,6 +3,8 @@
 // page was first opened with ?token= (never in a URL of ours: logs, Referer).
 const $ = id => document.getElementById(id);
 const video = $("video"), videoContext = video.getContext("2d");
+// Settings change field by field; the form itself is never sent.
+$("settings").addEventListener("submit", event => event.preventDefault());
 const statuses = new Map();
 // The live settings: how each is shown (fields, from the server's one list) and its value now.
 let latest = null, fields = [], settings = {}, shownFrame = -1;
