@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
-        .testTarget(name: "WebServingTests", dependencies: ["Waiting", "HTTPTestClient", "WebServing", "WebSocketFrames", "MonotonicTime"]),
+        .testTarget(name: "WebServingTests", dependencies: ["Waiting", "HTTPTestClient", "LogRecording", "WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial"]),
         .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "Waiting", "ServoSim", "TurretProtocol"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.

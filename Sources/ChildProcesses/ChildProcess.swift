@@ -90,6 +90,7 @@ public final class ChildProcess: Sendable {
             case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor.rawValue, target)
             }
         }
+        // Nothing else of sentry's: a connection, the serial port, a pipe that lacked close-on-exec for a moment.
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

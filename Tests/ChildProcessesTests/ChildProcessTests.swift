@@ -52,4 +52,24 @@ struct ChildProcessTests {
         #expect(String(decoding: bytes[..<count], as: UTF8.self) == "42 home")
         #expect(child.wait() == .exited(0))
     }
+
+    @Test("a child has descriptors 0, 1 and 2 only: sentry's own, inheritable ones included, stay behind")
+    func noInheritedDescriptors() throws {
+        // Made without close-on-exec on purpose: what a socket or pipe is for the moment before fcntl.
+        let leaky = try FileDescriptor.pipe()
+        defer {
+            try? leaky.readEnd.close()
+            try? leaky.writeEnd.close()
+        }
+        let pipe = try FileDescriptor.pipe(options: .closeOnExec)
+        let child = try ChildProcess("/bin/sh", arguments: ["-c", "cd /proc/self/fd && echo *"], output: .descriptor(pipe.writeEnd))
+        var bytes = [UInt8](repeating: 0, count: 256)
+        let count = try bytes.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+        try pipe.readEnd.close()
+        #expect(child.wait() == .exited(0))
+        let descriptors = String(decoding: bytes[..<count], as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        #expect(!descriptors.contains("\(leaky.readEnd.rawValue)") && !descriptors.contains("\(leaky.writeEnd.rawValue)"), "\(descriptors)")
+        // Besides 0-2, only the one the listing itself opens.
+        #expect(descriptors.filter { !["0", "1", "2"].contains($0) }.count <= 1, "\(descriptors)")
+    }
 }
