@@ -178,7 +178,8 @@ test-vm: release
 	tools/vm-test .build/release/sentry
 
 # libFuzzer on the cascade XML loader, the TFLite model reader/interpreter,
-# the serial protocol, WebSocket frames and a broker's MQTT packets, seeded from
+# the serial protocol, WebSocket frames, a broker's MQTT packets and a client's
+# HTTP request heads, seeded from
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
 # copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
@@ -189,7 +190,8 @@ fuzz-run:
 	$(FUZZ_BUILD) --product fuzz-model
 	$(FUZZ_BUILD) --product fuzz-frames
 	$(FUZZ_BUILD) --product fuzz-mqtt
-	for target in cascade protocol model frames mqtt; do \
+	$(FUZZ_BUILD) --product fuzz-http
+	for target in cascade protocol model frames mqtt http; do \
 		mkdir -p .cache/fuzz/$$target && \
 		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
 			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \

@@ -210,6 +210,7 @@ let package = Package(
         .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["TurretProtocol", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .executableTarget(name: "fuzz-mqtt", dependencies: ["MQTT", "FuzzSupport"], path: "Fuzz/MQTT"),
+        .executableTarget(name: "fuzz-http", dependencies: ["WebServing", "TextOutput", "FuzzSupport"], path: "Fuzz/HTTP"),
         .executableTarget(name: "fuzz-frames", dependencies: ["TurretLinks", "WebSocketFrames", "FuzzSupport"], path: "Fuzz/Frames"),
 
         // Tests.

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Fuzz corpus replays (every crash libFuzzer ever found stays fixed)")
 struct FuzzCorpusTests {
-    @Test("each committed input runs through its fuzz target without a crash", arguments: ["cascade", "protocol", "model", "frames", "mqtt"])
+    @Test("each committed input runs through its fuzz target without a crash", arguments: ["cascade", "protocol", "model", "frames", "mqtt", "http"])
     func replay(target: String) throws {
         let corpus = DemoClip.repository.appendingPathComponent("Fuzz/corpus/\(target)")
         let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus.path).map { corpus.appendingPathComponent($0).path }
