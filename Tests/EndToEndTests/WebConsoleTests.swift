@@ -599,7 +599,6 @@ struct CrossSiteTests {
         let relay = try RunningRelay()
         let console = try RunningConsole()
         let before = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
-        let site = try ScratchDirectory("evil")
         let page = """
             <!doctype html><title>evil</title><script>
             window.done = 0; window.results = [];
@@ -614,35 +613,9 @@ struct CrossSiteTests {
             socket.onclose = () => { results.push("ws closed"); done++; };
             </script>
             """
-        _ = try site.write(page, to: "evil.html")
-        // Python's server on a port the system chose: "Serving HTTP on 127.0.0.1 port N …".
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", site.path]
-        let serverLog = site.file("server.log")
-        _ = FileManager.default.createFile(atPath: serverLog.path, contents: nil)
-        server.standardOutput = try FileHandle(forWritingTo: serverLog)
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        var sitePort: UInt16 = 0
-        _ = eventually(within: 15) {
-            sitePort = listeningPort(in: (try? String(contentsOf: serverLog, encoding: .utf8)) ?? "", after: "Serving HTTP on 127.0.0.1 port ") ?? 0
-            return sitePort != 0
-        }
-        // SIGKILL: the test runner's threads may hold SIGTERM blocked, and Process passes that mask on.
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
+        let site = try ForeignSite(pages: ["evil.html": page])
         let browser = try Browser()
-        var opened = false
-        for _ in 0..<50 where !opened {
-            opened =
-                (try? browser.run(["open": "http://127.0.0.1:\(sitePort)/evil.html", "width": 800, "height": 600])) != nil
-                && (try? browser.eval("document.title")) as? String == "evil"
-            if !opened { Thread.sleep(forTimeInterval: 0.1) }
-        }
-        #expect(opened)
+        #expect(site.open("evil.html", titled: "evil", in: browser))
         try browser.run(["wait": "window.done >= 4", "timeout": 10])
         let results = try browser.eval("window.results") as? [String] ?? []
         #expect(!results.contains("ws open"), "\(results)")
