@@ -179,7 +179,7 @@ let package = Package(
             name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"],
             swiftSettings: onlyImportedMembers),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
-        .target(name: "Doctor", dependencies: ["ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime"]),
+        .target(name: "Doctor", dependencies: ["ChildProcesses", "ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime", "Video", .product(name: "SystemPackage", package: "swift-system")]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",

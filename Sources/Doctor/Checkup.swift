@@ -7,11 +7,13 @@ import ModelFiles
 import MonotonicTime
 import Serial
 import TextOutput
+import Video
 
 /// One thing `sentry doctor` looked at: what it found, and for a problem the fix.
 public struct Finding: Sendable, Equatable {
-    public enum Verdict: Sendable, Equatable {
-        case ok, problem
+    /// A problem stops sentry from working (exit 1); a warning may, or costs something, and says what.
+    public enum Verdict: String, Sendable, Equatable {
+        case ok, warning, problem
     }
 
     public var verdict: Verdict
@@ -24,62 +26,70 @@ public struct Finding: Sendable, Equatable {
         (self.verdict, self.subject, self.text, self.fix) = (verdict, subject, text, fix)
     }
 
-    /// `ok   subject: text` or `FIX  subject: text; fix`.
+    /// `ok   subject: text`, `WARN subject: text; fix` or `FIX  subject: text; fix`.
     public var line: String {
-        (verdict == .ok ? "ok   " : "FIX  ") + "\(subject): \(text)" + (fix.map { "; \($0)" } ?? "")
+        let mark = switch verdict {
+        case .ok: "ok   "
+        case .warning: "WARN "
+        case .problem: "FIX  "
+        }
+        return mark + "\(subject): \(text)" + (fix.map { "; \($0)" } ?? "")
     }
 }
 
 /// The pitfalls every turret builder meets on Linux, checked one by one: the
-/// board's port (there, readable and writable, not held by another program,
-/// answering with the sentry sketch's `READY`), the `dialout` group,
-/// ModemManager probing new ports with AT commands, brltty taking CH340 boards,
-/// and the models. Each finding says what to do.
+/// user's groups, the board's port (there, readable and writable, not held by
+/// another program, answering with the sentry sketch's `READY`), the camera
+/// (a capture device sentry can read, delivering a frame), ModemManager probing
+/// new ports with AT commands, brltty taking CH340 boards, sentry's udev rule and
+/// service, the processor's vector units and the models. Each finding says what to do.
 public enum Checkup {
-    /// Every check: `ports` (nil: each serial port found; empty: none, the simulated servo's case), waiting up to
-    /// `readyWait` seconds for each board's `READY`.
-    public static func run(ports: [String]?, readyWait: Double) -> [Finding] {
-        var findings: [Finding] = []
-        let found = ports ?? DeviceList.serialPorts().map(\.path)
+    /// Every check on `machine`: `ports` (nil: each serial port found; empty: none, the simulated
+    /// servo's case), waiting up to `readyWait` seconds for each board's `READY`; `cameras` (nil:
+    /// each capture device found).
+    public static func run(on machine: Machine = Machine(), ports: [String]?, cameras: [String]?, readyWait: Double) -> [Finding] {
+        var findings = groups(on: machine)
+        let found = ports ?? (machine.isLive ? DeviceList.serialPorts().map(\.path) : [])
         if found.isEmpty, ports == nil {
             findings.append(
                 Finding(
                     .problem, "serial ports", "none found",
                     fix: "plug the Arduino in with a USB cable that carries data (some carry only power); sentry devices --watch 30 shows it arrive"))
         }
-        for port in found { findings += check(port: port, readyWait: readyWait) }
-        findings.append(modemManager())
-        findings.append(brltty())
+        for port in found { findings += check(port: port, on: machine, readyWait: readyWait) }
+        let videos = cameras ?? (machine.isLive ? DeviceList.videoNodes().filter { V4L2Camera.describe($0) != nil } : [])
+        if videos.isEmpty, cameras == nil {
+            findings.append(
+                Finding(.warning, "cameras", "none found", fix: "plug a USB camera in (sentry devices lists them); without one, sentry runs on a video file or --camera demo"))
+        }
+        for camera in videos { findings.append(check(camera: camera, on: machine)) }
+        findings.append(modemManager(on: machine))
+        findings.append(brltty(on: machine))
+        findings.append(udevRule(on: machine))
+        findings.append(service(on: machine))
+        findings.append(processor(on: machine))
         findings += models()
         return findings
     }
 
-    /// The port: there, permitted, free, and the sketch answering.
-    public static func check(port path: String, readyWait: Double) -> [Finding] {
+    /// The port: there, permitted, free, and the sketch answering (on a recorded machine, up to free).
+    public static func check(port path: String, on machine: Machine = Machine(), readyWait: Double) -> [Finding] {
         let subject = "serial port \(path)"
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard machine.exists(path) else {
             return [Finding(.problem, subject, "not found", fix: "plug the board in; sentry devices lists the serial ports there are")]
         }
-        guard access(path, R_OK | W_OK) == 0 else {
-            let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "gid \(info.st_gid)"
-            let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "you"
-            return [
-                Finding(
-                    .problem, subject, "\(user) may not open it (it belongs to group \(group), which \(user) is not in)",
-                    fix: "sudo usermod -aG \(group) \(user), then log out and in again (the service user sentry is in it already)")
-            ]
-        }
+        if let refusal = permission(for: path, subject: subject, on: machine) { return [refusal] }
         // A pseudo-terminal's device side is always held by the program that made it (a
         // simulator): there only the lock that SerialPort takes tells a second user.
-        let holders = path.hasPrefix("/dev/pts/") ? [] : processes(holding: path)
+        let holders = path.hasPrefix("/dev/pts/") ? [] : machine.holders(of: path)
         guard holders.isEmpty else {
             return [
                 Finding(
                     .problem, subject, "in use by " + holders.map { "\($0.name) (pid \($0.pid))" }.joined(separator: ", "),
-                    fix: "stop that program (a serial monitor, another sentry, ModemManager) and try again")
+                    fix: "stop that program (a serial monitor, another sentry, ModemManager, brltty) and try again")
             ]
         }
+        guard machine.isLive else { return [Finding(.ok, subject, "present and free (a recorded system: not opened)")] }
         let port: SerialPort
         do {
             port = try SerialPort(path: path)
@@ -88,6 +98,22 @@ public enum Checkup {
         }
         defer { port.close() }
         return [Finding(.ok, subject, "opened at 9600 baud")] + [sketch(on: port, subject: subject, wait: readyWait)]
+    }
+
+    /// A device the user may not open: which group to join (or, joined already, to log in again).
+    static func permission(for device: String, subject: String, on machine: Machine) -> Finding? {
+        if machine.isLive {
+            guard access(device, R_OK | W_OK) != 0 else { return nil }
+        } else {
+            guard let identity = machine.identity, identity.uid != 0, let name = machine.owningGroup(of: device),
+                let group = machine.group(named: name), !identity.groups.contains(group.gid), identity.gid != group.gid
+            else { return nil }
+        }
+        let group = machine.owningGroup(of: device) ?? "its group"
+        let user = machine.identity.flatMap { machine.userName($0.uid) } ?? "you"
+        return Finding(
+            .problem, subject, "\(user) may not open it (it belongs to group \(group), which \(user) is not in)",
+            fix: "sudo usermod -aG \(group) \(user), then log out and in again (the service user sentry is in it already)")
     }
 
     /// The sentry sketch prints `READY` once it has booted (an Uno resets when its port opens).
@@ -119,10 +145,9 @@ public enum Checkup {
 
     /// ModemManager sends AT commands to every new serial port for half a minute, which
     /// the sketch reads as garbage: sentry's udev rule tells it to leave the boards alone.
-    static func modemManager() -> Finding {
-        guard !processes(named: "ModemManager").isEmpty else { return Finding(.ok, "ModemManager", "not running") }
-        let rule = ["/etc/udev/rules.d/60-sentry-turret.rules", "/lib/udev/rules.d/60-sentry-turret.rules", "/usr/lib/udev/rules.d/60-sentry-turret.rules"]
-        if rule.contains(where: { FileManager.default.fileExists(atPath: $0) }) {
+    static func modemManager(on machine: Machine) -> Finding {
+        guard !machine.processes(named: "ModemManager").isEmpty else { return Finding(.ok, "ModemManager", "not running") }
+        if udevRuleInstalled(on: machine) {
             return Finding(.ok, "ModemManager", "running, and sentry's udev rule tells it to leave the boards alone")
         }
         return Finding(
@@ -131,10 +156,13 @@ public enum Checkup {
     }
 
     /// brltty (Ubuntu) claims CH340 boards (1a86:7523), the usual Arduino clones, as braille displays.
-    static func brltty() -> Finding {
-        guard !processes(named: "brltty").isEmpty else { return Finding(.ok, "brltty", "not running") }
+    static func brltty(on machine: Machine) -> Finding {
+        let running = machine.processes(named: "brltty")
+        guard !running.isEmpty else { return Finding(.ok, "brltty", "not running") }
+        let held = running.flatMap { pid in machine.heldDevices(of: pid).filter { $0.hasPrefix("/dev/tty") } }
         return Finding(
-            .problem, "brltty", "running: it takes CH340 boards (1a86:7523) as braille displays, and their port vanishes",
+            .problem, "brltty", "running" + (held.isEmpty ? "" : " and holding \(held.joined(separator: ", "))")
+                + ": it takes CH340 boards (1a86:7523) as braille displays, and their port vanishes",
             fix: "sudo apt remove brltty (unless you use a braille display)")
     }
 
@@ -146,28 +174,5 @@ public enum Checkup {
             return ModelLocator.file(model).map { Finding(.ok, "model \(name)", $0) }
                 ?? Finding(.problem, "model \(name)", "not found in \(ModelLocator.searchDirectories().joined(separator: ", "))", fix: whereToPut)
         }
-    }
-
-    /// Processes whose name (`/proc/PID/comm`) is `name`.
-    static func processes(named name: String) -> [Int32] {
-        allProcesses().filter { processName($0) == name }
-    }
-
-    /// Other processes with `path` open, as far as /proc shows them (all of them to root).
-    static func processes(holding path: String) -> [(pid: Int32, name: String)] {
-        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        return allProcesses().filter { $0 != getpid() }.compactMap { pid in
-            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
-            let holds = descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == target }
-            return holds ? (pid, processName(pid) ?? "?") : nil
-        }
-    }
-
-    private static func allProcesses() -> [Int32] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
-    }
-
-    private static func processName(_ pid: Int32) -> String? {
-        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmed()
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Config
 import Doctor
 import FoundationEssentials
 import MQTT
@@ -9,10 +10,19 @@ struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract:
-            "Check the board's serial port and the usual Linux pitfalls (dialout, ModemManager, brltty, a port in use, the wrong sketch), and the MQTT broker when one is set, each with its fix.")
+            "Check the whole install, each with its fix: your groups, the board's serial port (in use? the sentry sketch?), the camera (a frame?), ModemManager and brltty, the settings file, the udev rule and the service, the processor, the models, and the MQTT broker when one is set.")
 
     @Option(help: "The board's serial port (default: every serial port found).")
     var serial: String?
+
+    @Option(help: "The camera's device (default: every camera found).")
+    var camera: String?
+
+    @Option(help: "The settings file to check (default: the one sentry reads).")
+    var config: String?
+
+    @Option(help: ArgumentHelp("Check a system recorded under this folder (its /proc, /sys, /etc, /lib and /dev) instead of this one.", valueName: "folder"))
+    var root: String?
 
     @OptionGroup var broker: BrokerFlags
 
@@ -24,16 +34,32 @@ struct DoctorCommand: ParsableCommand {
 
     func validate() throws {
         if let serial, serial.isEmpty { throw ValidationError("--serial needs a port, e.g. /dev/ttyACM0") }
+        if let camera, camera.isEmpty { throw ValidationError("--camera needs a device, e.g. /dev/video0") }
+        if let root {
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder else {
+                throw ValidationError("--root \(root) is not a folder; pass the folder a system was recorded in")
+            }
+        }
         try checkRange(wait, "wait", 0.1...60, " seconds")
     }
 
     func run() throws {
         // `sim` is the documented simulated servo: no board to find, nothing to fix.
+        let machine = Machine(root: root ?? "/")
+        let cameras: [String]? =
+            switch camera {
+            case nil: nil
+            case "demo", "auto"?: []
+            case let device?: [device]
+            }
         var findings =
             serial == simulatedSerialName
             ? [Finding(.ok, "serial port sim", "the simulated servo needs no board; for a real one pass its port, e.g. --serial /dev/ttyACM0")]
-                + Checkup.run(ports: [], readyWait: wait)
-            : Checkup.run(ports: serial.map { [$0] }, readyWait: wait)
+                + Checkup.run(on: machine, ports: [], cameras: cameras, readyWait: wait)
+            : Checkup.run(on: machine, ports: serial.map { [$0] }, cameras: cameras, readyWait: wait)
+        if camera == "demo" { findings.insert(Finding(.ok, "camera demo", "the bundled demo clip needs no camera"), at: 0) }
+        findings.append(settingsFinding())
         if broker.mqtt != nil || SettingsFile.configuredValue("mqtt") != nil { findings.append(brokerFinding()) }
         let problems = findings.filter { $0.verdict == .problem }.count
         if json {
@@ -53,10 +79,24 @@ struct DoctorCommand: ParsableCommand {
             var message: String
             var fix: String?
         }
-        let checks = findings.map { Check(name: $0.subject, status: $0.verdict == .ok ? "ok" : "problem", message: $0.text, fix: $0.fix) }
+        let checks = findings.map { Check(name: $0.subject, status: $0.verdict.rawValue, message: $0.text, fix: $0.fix) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(["checks": checks])).map { String(decoding: $0, as: UTF8.self) } ?? "{\"checks\": []}"
+    }
+
+    /// The settings file sentry reads (or `--config`'s): valid TOML, known keys, values the flags take; a bad one named with its line.
+    func settingsFinding() -> Finding {
+        guard let path = ConfigFile.locate(explicit: config) else {
+            return Finding(.ok, "settings file", "none (\(ConfigFile.userPath()) or \(ConfigFile.systemPath)): the defaults and the flags alone")
+        }
+        do {
+            let merged = try SettingsFile.merge(["--config", path])
+            let count = merged.file?.entries.count ?? 0
+            return Finding(.ok, "settings file", "\(path): \(count) setting\(count == 1 ? "" : "s"), each a flag's name with a value it takes")
+        } catch {
+            return Finding(.problem, "settings file", error.description, fix: "edit that line (sentry config shows each setting and where it comes from)")
+        }
     }
 
     /// The broker (`--mqtt`, else the settings file's): it answers and takes the login.
