@@ -213,6 +213,8 @@ public struct SettingField: Codable, Sendable, Equatable {
     public var maximum: Double?
     /// A choice's words; "" is "automatic" (the flag left out).
     public var choices: [String]?
+    /// A tuning knob, folded under "advanced" on the page.
+    public var advanced = false
 
     public init(key: String, group: String, label: String, unit: String, help: String) {
         self.key = key

@@ -460,6 +460,44 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test(
+        "at 1280x900 and 390x844 every setting has a group, a label and its flag; the tuning knobs are folded under advanced; a refused value shows the flag's message beside its field",
+        arguments: [(1280, 900), (390, 844)])
+    func settingsPanel(width: Int, height: Int) throws {
+        let console = try RunningConsole()
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": width, "height": height])
+        try browser.run(["wait": "document.getElementById('setting-kp') !== null", "timeout": 30])
+        let unplaced = try browser.eval(
+            "[...document.querySelectorAll('#settings input, #settings select')].filter(i => !i.closest('fieldset').querySelector('legend').textContent || !i.labels[0].textContent || !i.title.includes('(--' + i.name + ')')).map(i => i.name)"
+        ) as? [String]
+        #expect(unplaced == [], "\(unplaced ?? [])")
+        let folded = try browser.eval("[...document.querySelectorAll('#settings details.advanced:not([open]) [name]')].map(i => i.name).sort()") as? [String]
+        #expect(folded == ["hysteresis", "kd", "ki", "kp", "smooth-beta", "smooth-cutoff", "switch-frames", "switch-margin"], "\(folded ?? [])")
+        #expect(try browser.eval("document.getElementById('setting-offset').closest('details') === null") as? Bool == true)
+        let before = try console.status()["settings"] as? [String: String]
+        _ = try browser.eval("(i => { i.value = '95'; i.dispatchEvent(new Event('change')); })(document.getElementById('setting-offset'))")
+        try browser.run(["wait": "document.getElementById('refusal-offset') !== null", "timeout": 10])
+        let refusal = try browser.eval(
+            "(r => [r.textContent, r.previousElementSibling.previousElementSibling.id, document.getElementById('setting-offset').value])(document.getElementById('refusal-offset'))"
+        ) as? [String]
+        #expect(refusal?.first?.contains("--offset 95 must be between") == true && refusal?.dropFirst().first == "setting-offset" && refusal?.last == "95", "\(refusal ?? [])")
+        #expect((try console.status()["settings"] as? [String: String])?["offset"] == before?["offset"])
+        // A refused tuning knob opens its fold to show why.
+        _ = try browser.eval("(i => { i.value = '7'; i.dispatchEvent(new Event('change')); })(document.getElementById('setting-kp'))")
+        try browser.run(["wait": "document.getElementById('refusal-kp') !== null", "timeout": 10])
+        #expect(try browser.eval("document.getElementById('setting-kp').closest('details').open") as? Bool == true)
+        let overflow = try browser.eval(
+            "[document.documentElement.scrollWidth - innerWidth, ...[...document.querySelectorAll('#settings *')].map(e => e.getBoundingClientRect().right - innerWidth)].filter(d => d > 0).length"
+        ) as? Int
+        #expect(overflow == 0)
+        if width == 1280 {
+            _ = try browser.eval("document.getElementById('settings').scrollIntoView()")
+            _ = try Self.screenshot(browser, of: console, keptAs: "console-settings.png")
+        }
+        #expect(console.stop() == 0)
+    }
+
     @Test("an event kept while the page is open appears at the top of the history with its face's thumbnail; a click shows its whole frame (screenshot in docs/)")
     func history() throws {
         let console = try RunningConsole(["--events", try ScratchDirectory("web-events").file("events").path])

@@ -19,11 +19,13 @@ async function post(path, body) {
 }
 
 // One fieldset per group, in the server's order; each field says its unit and,
-// when pointed at, the flag's help and name.
+// when pointed at, the flag's help and name. Tuning knobs are folded under
+// "advanced" in their group; a refused value keeps its message beside its field.
+const refusals = {}, openFolds = new Set();
 function buildForm() {
   const form = $("settings");
   form.textContent = "";
-  let group = null, box = null;
+  let group = null, box = null, fold = null;
   for (const field of fields) {
     if (field.group !== group) {
       group = field.group;
@@ -32,50 +34,86 @@ function buildForm() {
       legend.textContent = group;
       box.append(legend);
       form.append(box);
+      fold = null;
     }
-    const key = field.key, value = settings[key] ?? "";
-    const label = document.createElement("label");
-    label.textContent = field.label;
-    label.htmlFor = "setting-" + key;
-    label.title = field.help + " (--" + key + ")";
-    let input;
-    if (field.kind === "choice") {
-      input = document.createElement("select");
-      for (const option of field.choices) {
-        const element = document.createElement("option");
-        element.value = option;
-        element.textContent = option || "(automatic)";
-        input.appendChild(element);
+    let place = box;
+    if (field.advanced) {
+      if (!fold) {
+        fold = document.createElement("details");
+        fold.className = "advanced";
+        const summary = document.createElement("summary");
+        summary.textContent = "advanced";
+        fold.append(summary, document.createElement("div"));
+        const name = group;
+        fold.open = openFolds.has(name) || field.key in refusals;
+        fold.addEventListener("toggle", event => { if (event.target.open) openFolds.add(name); else openFolds.delete(name); });
+        box.append(fold);
       }
-      input.value = value;
-    } else if (field.kind === "switch") {
-      input = document.createElement("input");
-      input.type = "checkbox";
-      input.checked = value === "true";
-    } else {
-      input = document.createElement("input");
-      input.type = "text";
-      input.inputMode = field.kind === "integer" ? "numeric" : "decimal";
-      input.placeholder = field.minimum + "–" + field.maximum + (field.kind === "rate" ? " or every" : "");
-      input.value = value;
+      place = fold.lastElementChild;
     }
-    input.id = "setting-" + key;
-    input.name = key;
-    input.title = label.title;
-    input.addEventListener("change", () => change(key, input));
-    const unit = document.createElement("span");
-    unit.className = "unit";
-    unit.textContent = field.unit;
-    box.append(label, input, unit);
+    place.append(...fieldElements(field));
   }
+}
+
+// A field's label, input, unit and (when its last value was refused) the refusal.
+function fieldElements(field) {
+  const key = field.key, value = settings[key] ?? "";
+  const label = document.createElement("label");
+  label.textContent = field.label;
+  label.htmlFor = "setting-" + key;
+  label.title = field.help + " (--" + key + ")";
+  let input;
+  if (field.kind === "choice") {
+    input = document.createElement("select");
+    for (const option of field.choices) {
+      const element = document.createElement("option");
+      element.value = option;
+      element.textContent = option || "(automatic)";
+      input.appendChild(element);
+    }
+    input.value = value;
+  } else if (field.kind === "switch") {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = value === "true";
+  } else {
+    input = document.createElement("input");
+    input.type = "text";
+    input.inputMode = field.kind === "integer" ? "numeric" : "decimal";
+    input.placeholder = field.minimum + "–" + field.maximum + (field.kind === "rate" ? " or every" : "");
+    input.value = key in refusals ? refusals[key].value : value;
+  }
+  input.id = "setting-" + key;
+  input.name = key;
+  input.title = label.title;
+  input.addEventListener("change", () => change(key, input));
+  const unit = document.createElement("span");
+  unit.className = "unit";
+  unit.textContent = field.unit;
+  const elements = [label, input, unit];
+  if (key in refusals) {
+    input.setAttribute("aria-invalid", "true");
+    const refusal = document.createElement("div");
+    refusal.className = "refusal";
+    refusal.id = "refusal-" + key;
+    refusal.textContent = refusals[key].message;
+    elements.push(refusal);
+  }
+  return elements;
 }
 
 async function change(key, input) {
   let value = input.type === "checkbox" ? input.checked : input.value.trim();
+  const typed = input.value;
   if (typeof value === "string" && value !== "" && !isNaN(Number(value))) value = Number(value);
   const { ok, reply } = await post("/api/settings", { [key]: value });
-  $("error").textContent = ok ? "" : reply.error || "refused";
-  if (ok) { settings = reply.settings; }
+  if (ok) {
+    settings = reply.settings;
+    delete refusals[key];
+  } else {
+    refusals[key] = { message: reply.error || "refused", value: typed };
+  }
+  $("error").textContent = "";
   buildForm();
 }
 

@@ -51,6 +51,8 @@ struct LiveSetting: Sendable {
     let help: String
     /// Said after the range when a value is refused (its unit in words, a hint).
     let rangeNote: String
+    /// A tuning knob most users never touch: the console folds it under "advanced".
+    private(set) var isTuning = false
 
     init(_ key: String, _ group: Group, _ label: String, unit: String = "", _ kind: Kind, rangeNote: String = "", help: String) {
         self.key = key
@@ -60,6 +62,13 @@ struct LiveSetting: Sendable {
         self.kind = kind
         self.help = help
         self.rangeNote = rangeNote
+    }
+
+    /// This setting, folded under "advanced" in the console.
+    func tuning() -> LiveSetting {
+        var setting = self
+        setting.isTuning = true
+        return setting
     }
 
     /// The flag's help: the entry's, and that the console can change it.
@@ -81,6 +90,7 @@ struct LiveSetting: Sendable {
     /// The field the console's page builds for it.
     var field: SettingField {
         var field = SettingField(key: key, group: group.rawValue, label: label, unit: unit, help: help)
+        field.advanced = isTuning
         switch kind {
         case .number(let range, let whole):
             field.kind = whole ? "integer" : "number"
@@ -113,7 +123,7 @@ extension LiveSetting {
         "hysteresis", .aim, "Hysteresis", unit: "°", .number(0...5), rangeNote: " degrees (default \(SteadyDegree.standardSlack))",
         help:
             "Degrees the exact angle must pass the edge of the degree sent before the next is sent: a still face never flips the servo between two degrees (0: the exact formula every frame)."
-    )
+    ).tuning()
 
     // Target: which face is followed, and what happens when it goes.
     static let lostAfter = LiveSetting(
@@ -124,19 +134,19 @@ extension LiveSetting {
         help: "Once the target is gone: scan (L: sweep), hold (stay), or last-seen (aim at the edge it left by, sweep after --lost-after).")
     static let switchMargin = LiveSetting(
         "switch-margin", .target, "Switch if larger by", .number(0...100), rangeNote: " (0.2: another face must be 20% larger)",
-        help: "Another face takes over the target only when its area is larger by this share (0.2 = 20%)...")
+        help: "Another face takes over the target only when its area is larger by this share (0.2 = 20%)...").tuning()
     static let switchFrames = LiveSetting(
-        "switch-frames", .target, "…for frames", .number(1...10_000, whole: true), help: "...for this many frames in a row.")
+        "switch-frames", .target, "…for frames", .number(1...10_000, whole: true), help: "...for this many frames in a row.").tuning()
 
     // Smoothing of the target's centre.
     static let smooth = LiveSetting(
         "smooth", .smoothing, "Smooth the centre", .onOff, help: "Smooth the target's centre (One Euro filter): a still face stops jittering the servo.")
     static let smoothCutoff = LiveSetting(
         "smooth-cutoff", .smoothing, "Still cutoff", unit: "Hz", .number(0.01...100), rangeNote: " Hz",
-        help: "Smoothing: cutoff in Hz for a still face (lower: steadier, more lag).")
+        help: "Smoothing: cutoff in Hz for a still face (lower: steadier, more lag).").tuning()
     static let smoothBeta = LiveSetting(
         "smooth-beta", .smoothing, "Speed response", .number(0...100),
-        help: "Smoothing: how fast the cutoff rises with speed (higher: less lag when moving).")
+        help: "Smoothing: how fast the cutoff rises with speed (higher: less lag when moving).").tuning()
 
     // Lock and fire.
     static let lockAfter = LiveSetting(
@@ -188,11 +198,11 @@ extension LiveSetting {
         help: "The camera's horizontal field of view in degrees (--mount turret; the vertical one follows from the frame's aspect).")
     static let kp = LiveSetting(
         "kp", .turretCamera, "Proportional gain", .number(0.01...2), rangeNote: " (default \(TurretLoop.Gains.standard.proportional))",
-        help: "Turret loop: proportional gain (share of the error corrected per frame).")
+        help: "Turret loop: proportional gain (share of the error corrected per frame).").tuning()
     static let ki = LiveSetting(
         "ki", .turretCamera, "Integral gain", unit: "/s", .number(0...10), rangeNote: " per second (default \(TurretLoop.Gains.standard.integral))",
-        help: "Turret loop: integral gain (per second; removes the lag behind a face that keeps moving).")
+        help: "Turret loop: integral gain (per second; removes the lag behind a face that keeps moving).").tuning()
     static let kd = LiveSetting(
         "kd", .turretCamera, "Derivative gain", unit: "s", .number(0...1), rangeNote: " seconds (default \(TurretLoop.Gains.standard.derivative))",
-        help: "Turret loop: derivative gain (seconds).")
+        help: "Turret loop: derivative gain (seconds).").tuning()
 }
