@@ -19,6 +19,10 @@ public struct SentryCommand: ParsableCommand {
 
     /// Puts the settings file's values in front of the flags, then runs as usual.
     public static func main() {
+        if let script = Completions.requested(by: Array(CommandLine.arguments.dropFirst())) {
+            StandardStream.writeOutput(script + "\n")
+            Glibc.exit(0)
+        }
         let arguments: [String]
         do {
             arguments = try SettingsFile.applied(to: Array(CommandLine.arguments.dropFirst()))
