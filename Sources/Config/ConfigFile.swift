@@ -150,7 +150,7 @@ public struct ConfigFile: Sendable {
             guard catalog.options.contains(entry.key) else {
                 throw ConfigError(
                     path: path, line: entry.line, key: entry.key,
-                    "unknown key; keys are the long flag names of `sentry --help`, e.g. offset = 40")
+                    "unknown key; keys are the long flag names of `sentry run --help`, e.g. offset = 40")
             }
             if case .bool = entry.value {
                 throw ConfigError(path: path, line: entry.line, key: entry.key, "expected a value, got \(entry.value)")

@@ -39,6 +39,12 @@ public struct DetectorOptions: Sendable, Equatable {
 
     public init() {}
 
+    /// The detector a run without `--detector` uses: BlazeFace when its model is found and
+    /// the processor runs its kernels, else the Haar cascade (`makeDetector` says which once).
+    public var automaticKind: Kind {
+        (modelPath ?? ModelLocator.file(.blazeFaceFullRange)) != nil && BlazeFaceDetector.cpuHasVectorUnit ? .blazeface : .haar
+    }
+
     /// The cascade a cascade detector loads: the one given, else Debian's default for the kind.
     public var cascadeFile: String {
         cascadePath ?? (kind == .lbp ? CascadeFile.lbpFrontalFace : CascadeFile.haarFrontalFace)

@@ -30,6 +30,11 @@ public struct SentryCommand: ParsableCommand {
             StandardStream.writeError("sentry: \(error.description)\n")
             Glibc.exit(1)
         }
+        // `sentry` alone, and no settings file naming a camera: what it is and how to start it, not an error.
+        if CommandLine.arguments.count == 1, !arguments.contains("--camera") {
+            StandardStream.writeOutput(helpMessage() + "\n\nTo start: sentry --camera FILE|/dev/video0 --serial PORT|sim (sentry run --help lists every flag).\n")
+            Glibc.exit(0)
+        }
         main(arguments)
     }
 

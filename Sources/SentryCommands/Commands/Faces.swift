@@ -18,7 +18,7 @@ struct Faces: ParsableCommand {
     @Flag(help: "Print one JSON object per image.")
     var json = false
 
-    @Option(help: ArgumentHelp("Also write each image with what was read drawn on it, as a PNG in this folder.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Also write each image with what was read drawn on it, as a PNG in this folder (made if it is not there).", valueName: "dir"))
     var draw: String?
 
     @Argument(help: ArgumentHelp("Photos (JPEG, PNG, or any picture ffmpeg reads).", valueName: "image"))
@@ -26,15 +26,21 @@ struct Faces: ParsableCommand {
 
     func validate() throws {
         guard !images.isEmpty else { throw ValidationError("name at least one image: sentry faces photo.jpg") }
-        if let draw {
-            var isDirectory = false
-            guard FileManager.default.fileExists(atPath: draw, isDirectory: &isDirectory), isDirectory else {
-                throw ValidationError("--draw \(draw) is not a folder; create it first (mkdir -p \(draw))")
-            }
-        }
+        if let draw, draw.isEmpty { throw ValidationError("--draw needs a folder, e.g. --draw out/") }
     }
 
     func run() throws {
+        if let draw {
+            // Made as mkdir -p would; a file in the way or a folder that cannot be made is one line.
+            do {
+                try FileManager.default.createDirectory(atPath: draw, withIntermediateDirectories: true)
+            } catch {
+                var isFolder = false
+                let exists = FileManager.default.fileExists(atPath: draw, isDirectory: &isFolder)
+                StandardStream.writeError("sentry: --draw \(draw): \(exists && !isFolder ? "a file is in the way; pass a folder" : "cannot be made; pass a folder you may write")\n")
+                throw ExitCode.validationFailure
+            }
+        }
         let reader = try failingCleanly { try FaceReader() }
         var failed = false
         for path in images {

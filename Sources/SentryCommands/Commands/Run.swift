@@ -5,6 +5,7 @@ import FoundationEssentials
 import Logging
 import SentryApp
 import ServoSim
+import TextOutput
 import TurretProtocol
 
 /// `sentry run` (the default command): track faces and drive the turret.
@@ -77,9 +78,17 @@ struct Run: ParsableCommand {
                 throw ValidationError("--camera \(camera) rides on the simulated turret: use it with --serial sim")
             }
         }
+        if let fps = capture.fps, !(camera.hasPrefix("/dev/") || camera == "auto" || camera.hasPrefix(virtualCameraPrefix)) {
+            throw ValidationError(
+                "--fps \(String(printf: "%g", fps)) sets a camera's rate; the file \(camera) plays at its own (add --realtime to play it at that pace)")
+        }
         if let simFov { try checkRange(simFov, "sim-fov", 1...179, " degrees") }
         try checkRange(simNoise, "sim-noise", 0...64, " gray levels (a webcam's grain is 2 to 8)")
         if let frames, frames < 1 { throw ValidationError("--frames \(frames) must be at least 1") }
+        if faces.enabled, let kind = detection.options.kind, kind == .haar || kind == .lbp {
+            throw ValidationError(
+                "\(faces.reason) reads the face's expression, which needs the BlazeFace detector (its eye points place the face mesh); drop --detector \(kind.rawValue)")
+        }
     }
 
     var pipelineSettings: PipelineSettings {

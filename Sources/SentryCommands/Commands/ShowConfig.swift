@@ -1,5 +1,6 @@
 import ArgumentParser
 import Config
+import Detectors
 import FoundationEssentials
 import TextOutput
 
@@ -23,7 +24,7 @@ struct ShowConfig: ParsableCommand {
             throw ExitCode.validationFailure
         }
         print("config file: \(merged.file?.path ?? "none (--config FILE, ~/.config/sentry/sentry.toml or \(ConfigFile.systemPath))")")
-        let rows = SettingsFile.effective(merged)
+        let rows = SettingsFile.effective(merged).map { row in Self.asRun(row, SettingsFile.parsedRun(merged.arguments)) }
         let width = (rows.map(\.key.count).max() ?? 0) + 2
         let valueWidth = min((rows.map { ($0.value ?? "-").count }.max() ?? 0) + 2, 40)
         for row in rows {
@@ -31,6 +32,21 @@ struct ShowConfig: ParsableCommand {
             print(
                 row.key.padded(to: width)
                     + value.padded(to: max(valueWidth, value.count + 1)) + row.source)
+        }
+    }
+
+    /// A row as the run takes it: a value another flag implies (`--spare` turns the
+    /// expressions on), or the one a run picks when the flag is left out (the detector).
+    static func asRun(_ row: (key: String, value: String?, source: String), _ run: Run?) -> (key: String, value: String?, source: String) {
+        guard let run else { return row }
+        switch row.key {
+        case "expressions" where row.value == "false" && run.faces.enabled:
+            return (row.key, "true", "turned on by \(run.faces.reason)")
+        case "detector" where row.value == nil:
+            let kind = run.detectorOptions.automaticKind
+            return (row.key, kind.rawValue, kind == .blazeface ? "default (its model is installed)" : "default (no BlazeFace model, or no AVX2)")
+        default:
+            return row
         }
     }
 }

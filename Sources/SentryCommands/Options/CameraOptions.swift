@@ -8,7 +8,9 @@ struct CameraOptions: ParsableArguments {
     @Option(help: "Frame size WxH, e.g. 640x480: files are rescaled, cameras use their nearest size.")
     var size: String?
 
-    @Option(parsing: .unconditional, help: "Camera frame rate (cameras only).")
+    @Option(
+        parsing: .unconditional,
+        help: "Frame rate: a camera's (it takes its nearest), or the virtual camera's clock (default 30). A video file plays at its own rate (--realtime paces it).")
     var fps: Double?
 
     @Option(help: "Camera pixel format: GREY, YUYV, YU12, YV12 or NV12 (default: a colour one for BlazeFace, GREY for the cascades).")

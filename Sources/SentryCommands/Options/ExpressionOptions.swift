@@ -46,4 +46,11 @@ struct ExpressionOptions: ParsableArguments {
 
     /// Whether the mesh runs: asked for, or needed by a hook or `--spare`.
     var enabled: Bool { expressions || !onExpression.isEmpty || (try? spareState) != nil }
+
+    /// The flag that turned the mesh on, as the user typed it.
+    var reason: String {
+        if expressions { return "--expressions" }
+        if let rule = onExpression.first { return "--on-expression \(rule)" }
+        return "--spare \(spare ?? "")"
+    }
 }

@@ -105,13 +105,19 @@ enum SettingsFile {
     /// Why `run` would refuse `arguments` (with a camera and a serial port
     /// supplied when they lack them), or `nil`.
     static func failure(parsing arguments: [String]) -> String? {
-        let placeholders = (arguments.contains("--camera") ? [] : ["--camera", "file"]) + (arguments.contains("--serial") ? [] : ["--serial", "sim"])
         do {
-            _ = try Run.parse(placeholders + arguments)
+            _ = try Run.parse(withPlaceholders(arguments))
             return nil
         } catch {
             return Run.message(for: error)
         }
+    }
+
+    /// The run `arguments` make (a camera and a serial port supplied when they lack them), or nil when it refuses them.
+    static func parsedRun(_ arguments: [String]) -> Run? { try? Run.parse(withPlaceholders(arguments)) }
+
+    private static func withPlaceholders(_ arguments: [String]) -> [String] {
+        (arguments.contains("--camera") ? [] : ["--camera", "file"]) + (arguments.contains("--serial") ? [] : ["--serial", "sim"]) + arguments
     }
 
     /// The value of `--config` among `flags`, if given.
