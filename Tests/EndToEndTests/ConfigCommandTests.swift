@@ -40,6 +40,21 @@ struct ConfigCommandTests {
         #expect(rows["camera"]! == ("-", "default"))
     }
 
+    @Test("what a run takes, not only what was typed: --spare turns the expressions on, and the detector is the one a run picks")
+    func implied() throws {
+        let run = try SentryProcess(["config", "--spare", "smile"])
+        let lines = run.standardOutput.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines.contains("expressions true turned on by --spare smile"), "\(run.standardOutput)")
+        #expect(lines.contains("detector blazeface default (its model is installed)"))
+    }
+
+    @Test("sentry alone prints its help and how to start, and exits 0")
+    func alone() throws {
+        let run = try SentryProcess([], environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(run.status == 0 && run.standardError.isEmpty, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("OVERVIEW:") && run.standardOutput.contains("To start: sentry --camera"))
+    }
+
     @Test("a run reads the file: its settings act, and a flag still wins")
     func runUsesFile() throws {
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path

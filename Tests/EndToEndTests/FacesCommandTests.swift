@@ -52,11 +52,12 @@ struct FacesCommandTests {
     @Test("--draw writes a PNG with the mesh in green and the irises in yellow where the JSON says they are")
     func draw() throws {
         let folder = try ScratchDirectory("faces")
-        let run = try SentryProcess(["faces", "--json", "--draw", folder.path, Self.astronaut])
+        // A folder that is not there yet is made.
+        let run = try SentryProcess(["faces", "--json", "--draw", folder.path + "/new/out", Self.astronaut])
         #expect(run.status == 0, "\(run.standardError)")
         let face = try #require((try Self.objects(run.standardOutput).first?["faces"] as? [[String: Any]])?.first)
         let landmarks = try #require(face["landmarks"] as? [[Double]])
-        let drawn = folder.file("astronaut.png").path
+        let drawn = folder.file("new/out/astronaut.png").path
         let rgb = try SentryProcess(
             program: "/usr/bin/ffmpeg", ["-v", "error", "-i", drawn, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let pixels = [UInt8](rgb.outputBytes)
