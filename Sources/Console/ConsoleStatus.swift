@@ -49,6 +49,11 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     /// turret mount, SPEC §2's mapping undone on a fixed one (so the page
     /// never computes the formula again).
     public var aimPoint: [Double]?
+    /// Where the turret fires at the target, `[x, y]` in frame pixels (`--fire-below` face heights
+    /// under its centre), shown whether armed or not; nil without a target in sight.
+    public var firePoint: [Double]?
+    /// `--fire` was given: the fire point is live.
+    public var armed = false
     /// The commands this frame put on the wire.
     public var commands: [String]
     /// The HUD line: `Sentry mode — no targets`, `Tracking — X: 93 | Y: 71`…

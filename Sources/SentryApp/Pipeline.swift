@@ -26,6 +26,9 @@ public struct PipelineSettings: Sendable {
     public var turretClock = TurretClock.wall
     /// `--spare STATE`: never fire at a target whose face shows it (`--expressions`).
     public var spare: ExpressionState?
+    /// `--fire-below`: face heights under the face's centre where the turret fires, and
+    /// (armed) aims; the console shows it armed or not.
+    public var firePointBelow: Double = 1.5
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking

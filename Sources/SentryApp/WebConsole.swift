@@ -132,6 +132,11 @@ final class WebConsole: FrameObserver {
             ? (Double(frame.image.width) / 2, Double(frame.image.height) / 2)
             : tracking.mapper.framePoint(of: result.commanded, width: frame.image.width, height: frame.image.height, tiltEnabled: tracking.tiltEnabled)
         status.aimPoint = [aimX, aimY]
+        status.armed = outcome.settings.fire != nil
+        if let box = result.target {
+            let point = tracking.aimPoint(of: box, frameHeight: frame.image.height, below: outcome.settings.firePointBelow)
+            status.firePoint = [point.x, point.y]
+        }
         hub.publish(status, frame: frame, capturedAt: outcome.capturedAt)
     }
 

@@ -43,10 +43,21 @@ public struct TrackingSettings: Sendable {
     public var search: SearchPolicy = .scan
     /// The servos' speed, for the turret loop's model of them.
     public var servoSecondsPer60Degrees = ServoMotion.typicalSecondsPer60Degrees
+    /// Face heights below the face's centre the turret aims at (`--fire-below`
+    /// when armed: the fire point off the face, SPEC §8's safety); 0 (unarmed):
+    /// SPEC §2's centre.
+    public var aimBelow: Double = 0
 
     public init(mapper: AngleMapper = AngleMapper(), tiltEnabled: Bool = false) {
         self.mapper = mapper
         self.tiltEnabled = tiltEnabled
+    }
+
+    /// Where in the picture the turret aims for a face in `box`: `below` face heights under
+    /// its centre (`aimBelow` unless given), kept inside the frame.
+    public func aimPoint(of box: Box, frameHeight: Int, below: Double? = nil) -> (x: Double, y: Double) {
+        let center = box.center
+        return (center.x, min(center.y + (below ?? aimBelow) * Double(box.height), Double(max(frameHeight - 1, 0))))
     }
 }
 
@@ -106,7 +117,9 @@ public struct Tracker: Sendable {
             targetID = target?.id
             restartFollowing()
         }
-        aimError = target.flatMap { $0.isVisible ? error(toward: $0.box.center, width: width, height: height, turret: &turret, at: time) : nil }
+        aimError = target.flatMap {
+            $0.isVisible ? error(toward: settings.aimPoint(of: $0.box, frameHeight: height), width: width, height: height, turret: &turret, at: time) : nil
+        }
         guard let target else {
             return (nil, settings.search == .hold ? .hold : .scan)
         }
@@ -116,7 +129,7 @@ public struct Tracker: Sendable {
             return (nil, exitAim.map(Intent.aim) ?? .hold)
         }
         exitAim = nil
-        return (target.box, .aim(aim(at: target.box.center, width: width, height: height, turret: &turret, at: time)))
+        return (target.box, .aim(aim(at: settings.aimPoint(of: target.box, frameHeight: height), width: width, height: height, turret: &turret, at: time)))
     }
 
     /// New settings while running (the web console): the faces and the target

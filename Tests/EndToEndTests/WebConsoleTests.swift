@@ -498,6 +498,25 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test("the page shows the fire point below the target's face: grey with the mode line Tracking while unarmed, red with Shooting when armed (screenshot in docs/)")
+    func firePoint() throws {
+        for armed in [false, true] {
+            let console = try RunningConsole(["--lock-after", "3600"] + (armed ? ["--fire"] : []))
+            let browser = try Browser()
+            try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+            try browser.run(["wait": "(s => s && s.firePoint && s.target !== null && s.target !== undefined)(window.sentry.shown)", "timeout": 20])
+            let shown = try #require(
+                try browser.eval("(s => { const f = s.faces[s.target]; return [f.x, f.y, f.w, f.h, s.firePoint[0], s.firePoint[1], s.mode]; })(window.sentry.shown)")
+                    as? [Any])
+            let face = shown.prefix(6).compactMap { ($0 as? NSNumber)?.doubleValue }
+            try #require(face.count == 6, "\(shown)")
+            #expect(abs(face[4] - (face[0] + face[2] / 2)) < 1 && abs(face[5] - min(face[1] + face[3] / 2 + 1.5 * face[3], 479)) < 1, "\(shown)")
+            #expect(face[5] > face[1] + face[3], "below the face: \(shown)")
+            #expect((shown[6] as? String)?.hasPrefix(armed ? "Shooting — " : "Tracking — ") == true, "\(shown)")
+            #expect(console.stop() == 0)
+        }
+    }
+
     @Test("an event kept while the page is open appears at the top of the history with its face's thumbnail; a click shows its whole frame (screenshot in docs/)")
     func history() throws {
         let console = try RunningConsole(["--events", try ScratchDirectory("web-events").file("events").path])

@@ -139,4 +139,20 @@ struct AimErrorTests {
         _ = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
         #expect(abs(tracker.aimError!.pan - 3) < 1e-9 && tracker.aimError!.tilt == 0)
     }
+
+    @Test("armed, the turret aims at the fire point: 1.5 face heights below the face's centre, kept in the frame; the error is measured there")
+    func firePoint() {
+        var settings = TrackingSettings(mapper: AngleMapper(), tiltEnabled: true)
+        settings.aimBelow = 1.5
+        var tracker = Tracker(settings: settings)
+        var turret = TurretModel()
+        let face = Box(x: 400, y: 100, width: 80, height: 80)  // centre 440,140; fire point 440,260 → tilt 40 + 260·100/480 = 94.17
+        let (_, intent) = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
+        #expect(intent == .aim(Aim(pan: 108, tilt: 94)))
+        #expect(abs(tracker.aimError!.tilt - (40 + 26_000.0 / 480 - 90)) < 1e-9)
+        // Near the bottom edge the point stays in the frame.
+        #expect(settings.aimPoint(of: Box(x: 0, y: 400, width: 80, height: 80), frameHeight: 480).y == 479)
+        // Unarmed (0): SPEC §2's centre.
+        #expect(TrackingSettings().aimPoint(of: face, frameHeight: 480) == (x: 440, y: 140))
+    }
 }

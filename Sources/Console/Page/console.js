@@ -283,6 +283,15 @@ function statusFor(index) {
   return best || latest;
 }
 
+// Where the turret fires: below the face (--fire-below); red when armed, grey when not.
+function drawFirePoint(g, [x, y], armed) {
+  window.sentry.shown.firePoint = [x, y];
+  g.strokeStyle = armed ? "#ff2020" : "#9aa3ad"; g.fillStyle = g.strokeStyle; g.lineWidth = 2;
+  g.beginPath(); g.moveTo(x - 9, y - 9); g.lineTo(x + 9, y + 9); g.moveTo(x + 9, y - 9); g.lineTo(x - 9, y + 9); g.stroke();
+  g.font = "12px sans-serif";
+  g.fillText(armed ? "fire point" : "fire point (unarmed)", x + 12, y + 4);
+}
+
 function aimPoint(s) {
   // Where the turret points in the picture, as sentry works it out (SPEC §2 undone, or the middle on a turret).
   return s.aimPoint || [s.width / 2, s.height / 2];
@@ -296,7 +305,7 @@ function drawFrame(bitmap, s, index) {
   else { g.fillStyle = "#000"; g.fillRect(0, 0, width, height); }
   if (!s) return;
   const rect = video.getBoundingClientRect();
-  window.sentry.shown = { frame: index, status: s.frame, faces: s.faces, target: s.target, width, height, eyes: [],
+  window.sentry.shown = { frame: index, status: s.frame, faces: s.faces, target: s.target, mode: s.mode, width, height, eyes: [],
                           canvas: { left: rect.left, top: rect.top, width: rect.width, height: rect.height } };
   g.lineWidth = 2;
   s.faces.forEach((face, i) => {
@@ -310,6 +319,7 @@ function drawFrame(bitmap, s, index) {
     }
   });
   if (s.face) drawFace(g, s.face);
+  if (s.firePoint) drawFirePoint(g, s.firePoint, s.armed);
   const [x, y] = aimPoint(s);
   window.sentry.shown.aim = [x, y];
   g.strokeStyle = "#4dff88"; g.lineWidth = 2;

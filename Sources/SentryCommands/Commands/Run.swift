@@ -6,6 +6,7 @@ import Logging
 import SentryApp
 import ServoSim
 import TextOutput
+import Tracking
 import TurretProtocol
 
 /// `sentry run` (the default command): track faces and drive the turret.
@@ -96,6 +97,9 @@ struct Run: ParsableCommand {
         settings.lockAfter = lockFire.lockAfter
         settings.fire = lockFire.fireSettings
         settings.spare = try? faces.spareState
+        settings.firePointBelow = lockFire.fireBelow
+        // Armed, the turret aims where it fires: off the face (SPEC §8). Unarmed, at its centre (SPEC §2).
+        if settings.fire != nil { settings.tracking.aimBelow = lockFire.fireBelow }
         return settings
     }
 

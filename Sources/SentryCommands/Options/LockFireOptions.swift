@@ -31,11 +31,18 @@ struct LockFireOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: LiveSetting.fireTolerance.flagHelp)
     var fireTolerance: Double = FireControl.Settings.defaultTolerance
 
+    @Option(
+        parsing: .unconditional,
+        help:
+            "With --fire, aim this many face heights below the face's centre: the fire point is off the face (1.5: the chest). 0 aims at the face; never with anything that can hurt an eye (docs/guide/safety.md).")
+    var fireBelow: Double = 1.5
+
     func validate() throws {
         try LiveSetting.lockAfter.check(lockAfter)
         try checkRange(hookTimeout, "hook-timeout", 0.1...3600, " seconds")
         try LiveSetting.fireCooldown.check(fireCooldown)
         try LiveSetting.fireTolerance.check(fireTolerance)
+        try checkRange(fireBelow, "fire-below", 0...5, " face heights below the face's centre (1.5: the chest)")
         for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
             if let command, command.allSatisfy(\.isWhitespace) {
                 throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")
