@@ -87,6 +87,24 @@ struct FireTests {
         #expect(!firmware.isHigh)
     }
 
+    @Test("pin 7 is never driven high from reset, through setup() and its READY, and the first aims, sweeps and garbage: only F fires")
+    func triggerLowFromReset() throws {
+        let firmware = try FirmwareSimulator()
+        // The harness watches pin 7 from the first cycle: its boot (setup()) has run by the first reply.
+        let booted = try firmware.pulses()
+        #expect(booted.pulses.isEmpty && !booted.isHigh, "\(booted)")
+        for (command, settle) in [("X90.", 300.0), ("L", 500), ("X100.", 300), ("Y80.", 300), ("F", 50), ("X4", 50), ("F9", 50), ("X90.", 300)] {
+            firmware.send(Array(command.utf8))
+            firmware.wait(milliseconds: settle)
+            let now = try firmware.pulses()
+            #expect(now.pulses.isEmpty && !now.isHigh, "after \(command): \(now)")
+        }
+        // The same board fires when told properly: the pin works, it was only never told.
+        firmware.send(Array("F90.".utf8))
+        firmware.wait(milliseconds: 200)
+        #expect(try firmware.pulses().pulses.count == 1)
+    }
+
     @Test("a shot is a 100 ms pulse on pin 7, and F back to back fires once a second")
     func pulseWidthAndInterval() throws {
         // 720 fire commands back to back: 3.3 s at 4.6 ms each.
