@@ -61,8 +61,10 @@ UNITDIR ?= $(SYSCONFDIR)/systemd/system
 UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
 SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
 MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face_landmark.tflite iris_landmark.tflite
-# What a user reads, laid out as in the checkout so that the README's links work.
-USER_DOCS = README.md LICENSE docs/PROTOCOL.md docs/SPEC.md $(wildcard docs/guide/*.md) docs/images/wiring.svg
+# What a user reads, laid out as in the checkout so that every link in them works
+# (tools/install-test follows each one): the README, the guides and the pages they
+# link, with their pictures.
+USER_DOCS = README.md LICENSE CONTRIBUTING.md $(wildcard docs/*.md) $(wildcard docs/guide/*.md) $(wildcard docs/*.png) $(wildcard docs/images/*.svg)
 # The installed binary carries the Swift runtime (static stdlib): the board
 # it runs on needs no Swift toolchain. It links FoundationEssentials only: full
 # Foundation would bring ICU's 34 MB of data (and tripled the binary). TOMLKit
