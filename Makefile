@@ -1,20 +1,25 @@
-# sentry — two commands on a fresh Debian 12 machine:
-#   make demo   installs what it needs, builds, runs sentry on a demo clip
-#               against the simulated servo and prints the angle track
-#   make test   installs what it needs, runs every test
+# sentry — two commands on a fresh Debian 12 machine (with Swift 6.1 or newer):
+#   make demo   installs what the demo needs, builds, runs sentry on a demo
+#               clip against the simulated servo and prints the angle track
+#   make test   installs what the tests need, runs every test
 SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
+# The project's own Python (tools/setup makes it): the tests' and tools' python3.
+export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: aarch64 test-aarch64 setup build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
+.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
 
 setup:
 	@tools/setup
 
-build: setup
+setup-demo:
+	@tools/setup demo
+
+build: setup-demo
 	$(SWIFT) build
 
-release: setup
+release: setup-demo
 	$(SWIFT) build -c release
 
 $(DEMO_CLIP): tools/make-demo-clip Tests/Fixtures/photos/astronaut.png
