@@ -8,7 +8,7 @@ DEMO_CLIP := .cache/demo.mkv
 # The project's own Python (tools/setup makes it): the tests' and tools' python3.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test test-vm test-install install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
+.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test test-vm test-install test-setup install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
 
 setup:
 	@tools/setup
@@ -46,6 +46,7 @@ test: setup firmware
 	$(SWIFT) test --skip-build
 	$(MAKE) fuzz-run FUZZ_SECONDS=30
 	$(MAKE) test-install
+	$(MAKE) test-setup
 	$(MAKE) test-deb
 	$(MAKE) test-vm
 
@@ -135,6 +136,10 @@ deb: firmware $(if $(filter-out $(shell dpkg --print-architecture),$(ARCH)),aarc
 	# lintian leaves an mldbm-elf-* cache file in TMPDIR: give it one of its own.
 	scratch=$$(mktemp -d /tmp/sentry-lintian.XXXXXX); TMPDIR=$$scratch lintian --fail-on error dist/sentry_$$(head -1 VERSION)_$(ARCH).deb; \
 	status=$$?; rm -rf "$$scratch"; exit $$status
+
+# tools/setup as a new user meets it in a clean Debian 12 root (tools/setup-test).
+test-setup:
+	tools/setup-test
 
 # The package installed and purged with apt in a clean Debian 12 root (tools/deb-test).
 test-deb: deb
