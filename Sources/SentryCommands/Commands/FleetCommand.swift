@@ -146,8 +146,8 @@ enum BrokerVisit {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            lock.withLock { if $0 == nil { $0 = "\(message)" } }
+        func log(event: LogEvent) {
+            lock.withLock { if $0 == nil { $0 = "\(event.message)" } }
         }
     }
 }
