@@ -185,7 +185,14 @@ public final class FileFrameSource: FrameSource {
             switch readFully(count: count, into: &buffer) {
             case .cancelled: return nil
             case .ended: complete = false
-            case .read: complete = chroma == nil || readChroma()
+            case .read:
+                // A stop during the colour planes is a stop, not the stream's end: taken as an end,
+                // the wait below would wait for an ffmpeg blocked writing to a pipe nobody reads.
+                switch readChroma() {
+                case .cancelled: return nil
+                case .ended: complete = false
+                case .read: complete = true
+                }
             }
         }
         if !complete {
@@ -207,12 +214,13 @@ public final class FileFrameSource: FrameSource {
     }
 
     /// The two chroma planes after the luma; false if the stream ended in them.
-    private func readChroma() -> Bool {
-        guard var planes = chroma else { return true }
+    private func readChroma() -> ReadOutcome {
+        guard var planes = chroma else { return .read }
         chroma = nil  // not shared while it is written: no copy
         defer { chroma = planes }
         let count = planes.width * planes.height
-        return readFully(count: count, into: &planes.u) == .read && readFully(count: count, into: &planes.v) == .read
+        let u = readFully(count: count, into: &planes.u)
+        return u == .read ? readFully(count: count, into: &planes.v) : u
     }
 
     private enum ReadOutcome { case read, ended, cancelled }
