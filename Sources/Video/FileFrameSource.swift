@@ -197,7 +197,9 @@ public final class FileFrameSource: FrameSource {
         }
         if !complete {
             // An exit status other than 0 is ffmpeg failing on its own; a signal is sentry stopping it.
-            let failed: Bool = if case .exited(let code) = process.wait(), code != 0 { true } else { false }
+            // Its end comes within seconds once its output ended; an ffmpeg still there then is stopped.
+            let ending = process.wait(timeout: .seconds(5)) ?? process.stop()
+            let failed: Bool = if case .exited(let code) = ending, code != 0 { true } else { false }
             if frameIndex == 0 || failed {
                 let message =
                     String(decoding: Self.readToEnd(errors), as: UTF8.self)
