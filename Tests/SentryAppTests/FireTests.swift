@@ -18,7 +18,7 @@ import Video
 struct FireHostTests {
     static func run(
         _ clip: String, virtual: Bool, frames: Int? = nil, fire: FireControl.Settings?,
-        hooks: LockHookSettings = LockHookSettings(), lockAfter: Double = 1, realtime: Bool = false
+        hooks: LockHookSettings = LockHookSettings(), lockAfter: Double = 1, realtime: Bool = false, trim: ServoTrim = ServoTrim()
     ) throws -> Runner.Summary {
         var options = RunOptions(camera: (virtual ? virtualCameraPrefix : "") + clip, serial: simulatedSerialName)
         options.showStatus = false
@@ -37,6 +37,7 @@ struct FireHostTests {
         options.settings.lockAfter = lockAfter
         options.settings.fire = fire
         options.hooks = hooks
+        options.trim = trim
         return try Runner.run(options, logger: Logger(label: "test"))
     }
 
@@ -80,6 +81,20 @@ struct FireHostTests {
         #expect(shots.allSatisfy { $0.isLocked })
         #expect(summary.servoTrack.last?.shots == shots.count)
         #expect(!summary.results.contains { !$0.isLocked && $0.commands.contains { $0.axis == .trigger } })
+    }
+
+    @Test("with --trim-x 6 the servo holds 6° more than every aim sent, and takes every shot")
+    func trimmed() throws {
+        let summary = try Self.run(
+            Clips.comesAndGoes, virtual: false, fire: FireControl.Settings(cooldown: 1), lockAfter: 0.5, realtime: true, trim: ServoTrim(pan: 6))
+        let aims = Set(panAims(summary).map(\.pan))
+        let held = Set(summary.servoTrack.filter { !$0.isScanning && $0.time > 0 }.map(\.pan)).subtracting([ServoController.bootAngle])
+        let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }
+        print("trimmed: aims \(aims.sorted()), the servo held \(held.sorted()), \(shots.count) shots, \(summary.servoTrack.last?.shots ?? 0) fired")
+        #expect(!aims.isEmpty)
+        // (A sweep stopped by an X shows where it stopped until the X's last byte.)
+        #expect(aims.allSatisfy { held.contains($0 + 6) } && held.isDisjoint(with: aims), "held \(held.sorted())")
+        #expect(!shots.isEmpty && summary.servoTrack.last?.shots == shots.count)
     }
 
     @Test("without --fire nothing new goes on the wire: locks and hooks change no byte")

@@ -120,6 +120,7 @@ struct Run: ParsableCommand {
         options.bootWait = link.bootWait
         if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
         options.onExit = link.onExit
+        options.trim = trackingOptions.trim
         options.size = capture.frameSize
         options.framesPerSecond = capture.fps
         options.pixelFormat = capture.pixelFormat

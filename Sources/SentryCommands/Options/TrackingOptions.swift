@@ -18,6 +18,14 @@ struct TrackingOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: LiveSetting.invertY.flagHelp)
     var invertY = false
 
+    @Option(
+        parsing: .unconditional,
+        help: "Degrees added to every pan angle sent (-30 to 30): a horn a tooth off, fixed in software. The console, --track and the sweep stay untrimmed.")
+    var trimX: Int = 0
+
+    @Option(parsing: .unconditional, help: "Degrees added to every tilt angle sent (-30 to 30), as --trim-x.")
+    var trimY: Int = 0
+
     @Flag(inversion: .prefixedNo, help: LiveSetting.tilt.flagHelp)
     var tilt = false
 
@@ -79,11 +87,16 @@ struct TrackingOptions: ParsableArguments {
         try LiveSetting.hysteresis.check(hysteresis)
         try LiveSetting.switchMargin.check(switchMargin)
         try LiveSetting.switchFrames.check(switchFrames)
+        try checkRange(trimX, "trim-x", ServoTrim.range, " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)")
+        try checkRange(trimY, "trim-y", ServoTrim.range, " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)")
         try checkRange(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
         if search == .lastSeen, lostAfter <= 0 {
             throw ValidationError("--search last-seen needs --lost-after above 0: how long to watch the edge before sweeping, e.g. --lost-after 2")
         }
     }
+
+    /// What the link adds to each angle it writes.
+    var trim: ServoTrim { ServoTrim(pan: trimX, tilt: trimY) }
 
     var settings: TrackingSettings {
         var settings = TrackingSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY), tiltEnabled: tilt)
