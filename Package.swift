@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "MonotonicTime"),
         // Threads of sentry's own and a condition to wait on, without Foundation.
         .target(name: "Threading", dependencies: ["MonotonicTime", .product(name: "SystemPackage", package: "swift-system")]),
+        // The processor as /proc/cpuinfo describes it, and the networks' kernels it can run.
+        .target(name: "ProcessorFeatures"),
         // Text for people without Foundation: printf formats, trimming, padding, the standard streams.
         .target(name: "TextOutput"),
 
@@ -87,7 +89,7 @@ let package = Package(
         // One header: strtod_l in the C locale, for the cascade files' numbers.
         .systemLibrary(name: "CNumberReading"),
         // Pure-Swift face detection: OpenCV-format Haar cascades and BlazeFace.
-        .target(name: "FaceDetection", dependencies: ["TextOutput", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "CNumberReading", "MiniXML"],
+        .target(name: "FaceDetection", dependencies: ["TextOutput", "Imaging", "Geometry", "MonotonicTime", "ProcessorFeatures", "TFLite", "Letterboxing", "CNumberReading", "MiniXML"],
                 swiftSettings: optimisedInDebug),
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
@@ -170,7 +172,7 @@ let package = Package(
             name: "Benchmarking",
             dependencies: [
                 "ChildProcesses", "CoreAffinity", "Detectors", "Evaluation", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "Letterboxing", "ModelFiles",
-                "MonotonicTime", "SentryApp", "Serial", "ServoSim", "TFLite", "TextOutput", "TurretLinks", "Video",
+                "MonotonicTime", "ProcessorFeatures", "SentryApp", "Serial", "ServoSim", "TFLite", "TextOutput", "TurretLinks", "Video",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: onlyImportedMembers),
@@ -179,7 +181,7 @@ let package = Package(
             name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"],
             swiftSettings: onlyImportedMembers),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
-        .target(name: "Doctor", dependencies: ["ChildProcesses", "ModelFiles", "TextOutput", "Devices", "Serial", "MonotonicTime", "Video", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "Doctor", dependencies: ["ChildProcesses", "ModelFiles", "ProcessorFeatures", "TextOutput", "Devices", "Serial", "MonotonicTime", "Video", .product(name: "SystemPackage", package: "swift-system")]),
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
@@ -215,6 +217,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
+        .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Mosquitto", "LogRecording", "Waiting"]),

@@ -10,6 +10,7 @@ import Geometry
 import Imaging
 import Letterboxing
 import MonotonicTime
+import ProcessorFeatures
 import SentryApp
 import Serial
 import ServoSim
@@ -44,6 +45,13 @@ public enum Bench {
         }
 
         public var description: String { String(printf: "median %8.3f ms   p99 %8.3f ms", median, p99) }
+    }
+
+    /// The processor and the kernels the networks run on it: a figure means
+    /// little without them (the same build runs 1.2-1.6x apart on two x86 families).
+    static var hostLine: String {
+        guard let processor = Processor.current else { return "unknown (/proc/cpuinfo cannot be read)" }
+        return "\(processor.summary); kernels \(processor.kernels?.rawValue ?? "none (the Haar cascade only)")"
     }
 
     /// The camera's per-frame work after DQBUF, over recorded buffers: the
@@ -119,6 +127,7 @@ public enum Bench {
         let threads = options.threads
         let threadLabel = "\(threads) thread\(threads == 1 ? "" : "s")"
         print("sentry bench: \(frames.count) frames of \(first.image.width)x\(first.image.height) from \(camera), detector \(name), \(threadLabel)")
+        print("  host          \(hostLine)")
         print(String(printf: "  load          %8.3f ms (the detector: model or cascade read and prepared)", loadSeconds * 1000))
         print("  decode        \(Stats(seconds: decodeTimes))")
         print("  capture       \(Stats(seconds: captureTimes)) (V4L2 path: luma from YUYV buffers of these frames)")

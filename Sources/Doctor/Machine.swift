@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import FoundationEssentials
+import ProcessorFeatures
 import TextOutput
 
 /// The system `sentry doctor` looks at: this one, or one recorded under a folder
@@ -105,16 +106,6 @@ public struct Machine: Sendable {
 
     // MARK: the processor
 
-    /// `/proc/cpuinfo`'s first processor: its model and its feature flags (`flags` on x86, `Features` on ARM).
-    var processor: (model: String, flags: Set<String>)? {
-        guard let info = text("/proc/cpuinfo") else { return nil }
-        var model = "", flags: Set<String> = []
-        for line in info.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmed() }
-            guard parts.count == 2 else { continue }
-            if ["model name", "Model"].contains(parts[0]), model.isEmpty { model = parts[1] }
-            if ["flags", "Features"].contains(parts[0]), flags.isEmpty { flags = Set(parts[1].split(separator: " ").map(String.init)) }
-        }
-        return (model, flags)
-    }
+    /// `/proc/cpuinfo`'s processor.
+    var processor: Processor? { text("/proc/cpuinfo").map(Processor.init(cpuinfo:)) }
 }

@@ -3,6 +3,7 @@
 #endif
 import ChildProcesses
 import FoundationEssentials
+import ProcessorFeatures
 import SystemPackage
 import TextOutput
 import Video
@@ -105,16 +106,15 @@ extension Checkup {
 
     /// The networks' kernels need AVX2 and FMA on x86-64 (NEON on ARM, which every 64-bit ARM has).
     static func processor(on machine: Machine) -> Finding {
-        guard let (model, flags) = machine.processor else { return Finding(.warning, "processor", "/proc/cpuinfo cannot be read") }
-        let name = model.isEmpty ? "this processor" : model
-        if flags.contains("asimd") { return Finding(.ok, "processor", "\(name): NEON, which the networks' kernels use") }
-        guard flags.contains("avx2"), flags.contains("fma") else {
+        guard let processor = machine.processor else { return Finding(.warning, "processor", "/proc/cpuinfo cannot be read") }
+        let name = processor.name.isEmpty ? "this processor" : processor.name
+        guard let kernels = processor.kernels else {
             return Finding(
                 .warning, "processor", "\(name) lacks AVX2/FMA: BlazeFace, the face mesh and expressions cannot run, and sentry uses the Haar cascade",
                 fix: "a processor from 2013 on (Haswell, Zen) runs them; --detector haar says so at start")
         }
-        let wide = flags.contains("avx512f") ? "; AVX-512F too, though the networks' kernels are 8 lanes wide" : ""
-        return Finding(.ok, "processor", "\(name): AVX2 and FMA, which the networks' kernels use\(wide)")
+        let wide = processor.hasAVX512 ? "; it has AVX-512F too, which they do not use" : ""
+        return Finding(.ok, "processor", "\(name): the networks' kernels run as \(kernels.rawValue)\(wide)")
     }
 
     /// What `program` (found on PATH) prints on stdout, or nil when it cannot be run or fails.

@@ -4,6 +4,7 @@ import Geometry
 import Imaging
 import Letterboxing
 import MonotonicTime
+import ProcessorFeatures
 import TFLite
 
 /// A face with its detector score; coordinates in frame pixels.
@@ -319,15 +320,5 @@ public final class BlazeFaceDetector: RegionFaceDetector {
     }
 
     /// Whether this CPU can run the interpreter's kernels (built for AVX2 and FMA on x86-64).
-    public static let cpuHasVectorUnit: Bool = {
-        #if arch(x86_64)
-            guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-                let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-            else { return false }
-            let set = Set(flags.split(separator: " "))
-            return set.contains("avx2") && set.contains("fma")
-        #else
-            return true
-        #endif
-    }()
+    public static let cpuHasVectorUnit: Bool = Processor.current?.kernels != nil
 }

@@ -1,4 +1,5 @@
 import Events
+import Expressions
 import Geometry
 import Imaging
 import Logging

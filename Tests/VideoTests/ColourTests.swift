@@ -173,7 +173,10 @@ struct ColourTests {
             "ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-i", Self.photo, "-t", "0.3", "-r", "10", "-pix_fmt", "yuv420p",
             "-c:v", "libx264", clip)
         let colour = try FileFrameSource(path: clip, colour: true), gray = try FileFrameSource(path: clip)
-        defer { (colour.close(), gray.close()) }
+        defer {
+            colour.close()
+            gray.close()
+        }
         var frames = 0
         while let frame = try colour.nextFrame() {
             let expected = try #require(try gray.nextFrame())

@@ -18,7 +18,7 @@ final class RunningSentry {
             process.arguments = arguments
         }
         if let output {
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let file = try FileHandle(forWritingTo: output)
             process.standardOutput = file
             process.standardError = file
