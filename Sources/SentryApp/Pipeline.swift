@@ -29,6 +29,8 @@ public struct PipelineSettings: Sendable {
     /// `--fire-below`: face heights under the face's centre where the turret fires, and
     /// (armed) aims; the console shows it armed or not.
     public var firePointBelow: Double = 1.5
+    /// `--trim-x`, `--trim-y`: degrees the wire's angles carry beyond SPEC §2's.
+    public var trim = ServoTrim()
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking
@@ -95,7 +97,9 @@ public final class Pipeline {
     public private(set) var detector: any FaceDetector
     /// The detector's name, for the status and the console.
     public private(set) var detectorName: String
-    public let output: any CommandOutput
+    /// The link, behind the trim: every command goes out through it.
+    public var output: any CommandOutput { wire }
+    private let wire: TrimmedCommandOutput
     public private(set) var settings: PipelineSettings
     /// Who points the turret; fire only ever follows tracking.
     public private(set) var steering = Steering.tracking
@@ -117,7 +121,7 @@ public final class Pipeline {
     ) {
         self.detector = detector
         self.detectorName = detectorName
-        self.output = output
+        wire = TrimmedCommandOutput(output, trim: settings.trim)
         self.settings = settings
         tracker = Tracker(settings: settings.tracking)
         turret = TurretState(
@@ -204,6 +208,7 @@ public final class Pipeline {
         turret.secondsPer60Degrees = new.tracking.servoSecondsPer60Degrees
         lock.lockAfter = new.lockAfter
         if let fireSettings = new.fire { fire?.settings = fireSettings }
+        wire.change(trim: new.trim)
     }
 
     /// Runs faces through `detector` from the next frame on.

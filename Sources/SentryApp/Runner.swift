@@ -27,8 +27,6 @@ public struct RunOptions: Sendable {
     public var baudRate: Int = 9600
     /// Seconds to wait after opening the port; `nil` for 2 s on real devices, 0 on ptys.
     public var bootWait: Double?
-    /// Degrees the link adds to each angle it writes (`--trim-x`, `--trim-y`).
-    public var trim = ServoTrim()
     /// Where the board is after a replug gave it another name; set for `--serial auto`.
     public var findSerialPortAgain: (@Sendable () -> String?)?
     /// Play a file again and again.

@@ -3,11 +3,9 @@ import Relay
 import Serial
 import ServoSim
 import TurretLinks
-import TurretProtocol
 
 /// The link `--serial` names: a relay (`ws://…`), or a serial port (the
-/// simulated servo's pseudo-terminal for `sim`), trimmed when `--trim-x` or
-/// `--trim-y` says so.
+/// simulated servo's pseudo-terminal for `sim`).
 struct TurretConnection {
     let output: any CommandOutput
     /// The serial port, when the link is one (hot-plug watches it).
@@ -16,17 +14,14 @@ struct TurretConnection {
     var relay: WebSocketCommandOutput? = nil
 
     static func open(_ options: RunOptions, simulator: SimulatedServo?, logger: Logger) throws -> TurretConnection {
-        func trimmed(_ link: any CommandOutput) -> any CommandOutput {
-            options.trim.isZero ? link : TrimmedCommandOutput(link, trim: options.trim)
-        }
         if let relay = try? RelayURL(parsing: options.serial) {
             let relay = try WebSocketCommandOutput(url: relay, logger: logger)
-            return TurretConnection(output: trimmed(relay), relay: relay)
+            return TurretConnection(output: relay, relay: relay)
         }
         let port = try SerialCommandOutput(
             path: simulator?.devicePath ?? options.serial, baudRate: options.baudRate,
             bootWait: options.bootWait, relocate: options.findSerialPortAgain, logger: logger)
-        return TurretConnection(output: trimmed(port), serialPort: port)
+        return TurretConnection(output: port, serialPort: port)
     }
 
     func close() {

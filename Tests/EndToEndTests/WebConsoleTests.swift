@@ -473,7 +473,8 @@ struct WebConsoleBrowserTests {
         ) as? [String]
         #expect(unplaced == [], "\(unplaced ?? [])")
         let folded = try browser.eval("[...document.querySelectorAll('#settings details.advanced:not([open]) [name]')].map(i => i.name).sort()") as? [String]
-        #expect(folded == ["hysteresis", "kd", "ki", "kp", "smooth-beta", "smooth-cutoff", "switch-frames", "switch-margin"], "\(folded ?? [])")
+        #expect(
+            folded == ["hysteresis", "kd", "ki", "kp", "smooth-beta", "smooth-cutoff", "switch-frames", "switch-margin", "trim-x", "trim-y"], "\(folded ?? [])")
         #expect(try browser.eval("document.getElementById('setting-offset').closest('details') === null") as? Bool == true)
         let before = try console.status()["settings"] as? [String: String]
         _ = try browser.eval("(i => { i.value = '95'; i.dispatchEvent(new Event('change')); })(document.getElementById('setting-offset'))")
@@ -565,6 +566,21 @@ struct WebConsoleBrowserTests {
         #expect(eventually(within: 5) { (try? console.status()["steering"] as? String) == "auto" })
     }
 
+    @Test("centred by C, a trim typed under Aim's advanced settings moves the servo by it at once; the console still shows 90°")
+    func trim() throws {
+        let (servo, console, browser) = try Self.consoleOnSimulatedServo()
+        defer { servo.stop() }
+        try browser.run(["wait": "window.sentry.framesShown > 3 && document.getElementById('setting-trim-x') !== null", "timeout": 20])
+        try browser.run(["key": "c"])
+        #expect(Self.waitFor(servo, pan: 90), "servo at \(servo.current.pan)")
+        _ = try browser.eval("document.getElementById('setting-trim-x').closest('details').open = true")
+        try Self.type("4", intoSetting: "trim-x", in: browser)
+        #expect(Self.waitFor(servo, pan: 94), "servo at \(servo.current.pan); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(40))")
+        let status = try console.status()
+        #expect((status["settings"] as? [String: String])?["trim-x"] == "4")
+        #expect((status["commanded"] as? [String: Any])?["pan"] as? Int == 90, "\(status["commanded"] ?? "none")")
+    }
+
     /// sentry on a simulated servo's pty, its console open in the browser.
     static func consoleOnSimulatedServo() throws -> (SimulatedServo, RunningConsole, Browser) {
         let servo = try SimulatedServo()
@@ -572,6 +588,17 @@ struct WebConsoleBrowserTests {
         let browser = try Browser()
         try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
         return (servo, console, browser)
+    }
+
+    /// Clicks a setting's field, types `text` over its value and leaves the field, as a person does.
+    static func type(_ text: String, intoSetting key: String, in browser: Browser) throws {
+        let box = try #require(
+            try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-\(key)').getBoundingClientRect())")
+                as? [Double])
+        try browser.run(["click": box])
+        _ = try browser.eval("document.getElementById('setting-\(key)').select()")
+        try browser.run(["type": text])
+        _ = try browser.eval("document.activeElement.blur()")
     }
 
     static func waitFor(_ servo: SimulatedServo, pan: Int) -> Bool {
@@ -583,13 +610,7 @@ struct WebConsoleBrowserTests {
         let (servo, console, browser) = try Self.consoleOnSimulatedServo()
         defer { servo.stop() }
         try browser.run(["wait": "document.getElementById('setting-offset') !== null", "timeout": 20])
-        let box = try #require(
-            try browser.eval("(r => [r.left + r.width / 2, r.top + r.height / 2])(document.getElementById('setting-offset').getBoundingClientRect())")
-                as? [Double])
-        try browser.run(["click": box])
-        _ = try browser.eval("document.getElementById('setting-offset').select()")
-        try browser.run(["type": "20"])
-        _ = try browser.eval("document.activeElement.blur()")
+        try Self.type("20", intoSetting: "offset", in: browser)
         var checked: (sent: String, expected: String)?
         // The change is taken between frames: judge a frame that began after it was accepted.
         var changedAt: Int?

@@ -37,7 +37,7 @@ struct FireHostTests {
         options.settings.lockAfter = lockAfter
         options.settings.fire = fire
         options.hooks = hooks
-        options.trim = trim
+        options.settings.trim = trim
         return try Runner.run(options, logger: Logger(label: "test"))
     }
 

@@ -59,4 +59,19 @@ struct SteeringTests {
         pipeline.apply(.detector(DetectorHandOff(detector: moved, name: "moved")), frameWidth: 640, frameHeight: 480)
         #expect(try pipeline.process(frame(6)).commands == [.pan(153)])
     }
+
+    @Test("a new trim moves the servo at once by its difference; the frames' commands stay untrimmed")
+    func trim() throws {
+        let output = RecordingOutput()
+        var settings = PipelineSettings()
+        settings.trim = ServoTrim(pan: 3)
+        let pipeline = Pipeline(detector: FixedFaces([face]), output: output, settings: settings)
+        let first = try pipeline.process(frame(0))
+        #expect(first.commands == [.pan(90)] && output.sent == [.pan(93)])
+        settings.trim = ServoTrim(pan: -2)
+        pipeline.apply(.settings(settings), frameWidth: 640, frameHeight: 480)
+        let next = try pipeline.process(frame(1))
+        #expect(next.commands.isEmpty && output.sent == [.pan(93), .pan(88)])
+        #expect(pipeline.commanded == Aim(pan: 90, tilt: 90))
+    }
 }

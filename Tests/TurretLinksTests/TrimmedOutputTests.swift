@@ -54,4 +54,17 @@ struct TrimmedOutputTests {
         try trimmed.send([.pan(178)])
         #expect(link.sent == [.pan(180), .pan(180)])
     }
+
+    @Test("a new trim re-aims each axis held with the next send; a sweep is left sweeping")
+    func newTrim() throws {
+        let link = Recording()
+        let trimmed = TrimmedCommandOutput(link, trim: ServoTrim(pan: 2, tilt: 1))
+        try trimmed.send([.pan(90), .tilt(80)])
+        trimmed.change(trim: ServoTrim(pan: 5, tilt: 1))
+        try trimmed.send([])
+        try trimmed.send([.lost])
+        trimmed.change(trim: ServoTrim(pan: 0, tilt: 0))
+        try trimmed.send([])
+        #expect(link.sent == [.pan(92), .tilt(81), .pan(95), .lost, .tilt(80)])
+    }
 }

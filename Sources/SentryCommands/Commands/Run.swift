@@ -98,6 +98,7 @@ struct Run: ParsableCommand {
         settings.fire = lockFire.fireSettings
         settings.spare = try? faces.spareState
         settings.firePointBelow = lockFire.fireBelow
+        settings.trim = trackingOptions.trim
         // Armed, the turret aims where it fires: off the face (SPEC §8). Unarmed, at its centre (SPEC §2).
         if settings.fire != nil { settings.tracking.aimBelow = lockFire.fireBelow }
         return settings
@@ -120,7 +121,6 @@ struct Run: ParsableCommand {
         options.bootWait = link.bootWait
         if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
         options.onExit = link.onExit
-        options.trim = trackingOptions.trim
         options.size = capture.frameSize
         options.framesPerSecond = capture.fps
         options.pixelFormat = capture.pixelFormat

@@ -52,7 +52,3 @@ func checkRange(_ value: Double, _ flag: String, _ range: ClosedRange<Double>, _
             "--\(flag) \(String(printf: "%g", value)) must be between \(String(printf: "%g", range.lowerBound)) and \(String(printf: "%g", range.upperBound))\(unit)")
     }
 }
-
-func checkRange(_ value: Int, _ flag: String, _ range: ClosedRange<Int>, _ unit: String) throws(ValidationError) {
-    try checkRange(Double(value), flag, Double(range.lowerBound)...Double(range.upperBound), unit)
-}

@@ -18,12 +18,10 @@ struct TrackingOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: LiveSetting.invertY.flagHelp)
     var invertY = false
 
-    @Option(
-        parsing: .unconditional,
-        help: "Degrees added to every pan angle sent (-30 to 30): a horn a tooth off, fixed in software. The console, --track and the sweep stay untrimmed.")
+    @Option(parsing: .unconditional, help: LiveSetting.trimX.flagHelp)
     var trimX: Int = 0
 
-    @Option(parsing: .unconditional, help: "Degrees added to every tilt angle sent (-30 to 30), as --trim-x.")
+    @Option(parsing: .unconditional, help: LiveSetting.trimY.flagHelp)
     var trimY: Int = 0
 
     @Flag(inversion: .prefixedNo, help: LiveSetting.tilt.flagHelp)
@@ -87,8 +85,8 @@ struct TrackingOptions: ParsableArguments {
         try LiveSetting.hysteresis.check(hysteresis)
         try LiveSetting.switchMargin.check(switchMargin)
         try LiveSetting.switchFrames.check(switchFrames)
-        try checkRange(trimX, "trim-x", ServoTrim.range, " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)")
-        try checkRange(trimY, "trim-y", ServoTrim.range, " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)")
+        try LiveSetting.trimX.check(trimX)
+        try LiveSetting.trimY.check(trimY)
         try checkRange(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
         if search == .lastSeen, lostAfter <= 0 {
             throw ValidationError("--search last-seen needs --lost-after above 0: how long to watch the edge before sweeping, e.g. --lost-after 2")

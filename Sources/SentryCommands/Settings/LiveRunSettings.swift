@@ -55,6 +55,8 @@ extension Run {
         LiveBinding(.offset, \.trackingOptions.offset),
         LiveBinding(.invertX, \.trackingOptions.invertX),
         LiveBinding(.invertY, \.trackingOptions.invertY),
+        LiveBinding(.trimX, \.trackingOptions.trimX),
+        LiveBinding(.trimY, \.trackingOptions.trimY),
         LiveBinding(.tilt, \.trackingOptions.tilt),
         LiveBinding(.deadband, \.trackingOptions.deadband),
         LiveBinding(.hysteresis, \.trackingOptions.hysteresis),

@@ -115,6 +115,16 @@ extension LiveSetting {
         help: "Degrees kept clear of each mechanical end: frame edges map to OFFSET and 180-OFFSET.")
     static let invertX = LiveSetting("invert-x", .aim, "Mirror pan", .onOff, help: "Mirror pan (camera facing the other way).")
     static let invertY = LiveSetting("invert-y", .aim, "Mirror tilt", .onOff, help: "Mirror tilt.")
+    static let trimX = LiveSetting(
+        "trim-x", .aim, "Trim pan", unit: "°", .number(Double(ServoTrim.range.lowerBound)...Double(ServoTrim.range.upperBound), whole: true),
+        rangeNote: " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)",
+        help: "Degrees added to every pan angle sent: a horn a tooth off, fixed in software. The console, --track and the sweep stay untrimmed."
+    ).tuning()
+    static let trimY = LiveSetting(
+        "trim-y", .aim, "Trim tilt", unit: "°", .number(Double(ServoTrim.range.lowerBound)...Double(ServoTrim.range.upperBound), whole: true),
+        rangeNote: " degrees; a turret further off needs its horn re-seated (docs/guide/calibration.md)",
+        help: "Degrees added to every tilt angle sent, as --trim-x."
+    ).tuning()
     static let tilt = LiveSetting(
         "tilt", .aim, "Tilt servo", .onOff, help: "Also drive a tilt servo with Y<deg>. (the original sketch knows only X and L).")
     static let deadband = LiveSetting(
