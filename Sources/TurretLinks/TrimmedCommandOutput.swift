@@ -29,6 +29,7 @@ public final class TrimmedCommandOutput: CommandOutput {
     }
 
     public func send(_ commands: [Command]) throws(LinkError) {
+        if commands.isEmpty, !resendHeld { return }  // most frames: a still face
         var asked = lastAsked
         var held: [Command] = []
         if resendHeld { held = [Command.Axis.pan, .tilt].compactMap { axis in asked[axis].flatMap { $0 == .lost ? nil : $0 } } }
