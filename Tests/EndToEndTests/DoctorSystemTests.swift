@@ -183,6 +183,11 @@ struct DoctorSystemTests {
         #expect(badValue.checks["settings file"]?.message.hasPrefix("config \(range):3: offset:") == true, "\(badValue.run.standardOutput)")
         let good = try system.scratch.write("offset = 40\ntilt = true\n", to: "good.toml")
         #expect(try system.doctor(["--serial", "sim", "--config", good]).checks["settings file"]?.message == "\(good): 2 settings, each a flag's name with a value it takes")
+        // Without --config, the recording's own file where sentry looks for it (the system's), not this machine's.
+        #expect(try system.doctor(["--serial", "sim"]).checks["settings file"]?.message.hasPrefix("none (\(system.root)") == true)
+        try system.write("offset = 40\nbogus = 1\n", at: "/etc/sentry/sentry.toml")
+        let recorded = try system.doctor(["--serial", "sim"])
+        #expect(recorded.checks["settings file"]?.message.hasPrefix("config \(system.root)/etc/sentry/sentry.toml:2: bogus:") == true, "\(recorded.run.standardOutput)")
     }
 
     @Test("a camera that is not a camera is a problem: /dev/null, a folder; exit 1")

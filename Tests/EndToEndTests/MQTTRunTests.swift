@@ -183,6 +183,12 @@ struct MQTTRunTests {
         #expect(try line(MosquittoBroker.password) == "ok   MQTT broker \(url): answers and accepts the user sentry")
         let wrong = try line("wrong")
         #expect(wrong.hasPrefix("FIX  MQTT broker \(url): refused the connection: it did not authorise this user"), "\(wrong)")
+        // The broker named by the file --config gives is checked too.
+        let scratch = try ScratchDirectory("doctor-mqtt")
+        let file = try scratch.write("mqtt = \"\(url)\"\n", to: "sentry.toml")
+        let fromFile = try SentryProcess(
+            ["doctor", "--serial", "/dev/null", "--wait", "0.1", "--config", file], environment: ["SENTRY_MQTT_PASSWORD": MosquittoBroker.password])
+        #expect(fromFile.standardOutput.contains("ok   MQTT broker \(url): answers"), "\(fromFile.standardOutput)")
     }
 
     @Test("bad --mqtt flags: one line that says what and how, exit 64; a broker that is not there: the turret runs regardless")

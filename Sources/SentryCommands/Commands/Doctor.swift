@@ -59,8 +59,11 @@ struct DoctorCommand: ParsableCommand {
                 + Checkup.run(on: machine, ports: [], cameras: cameras, readyWait: wait)
             : Checkup.run(on: machine, ports: serial.map { [$0] }, cameras: cameras, readyWait: wait)
         if camera == "demo" { findings.insert(Finding(.ok, "camera demo", "the bundled demo clip needs no camera"), at: 0) }
-        findings.append(settingsFinding())
-        if broker.mqtt != nil || SettingsFile.configuredValue("mqtt") != nil { findings.append(brokerFinding()) }
+        let settingsPath = self.settingsPath
+        findings.append(settingsFinding(settingsPath))
+        if broker.mqtt != nil || settingsPath.flatMap({ SettingsFile.configuredValue("mqtt", config: $0) }) != nil {
+            findings.append(brokerFinding(settingsPath))
+        }
         let problems = findings.filter { $0.verdict == .problem }.count
         if json {
             print(Self.json(findings))
@@ -85,10 +88,19 @@ struct DoctorCommand: ParsableCommand {
         return (try? encoder.encode(["checks": checks])).map { String(decoding: $0, as: UTF8.self) } ?? "{\"checks\": []}"
     }
 
-    /// The settings file sentry reads (or `--config`'s): valid TOML, known keys, values the flags take; a bad one named with its line.
-    func settingsFinding() -> Finding {
-        guard let path = ConfigFile.locate(explicit: config) else {
-            return Finding(.ok, "settings file", "none (\(ConfigFile.userPath()) or \(ConfigFile.systemPath)): the defaults and the flags alone")
+    /// Where sentry looks for its settings: the user's file, then the system's;
+    /// with `--root`, those places in the recording.
+    private var settingsPlaces: [String] { [ConfigFile.userPath(), ConfigFile.systemPath].map { (root ?? "") + $0 } }
+
+    /// The settings file doctor checks, if there is one.
+    var settingsPath: String? {
+        root == nil || config != nil ? ConfigFile.locate(explicit: config) : settingsPlaces.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The settings file: valid TOML, known keys, values the flags take; a bad one named with its line.
+    func settingsFinding(_ path: String?) -> Finding {
+        guard let path else {
+            return Finding(.ok, "settings file", "none (\(settingsPlaces.joined(separator: " or "))): the defaults and the flags alone")
         }
         do {
             let merged = try SettingsFile.merge(["--config", path])
@@ -100,10 +112,10 @@ struct DoctorCommand: ParsableCommand {
     }
 
     /// The broker (`--mqtt`, else the settings file's): it answers and takes the login.
-    func brokerFinding() -> Finding {
-        let subject = "MQTT broker \(broker.mqtt ?? SettingsFile.configuredValue("mqtt") ?? "")"
+    func brokerFinding(_ settingsPath: String?) -> Finding {
+        let subject = "MQTT broker \(broker.mqtt ?? settingsPath.flatMap { SettingsFile.configuredValue("mqtt", config: $0) } ?? "")"
         do {
-            let options = try broker.visit(as: "sentry-doctor")
+            let options = try broker.visit(as: "sentry-doctor", config: settingsPath)
             do {
                 let client = try BrokerVisit.connect(options) { _ in }
                 client.stop()

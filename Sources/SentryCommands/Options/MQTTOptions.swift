@@ -42,9 +42,9 @@ struct BrokerFlags: ParsableArguments {
         return ProcessInfo.processInfo.environment["SENTRY_MQTT_PASSWORD"].map { Array($0.utf8) }
     }
 
-    /// Client options for a short visit to the broker (`fleet`, `mqtt`): `--mqtt`, else the settings file's `mqtt`.
-    func visit(as clientID: String) throws -> MQTTClientOptions {
-        guard let url = mqtt ?? SettingsFile.configuredValue("mqtt") else {
+    /// Client options for a short visit to the broker (`fleet`, `mqtt`): `--mqtt`, else the settings file's `mqtt` (or `config`'s).
+    func visit(as clientID: String, config: String? = nil) throws -> MQTTClientOptions {
+        guard let url = mqtt ?? SettingsFile.configuredValue("mqtt", config: config) else {
             throw ValidationError("no broker: pass --mqtt mqtt://HOST, or set mqtt in the settings file")
         }
         let address = try Self.address(url)

@@ -168,9 +168,10 @@ enum SettingsFile {
         }
     }
 
-    /// The value the settings file gives `key`, for a subcommand the file does not apply to (`sentry events`' folder, `sentry fleet`'s broker).
-    static func configuredValue(_ key: String) -> String? {
-        guard let merged = try? merge([]) else { return nil }
+    /// The value the settings file gives `key`, for a subcommand the file does not apply to (`sentry events`' folder, `sentry fleet`'s broker):
+    /// the file sentry reads, or `config`.
+    static func configuredValue(_ key: String, config: String? = nil) -> String? {
+        guard let merged = try? merge(config.map { ["--config", $0] } ?? []) else { return nil }
         return effective(merged).first { $0.key == key }?.value
     }
 }
