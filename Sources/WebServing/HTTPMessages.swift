@@ -53,6 +53,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     mutating func append(_ field: (name: String, value: String)) { fields.append(field) }
 
+    /// `name`'s value made `value`, in place of every field of that name.
+    mutating func replace(_ name: String, with value: String) {
+        fields.removeAll { HTTPBytes.equalIgnoringASCIICase($0.name, name) }
+        fields.append((name, value))
+    }
+
     /// How many fields carry `name`.
     public func count(of name: String) -> Int { fields.count { HTTPBytes.equalIgnoringASCIICase($0.name, name) } }
 

@@ -315,6 +315,13 @@ public final class HTTPServer: Sendable {
         }
         var body = Array(bytes[headEnd...])
         deadline = monotonicSeconds() + limits.requestSeconds
+        // A client that asked to hear first (curl with a larger body) gets its go-ahead now that the
+        // head passed, rather than waiting its own timeout (RFC 9110 §10.1.1).
+        if body.count < bodyLength, request.version == .http1_1, let expect = request.headers["Expect"],
+            HTTPBytes.equalIgnoringASCIICase(expect, "100-continue")
+        {
+            try connection.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), until: deadline)
+        }
         while body.count < bodyLength {
             do {
                 body += try connection.read(upTo: min(bodyLength - body.count, 16384), until: deadline)

@@ -79,7 +79,14 @@ public enum RequestParsing {
             }
             bodyLength = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
-        let (path, query) = try split(target: target)
+        var originForm = target
+        if let (authority, rest) = try absoluteForm(target) {
+            // RFC 9112 §3.2.2: the target's authority wins over the Host field, and is checked as one.
+            guard isHostValue(Array(authority)) else { throw HTTPRefusal(.badRequest, "the target's host is not HOST[:PORT]") }
+            headers.replace("Host", with: String(decoding: authority, as: UTF8.self))
+            originForm = rest
+        }
+        let (path, query) = try split(target: originForm)
         let request = HTTPRequest(method: method, path: path, query: query, headers: headers, version: version, peer: peer)
         return (request, bodyLength)
     }
@@ -122,11 +129,31 @@ public enum RequestParsing {
         default: throw HTTPRefusal(.badRequest, "the request line is not METHOD TARGET HTTP/1.1")
         }
         let target = parts[1]
-        // origin-form only: a path, then a query; visible ASCII without a fragment.
-        guard target.first == 0x2F, target.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x23 }) else {
+        // origin-form (a path, then a query) or absolute-form (http://HOST[:PORT] before it);
+        // visible ASCII without a fragment.
+        guard target.first == 0x2F || hasHTTPScheme(target), target.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x23 }) else {
             throw HTTPRefusal(.badRequest, "the target must be a path such as /api/status")
         }
         return (String(decoding: parts[0], as: UTF8.self), target, version)
+    }
+
+    private static let httpScheme = Array("http://".utf8)
+
+    private static func hasHTTPScheme(_ target: ArraySlice<UInt8>) -> Bool {
+        target.count > httpScheme.count && zip(target, httpScheme).allSatisfy { HTTPBytes.lowercased($0) == $1 }
+    }
+
+    /// An absolute-form target (`http://HOST[:PORT]/path?query`, which a server must take, RFC 9112
+    /// §3.2.2) as its authority and its origin-form (`/` when it has no path); nil for a path.
+    static func absoluteForm(_ target: ArraySlice<UInt8>) throws(HTTPRefusal) -> (authority: ArraySlice<UInt8>, originForm: ArraySlice<UInt8>)? {
+        guard target.first != 0x2F else { return nil }
+        let afterScheme = target.dropFirst(httpScheme.count)
+        let end = afterScheme.firstIndex { $0 == 0x2F || $0 == 0x3F } ?? afterScheme.endIndex
+        let authority = afterScheme[..<end]
+        guard !authority.isEmpty, !authority.contains(0x40) else { throw HTTPRefusal(.badRequest, "the target's authority must be HOST[:PORT], without a user") }
+        if end == afterScheme.endIndex { return (authority, ArraySlice([0x2F])) }
+        if afterScheme[end] == 0x3F { return (authority, ArraySlice([0x2F] + afterScheme[end...])) }
+        return (authority, afterScheme[end...])
     }
 
     /// `NAME: VALUE`: a token, a colon at once, the value between optional spaces and tabs.

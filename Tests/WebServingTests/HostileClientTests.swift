@@ -61,6 +61,23 @@ struct HostileClientTests {
         #expect(plain.head.hasPrefix("HTTP/1.1 426") && plain.head.contains("Upgrade: websocket\r\n"), "\(plain.head)")
     }
 
+    @Test("Expect: 100-continue gets 100 Continue once the head passed, then the answer to the body sent after it")
+    func expectContinue() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        client.send("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
+        let interim = "HTTP/1.1 100 Continue\r\n\r\n"
+        #expect(text(client.read(interim.utf8.count)) == interim)
+        client.send("abc")
+        let reply = split(client.readAll())
+        #expect(reply.head.hasPrefix("HTTP/1.1 200") && text(reply.body) == "hello POST 3\n", "\(reply.head)")
+        // A body over the limit is refused at once, without the go-ahead.
+        let large = try exchange(server, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n")
+        #expect(large.head.hasPrefix("HTTP/1.1 413"), "\(large.head)")
+    }
+
     @Test("HEAD is answered as GET is, with the length and without the body; a stream's HEAD ends after its head")
     func head() throws {
         let server = try startServer()

@@ -89,9 +89,21 @@ struct StrictParsingTests {
     @Test(
         "the request line is METHOD SP /path SP HTTP/1.x; HTTP/1.0 is taken, another digit version 505, anything else 400",
         arguments: [("G(T / HTTP/1.1", 400), ("GET  / HTTP/1.1", 400), ("GET / http/1.1", 400), ("GET / HTTP/1.1 ", 400), ("GET x HTTP/1.1", 400),
-            ("GET /#f HTTP/1.1", 400), ("GET http://a/ HTTP/1.1", 400), ("GET / HTTP/1.2", 505), ("GET / HTTP/2.0", 505), ("GET / HTTP/1.10", 400)])
+            ("GET /#f HTTP/1.1", 400), ("GET https://a/ HTTP/1.1", 400), ("GET http://u@a/ HTTP/1.1", 400), ("GET http:///x HTTP/1.1", 400),
+            ("GET http://a b/ HTTP/1.1", 400), ("GET http://a:x/ HTTP/1.1", 400), ("GET ftp://a/ HTTP/1.1", 400), ("GET * HTTP/1.1", 400),
+            ("GET / HTTP/1.2", 505), ("GET / HTTP/2.0", 505), ("GET / HTTP/1.10", 400)])
     func requestLine(_ line: String, status: Int) {
         #expect(refusal("\(line)\r\nHost: a") == status, "\(line)")
+    }
+
+    @Test("an absolute-form target is taken as its path, its authority in place of Host (RFC 9112 §3.2.2)")
+    func absoluteForm() throws {
+        let request = try parsed("GET HTTP://pi.local:8080/api/status?token=a%20b HTTP/1.1\r\nHost: other").request
+        #expect(request.path == "/api/status" && request.query.first?.value == "a b")
+        #expect(request.headers["Host"] == "pi.local:8080" && request.headers.count(of: "Host") == 1)
+        #expect(try parsed("GET http://[::1]:8080 HTTP/1.1\r\nHost: a").request.path == "/")
+        #expect(try parsed("GET http://a?x=1 HTTP/1.1\r\nHost: a").request.query.first?.value == "1")
+        #expect(refusal("GET http://a/ HTTP/1.1") == 400, "a Host field is still required of HTTP/1.1")
     }
 
     @Test("HTTP/1.0 is read as such")
