@@ -28,8 +28,10 @@ public final class TrimmedCommandOutput: CommandOutput {
         resendHeld = true
     }
 
+    /// Always reaches the link, with nothing to write too: a frame's call is
+    /// what moves a link along (a relay's reconnect is attempted from it).
     public func send(_ commands: [Command]) throws(LinkError) {
-        if commands.isEmpty, !resendHeld { return }  // most frames: a still face
+        if commands.isEmpty, !resendHeld { return try link.send([]) }  // most frames: a still face
         var asked = lastAsked
         var held: [Command] = []
         if resendHeld { held = [Command.Axis.pan, .tilt].compactMap { axis in asked[axis].flatMap { $0 == .lost ? nil : $0 } } }
@@ -44,7 +46,7 @@ public final class TrimmedCommandOutput: CommandOutput {
             }
             trimmed.append(wire)
         }
-        if !trimmed.isEmpty { try link.send(trimmed) }
+        try link.send(trimmed)
         (lastAsked, lastWritten, resendHeld) = (asked, written, false)
     }
 

@@ -7,11 +7,13 @@ struct TrimmedOutputTests {
     /// Records what reaches the link; fails while `isDown`; reports a reconnect when told.
     final class Recording: CommandOutput {
         var sent: [Command] = []
+        var calls = 0
         var isDown = false
         var cameBack = false
         var bytesWritten: Int { 0 }
         var state: LinkState { isDown ? .reconnecting : .ok }
         func send(_ commands: [Command]) throws(LinkError) {
+            calls += 1
             if isDown { throw LinkError(.relayUnreachable, link: "test", reason: "down", hint: "") }
             sent += commands
         }
@@ -39,6 +41,9 @@ struct TrimmedOutputTests {
         try trimmed.send([.lost])
         try trimmed.send([.pan(179)])
         #expect(link.sent == [.pan(180), .fire(180), .fire(180), .lost, .pan(180)])
+        // Every call reaches the link, with nothing to write too: a relay is serviced from it.
+        try trimmed.send([])
+        #expect(link.calls == 7)
     }
 
     @Test("an aim the link refused, or one before the board rebooted, is written again")
