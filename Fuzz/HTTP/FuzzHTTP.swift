@@ -35,13 +35,15 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(field.value.first != " " && field.value.last != " " && field.value.first != "\t" && field.value.last != "\t", "a value not trimmed")
     }
     precondition(request.headers.count(of: "Host") == 1, "not one Host")
-    precondition(request.path.first == "/" && !request.path.unicodeScalars.contains(where: \.isControlCharacter), "a path with a control character")
+    // The path's first byte: as Characters, "/" and a combining mark after it are one grapheme, not "/".
+    precondition(request.path.utf8.first == UInt8(ascii: "/") && !request.path.unicodeScalars.contains(where: \.isControlCharacter), "a path with a control character")
     precondition(length >= 0 && length < 1_000_000_000, "a length out of its digits")
 
     // Written out again (path and query escaped anew), the head reads as the same request.
     var query = request.query.map { RequestParsing.percentEncoded($0.name) + "=" + RequestParsing.percentEncoded($0.value) }.joined(separator: "&")
     if !query.isEmpty { query = "?" + query }
-    let target = "/" + request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { RequestParsing.percentEncoded(String($0)) }.joined(separator: "/")
+    let afterSlash = String(String.UnicodeScalarView(request.path.unicodeScalars.dropFirst()))  // the "/" alone, not its grapheme
+    let target = "/" + afterSlash.split(separator: "/", omittingEmptySubsequences: false).map { RequestParsing.percentEncoded(String($0)) }.joined(separator: "/")
     let version = request.version == .http1_0 ? "HTTP/1.0" : "HTTP/1.1"
     let written = "\(request.method) \(target)\(query) \(version)\r\n" + request.headers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
     guard let (again, lengthAgain) = try? RequestParsing.parse(head: Array(written.utf8)[...], peer: "fuzz") else {
