@@ -34,7 +34,7 @@ public final class PseudoTerminal {
         // qemu-user its check of the name against the descriptor does), the descriptor's link.
         var name = [CChar](repeating: 0, count: 128)
         if ttyname_r(slave, &name, name.count) == 0 {
-            devicePath = String(cString: name)
+            devicePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         } else {
             let count = readlink("/proc/self/fd/\(slave)", &name, name.count - 1)
             devicePath = count > 0 ? String(decoding: name[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""

@@ -265,7 +265,7 @@ public final class V4L2Camera: FrameSource {
     }
 
     static func ioctl<T>(_ fd: Int32, _ request: UInt, _ argument: inout T, path: String, what: String) throws(VideoError) {
-        guard sentry_v4l2_ioctl(fd, request, &argument) == 0 else {
+        guard withUnsafeMutableBytes(of: &argument, { sentry_v4l2_ioctl(fd, request, $0.baseAddress) }) == 0 else {
             let code = errno
             if code == EBUSY { throw openError(path: path, errno: EBUSY) }
             throw VideoError(source: path, reason: "cannot \(what) (\(String(cString: strerror(code))))", hint: "try another --size or --pixel-format")

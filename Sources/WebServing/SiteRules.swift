@@ -74,8 +74,8 @@ public struct SiteRules: Sendable {
             switch self {
             case .foreignHost(let host):
                 let host = ClientText.escaped(host, limit: 80)
-                return
-                "host \(host) is not a name this server answers to (DNS rebinding); reach it by localhost or its IP address, or allow the name with \(hostFlag) \(host)"
+                return "host \(host) is not a name this server answers to (DNS rebinding); reach it by localhost or its IP address, "
+                    + "or allow the name with \(hostFlag) \(host)"
             case .foreignOrigin(let origin):
                 let origin = ClientText.escaped(origin, limit: 80)
                 return "a request from the page at \(origin) is refused (cross-site); open the console itself, or allow that page with \(originFlag) \(origin)"

@@ -19,11 +19,8 @@ public final class LogRecorder: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-            file: String, function: String, line: UInt
-        ) {
-            recorder.messages.withLock { $0.append("\(level): \(message)") }
+        func log(event: LogEvent) {
+            recorder.messages.withLock { $0.append("\(event.level): \(event.message)") }
         }
     }
 }
