@@ -54,8 +54,6 @@ let package = Package(
         .target(name: "MonotonicTime"),
         // Threads of sentry's own and a condition to wait on, without Foundation.
         .target(name: "Threading", dependencies: ["MonotonicTime", .product(name: "SystemPackage", package: "swift-system")]),
-        // The processor as /proc/cpuinfo describes it, and the networks' kernels it can run.
-        .target(name: "ProcessorFeatures"),
         // Text for people without Foundation: printf formats, trimming, padding, the standard streams.
         .target(name: "TextOutput"),
 
@@ -66,6 +64,8 @@ let package = Package(
         // A small, strict XML reader (cascades, label files): bytes in, a flat tree out. Pure.
         .target(name: "MiniXML", swiftSettings: optimisedInDebug),
         .target(name: "ModelFiles", dependencies: ["TextOutput"]),
+        // The processor as /proc/cpuinfo describes it, and the networks' kernels it can run.
+        .target(name: "ProcessorFeatures", dependencies: ["ModelFiles", "TextOutput"]),
         // The turret as the host knows it: its servos' travel (ServoMotion, TurretModel) and what it was told (TurretState).
         .target(name: "Turret", dependencies: ["TurretProtocol", "Geometry"]),
         // Recall, precision and F1 of detections against labelled faces, and the label files they are read from.

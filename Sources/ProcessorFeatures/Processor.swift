@@ -1,4 +1,5 @@
-import Glibc
+import ModelFiles
+import TextOutput
 
 /// The processor as `/proc/cpuinfo` describes its first core: its name, its
 /// x86 family and model (which name a microarchitecture where the marketing
@@ -22,8 +23,8 @@ public struct Processor: Sendable, Equatable {
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { continue }
-            let key = parts[0].trimmingWhitespace
-            if fields[key] == nil { fields[key] = parts[1].trimmingWhitespace }
+            let key = parts[0].trimmed()
+            if fields[key] == nil { fields[key] = parts[1].trimmed() }
         }
         name = fields["model name"] ?? fields["Model"] ?? ""
         vendor = fields["vendor_id"] ?? ""
@@ -34,8 +35,8 @@ public struct Processor: Sendable, Equatable {
 
     /// This machine's, read once; nil where `/proc/cpuinfo` cannot be read.
     public static let current: Processor? = {
-        guard let text = readWholeFile("/proc/cpuinfo") else { return nil }
-        return Processor(cpuinfo: text)
+        guard let bytes = try? FileContents.read("/proc/cpuinfo", atMost: 1 << 20) else { return nil }
+        return Processor(cpuinfo: String(decoding: bytes, as: UTF8.self))
     }()
 
     /// The kernels the networks run here, or nil where none can (an x86 core
@@ -64,24 +65,4 @@ public enum KernelPath: String, Sendable {
     case avx2 = "AVX2+FMA, 8 lanes"
     /// 64-bit ARM: eight floats as two NEON registers.
     case neon = "NEON, 8 lanes in two registers"
-}
-
-extension Substring {
-    fileprivate var trimmingWhitespace: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
-
-/// A small file's text, without Foundation.
-private func readWholeFile(_ path: String) -> String? {
-    guard let file = fopen(path, "r") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = fread(&buffer, 1, buffer.count, file)
-        if count <= 0 { break }
-        bytes += buffer[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

@@ -16,8 +16,6 @@ public struct ServoTrim: Hashable, Sendable {
         self.tilt = tilt
     }
 
-    public var isZero: Bool { pan == 0 && tilt == 0 }
-
     /// `command` as the servo must receive it, within the protocol's 0-180°.
     /// A shot confirms the pan angle the servo holds, so it is trimmed as `X` is.
     public func applied(to command: Command) -> Command {
