@@ -38,6 +38,7 @@ demo-turret: release
 firmware: setup
 	$(MAKE) -C firmware
 	$(MAKE) -C firmware size
+	$(MAKE) -C firmware test-builds
 	$(MAKE) -C tools/firmware-sim
 
 test: setup firmware

@@ -15,7 +15,7 @@ import TurretProtocol
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    var servo = ServoController(limits: 10...170)
+    var servo = ServoController(limits: 10...170, linkTimeout: ServoController.bundledLinkTimeout)
     var time = 0.0
     var lastShot: Double?
     for byte in bytes {
@@ -23,7 +23,7 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         servo.receive(byte, at: time)
         if servo.shots != shots {
             precondition(byte == UInt8(ascii: ".") && servo.isAimed && !servo.isScanning, "a shot without a whole fire command at a held aim")
-            precondition(time - servo.lastAimChange >= ServoController.fireSettle, "a shot at an aim still settling")
+            precondition(time - max(servo.panArrival, servo.tiltArrival) >= ServoController.fireSettle, "a shot before the horns can have arrived and settled")
             precondition(lastShot.map { time - $0 >= ServoController.fireMinimumInterval } ?? true, "shots too close")
             lastShot = time
         }

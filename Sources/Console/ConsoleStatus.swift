@@ -54,6 +54,8 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var firePoint: [Double]?
     /// `--fire` was given: the fire point is live.
     public var armed = false
+    /// Armed and locked: why no shot is taken now (`fire point on a face`), for the banner.
+    public var heldFire: String?
     /// The commands this frame put on the wire.
     public var commands: [String]
     /// The HUD line: `Sentry mode — no targets`, `Tracking — X: 93 | Y: 71`…

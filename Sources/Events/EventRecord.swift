@@ -27,6 +27,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
     /// For `expression`: the state its rule waits for (`smile`…) and the score it was read from, 0 to 1.
     public var expression: String?
     public var score: Double?
+    /// Whether the run was armed (`--fire`) when it happened; absent in records from before it was kept.
+    public var armed: Bool?
 
     public init(kind: EventKind, unixTime: Double, frameTime: Double, frame: Int, box: Box, pan: Int, tilt: Int) {
         self.kind = kind

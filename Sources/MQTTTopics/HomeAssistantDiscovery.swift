@@ -26,6 +26,10 @@ public struct HomeAssistantDiscovery: Sendable {
                 "name": "Face", "device_class": "occupancy", "state_topic": .text(state),
                 "value_template": "{{ 'ON' if value_json.faces > 0 else 'OFF' }}",
             ]),
+            ("binary_sensor", "armed", [
+                "name": "Armed", "device_class": "safety", "state_topic": .text(state), "icon": "mdi:target",
+                "value_template": "{{ 'ON' if value_json.armed else 'OFF' }}",
+            ]),
             ("sensor", "pan", ["name": "Pan", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.pan }}"]),
             ("sensor", "tilt", ["name": "Tilt", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.tilt }}"]),
             ("select", "mode", [

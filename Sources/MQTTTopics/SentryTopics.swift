@@ -125,13 +125,20 @@ public struct PublishedState: Codable, Equatable, Sendable {
     /// Whether the face is read, and its states (`smile`…) when it is.
     public var expressions: Bool
     public var states: [String]?
+    /// Started with `--fire`: it may shoot (SPEC §8: armed is shown wherever
+    /// the mode is). Always published; absent only in a state retained by an
+    /// older sentry.
+    public var armed: Bool?
+    /// Why a locked target is not fired at, when armed (`fire point on a face`).
+    public var heldFire: String?
 
     public init(
         faces: Int, target: [Int]?, pan: Int, tilt: Int, mode: String, locked: Bool, steering: String, serial: String, fps: Int, expressions: Bool,
-        states: [String]?
+        states: [String]?, armed: Bool = false, heldFire: String? = nil
     ) {
         (self.faces, self.target, self.pan, self.tilt, self.mode, self.locked) = (faces, target, pan, tilt, mode, locked)
         (self.steering, self.serial, self.fps, self.expressions, self.states) = (steering, serial, fps, expressions, states)
+        (self.armed, self.heldFire) = (armed, heldFire)
     }
 
     /// The same state but for the frame rate, which wobbles: a change of it alone is not worth a message.

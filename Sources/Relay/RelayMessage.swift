@@ -13,8 +13,12 @@ public enum RelayVerdict: Equatable, Sendable {
     /// The largest message taken, in bytes.
     public static let maximumSize = 1024
 
-    /// Judges a text message's bytes.
-    public static func text(_ bytes: [UInt8]) -> RelayVerdict {
+    /// The close code for a shot the relay may not pass (policy violation).
+    public static let unarmedCode: UInt16 = 1008
+
+    /// Judges a text message's bytes; a shot (`F`) is refused unless the
+    /// relay was started with `--fire` (`armed`).
+    public static func text(_ bytes: [UInt8], armed: Bool = false) -> RelayVerdict {
         guard bytes.count <= maximumSize else { return .refused(code: 1009, reason: "messages are at most \(maximumSize) bytes") }
         guard String(validating: bytes, as: UTF8.self) != nil else { return .refused(code: 1007, reason: "not UTF-8 text") }
         let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
@@ -26,6 +30,9 @@ public enum RelayVerdict: Equatable, Sendable {
                 return .refused(code: 1007, reason: "not protocol commands (X<deg>. Y<deg>. L F<deg>.)")
             }
             commands += decoded
+        }
+        if !armed, commands.contains(where: { $0.axis == .trigger }) {
+            return .refused(code: unarmedCode, reason: "this relay was started without --fire: F (fire) is refused")
         }
         return .commands(commands)
     }

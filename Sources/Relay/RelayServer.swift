@@ -10,7 +10,9 @@ import WebSocketFrames
 /// valid ones to the turret (`TurretLink`). Garbage, binary, oversized and
 /// non-UTF-8 messages are refused, counted, and answered with a close code;
 /// a second controller is turned away; when the controller leaves, however
-/// it leaves, the turret is told `L`.
+/// it leaves, the turret is told `--on-exit` (by default: hold still). A
+/// shot (`F`) passes only when the relay itself was started with `--fire`
+/// (SPEC §8's safety): otherwise the message is refused whole.
 public final class RelayServer: Sendable {
     /// What has come in so far.
     public struct Counts: Sendable, Equatable {
@@ -39,11 +41,11 @@ public final class RelayServer: Sendable {
     /// come with every connection (`?token=` or `Authorization: Bearer`).
     public init(
         address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), maximumClients: Int = RelayServer.defaultMaximumClients,
-        link: TurretLink, logger: Logger
+        armed: Bool = false, link: TurretLink, logger: Logger
     ) {
         self.token = token
         self.rules = rules
-        controllers = RelayControllers(link: link, logger: logger)
+        controllers = RelayControllers(link: link, armed: armed, logger: logger)
         var limits = ServerLimits(maximumClients: maximumClients, clientsFlag: "--max-clients")
         // A message larger than the relay takes is refused from its frame's header, before its payload is read.
         limits.largestWebSocketFrame = RelayVerdict.maximumSize
@@ -91,10 +93,13 @@ final class RelayControllers: Sendable {
     let counts = Mutex(RelayServer.Counts())
     private let taken = Mutex(false)
     private let link: TurretLink
+    /// Started with `--fire`: shots pass.
+    let armed: Bool
     private let logger: Logger
 
-    init(link: TurretLink, logger: Logger) {
+    init(link: TurretLink, armed: Bool, logger: Logger) {
         self.link = link
+        self.armed = armed
         self.logger = logger
     }
 
@@ -109,11 +114,11 @@ final class RelayControllers: Sendable {
         return claimed
     }
 
-    /// The controller left: the turret sweeps.
+    /// The controller left: the turret is told `--on-exit`.
     func release() {
         taken.withLock { $0 = false }
-        link.send([.lost])
-        logger.notice("relay: the controller left; the turret is told L")
+        link.release()
+        logger.notice("relay: the controller left; the turret is told --on-exit")
     }
 
     func received(_ verdict: RelayVerdict) {
@@ -155,7 +160,7 @@ struct RelaySession: WebSocketSession {
             }
             let verdict: RelayVerdict =
                 switch frame.opcode {
-                case WebSocketFrame.text where frame.fin: .text(frame.payload)
+                case WebSocketFrame.text where frame.fin: .text(frame.payload, armed: controllers.armed)
                 case WebSocketFrame.binary: .binary
                 default: .refused(code: 1009, reason: "fragmented messages are not taken; send each message whole")
                 }

@@ -13,18 +13,26 @@ import TurretProtocol
 /// `SerialCommandOutput` lifecycle as sentry: exclusive access, boot wait,
 /// reconnect, newest aim wins, termios restored) and writes what the
 /// WebSocket side hands it, de-duplicated per axis. After a reconnect the
-/// board has rebooted, so the last command of each axis is sent again.
+/// board has rebooted, so the last command of each axis is sent again. When
+/// the controller leaves and when the relay stops, the turret is told
+/// `onExit` (`--on-exit`: by default it holds still).
 public final class TurretLink: @unchecked Sendable {
     // `output` and `filter` belong to the link's thread once it runs.
     private let output: any CommandOutput
     /// What the board was told: nothing twice, and every axis again after a reboot.
     private var turret = TurretState(tiltEnabled: true)
-    private let inbox = Mutex<[Command]>([])
+    private let inbox = Mutex(Inbox())
+    /// What the WebSocket side handed over since the link's last turn.
+    private struct Inbox {
+        var commands: [Command] = []
+        /// The controller left: tell the turret `onExit` after `commands`.
+        var released = false
+    }
     private let wake = DispatchSemaphore(value: 0)
     private let running = Mutex(true)
     private let finished = DispatchSemaphore(value: 0)
     private let logger: Logger
-    private let onExit: [Command]
+    private let onExit: ExitCommand
 
     /// Bytes written to the port so far.
     public var bytesWritten: Int { written.withLock { $0 } }
@@ -33,8 +41,9 @@ public final class TurretLink: @unchecked Sendable {
     public var portState: String { portStateText.withLock { $0 } }
     private let portStateText = Mutex("ok")
 
-    /// Starts the link's thread on `output`; `onExit` is the parting command.
-    public init(output: any CommandOutput, onExit: [Command], logger: Logger) {
+    /// Starts the link's thread on `output`; `onExit` is what the turret is
+    /// told when the controller leaves and when the link stops.
+    public init(output: any CommandOutput, onExit: ExitCommand, logger: Logger) {
         self.output = output
         self.onExit = onExit
         self.logger = logger
@@ -44,7 +53,13 @@ public final class TurretLink: @unchecked Sendable {
     /// Hands commands over; they go out at once, never blocking the caller.
     public func send(_ commands: [Command]) {
         guard !commands.isEmpty else { return }
-        inbox.withLock { $0 += commands }
+        inbox.withLock { $0.commands += commands }
+        wake.signal()
+    }
+
+    /// The controller let go: the turret is told `onExit`.
+    public func release() {
+        inbox.withLock { $0.released = true }
         wake.signal()
     }
 
@@ -64,17 +79,20 @@ public final class TurretLink: @unchecked Sendable {
             // Wake for new commands, or every 20 ms to see whether the port came
             // back (the link reconnects on its own thread; the state is re-sent here).
             _ = wake.wait(timeout: .now() + .milliseconds(20))
-            var commands = inbox.withLock { inbox in
-                defer { inbox = [] }; return inbox
+            let handed = inbox.withLock { inbox in
+                defer { inbox = Inbox() }; return inbox
             }
+            var commands = handed.commands
             if output.takeReconnected() {
                 let told = turret.lastWritten
                 turret.rebooted(at: monotonicSeconds())
                 commands = told + commands
             }
-            write(turret.writeNew(commands, at: monotonicSeconds()))
+            var new = turret.writeNew(commands, at: monotonicSeconds())
+            if handed.released { new += onExit.commands(for: &turret, at: monotonicSeconds()) }
+            write(new)
         }
-        write(turret.writeNew(onExit, at: monotonicSeconds()))
+        write(onExit.commands(for: &turret, at: monotonicSeconds()))
         do { try output.flush(timeout: 1) } catch { logger.warning("\(error)") }
         finished.signal()
     }

@@ -76,6 +76,7 @@ extension FrameOutcome {
         var record = EventRecord(
             kind: event.kind, unixTime: unixTime, frameTime: result.timestamp, frame: result.index, box: event.box, pan: result.commanded.pan,
             tilt: result.commanded.tilt)
+        record.armed = settings.fire != nil
         if let fired = event.expression {
             record.expression = fired.state.rawValue
             record.score = (Double(fired.score) * 100).rounded() / 100

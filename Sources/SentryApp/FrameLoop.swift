@@ -3,6 +3,7 @@ import Imaging
 import Logging
 import MonotonicTime
 import Tracking
+import Turret
 import TurretLinks
 import Video
 

@@ -86,10 +86,10 @@ final class MQTTBridge: FrameObserver {
         let state = PublishedState(
             faces: result.detections.count, target: result.target.map { [$0.x, $0.y, $0.width, $0.height] }, pan: result.commanded.pan,
             tilt: result.commanded.tilt,
-            mode: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering, spared: result.spared),
+            mode: StatusLine.hud(for: outcome),
             locked: result.isLocked, steering: outcome.steering.name, serial: outcome.link.description, fps: Int(fps.rounded()),
-            expressions: expressions.on, states: result.followedFace.map { face in face.states.map(\.rawValue).sorted() })
+            expressions: expressions.on, states: result.followedFace.map { face in face.states.map(\.rawValue).sorted() },
+            armed: outcome.settings.fire != nil, heldFire: result.heldFire?.rawValue)
         if let published {
             let changed = !state.sameApartFromRate(as: published.state)
             let since = now - published.at

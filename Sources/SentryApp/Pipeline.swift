@@ -31,6 +31,11 @@ public struct PipelineSettings: Sendable {
     public var firePointBelow: Double = 1.5
     /// `--trim-x`, `--trim-y`: degrees the wire's angles carry beyond SPEC §2's.
     public var trim = ServoTrim()
+    /// `--pan-only-below-heads`: the blaster has no tilt servo and is mounted
+    /// below head height, so its shots pass under faces whatever the picture
+    /// says; without it, an armed sentry fires only with the tilt aiming the
+    /// fire point.
+    public var panOnlyBelowHeads = false
 
     public init(tracking: TrackingSettings = TrackingSettings(), deadband: Int = 0) {
         self.tracking = tracking
@@ -76,6 +81,8 @@ public struct FrameResult: Sendable {
     public var events: [FrameEvent]
     /// The target showed the `--spare` state: no shot this frame.
     public var spared: ExpressionState?
+    /// Armed and locked, but no shot may be taken at this target now (the fire point is on a face).
+    public var heldFire: HeldFire?
     /// The angles the turret holds once this frame's commands arrive.
     public var commanded: Aim
     /// Seconds spent per stage.
@@ -162,10 +169,12 @@ public final class Pipeline {
         case .hold: commands = []
         }
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
+        var heldFire: HeldFire?
         if fire != nil, steering == .tracking {
             let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
-            if spared == nil,
+            heldFire = target.flatMap { fireHold(at: $0, among: faces, frameHeight: frame.image.height) }
+            if spared == nil, heldFire == nil,
                 let shot = fire?.shot(
                     locked: lock.isLocked, aimError: tracker.aimError, turret: turret.model,
                     at: frame.timestamp, wireTime: wireTime)
@@ -183,8 +192,18 @@ public final class Pipeline {
         let t3 = monotonicSeconds()
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
-            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, spared: spared, commanded: commanded,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, spared: spared,
+            heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+    }
+
+    /// Why no shot may be taken at `target` now, if none may (SPEC §8: never
+    /// at a face): the fire point, clamped into the frame, on any face found,
+    /// or no tilt to aim it (unless the blaster is pan-only below head height).
+    private func fireHold(at target: Box, among faces: [Box], frameHeight: Int) -> HeldFire? {
+        guard settings.tiltEnabled else { return settings.panOnlyBelowHeads ? nil : .noTilt }
+        let point = settings.tracking.aimPoint(of: target, frameHeight: frameHeight, below: settings.firePointBelow)
+        return FirePoint.isClear(point, of: faces) ? nil : .firePointOnFace
     }
 
     /// Applies a change to the run between frames; `width` x `height` is the
@@ -250,28 +269,10 @@ public final class Pipeline {
         return lock.update(targetID: nil, box: nil, at: lastFrameTime)
     }
 
-    /// Sends the parting command (`L`, centre, or nothing) unless it would
-    /// repeat the last command on its axis, and flushes.
+    /// Sends the parting command (`--on-exit`: hold still, `L`, centre, or
+    /// nothing) unless it would repeat the last command on its axis, and flushes.
     public func finish(with exitCommand: ExitCommand, timeout: Double = 1) throws(LinkError) {
-        try output.send(turret.writeNew(exitCommand.commands(tiltEnabled: settings.tiltEnabled), at: lastFrameTime))
+        try output.send(exitCommand.commands(for: &turret, at: lastFrameTime))
         try output.flush(timeout: timeout)
-    }
-}
-
-/// What the turret is told when sentry exits (`--on-exit`).
-public enum ExitCommand: String, CaseIterable, Sendable {
-    /// `L`: sweep, as if nobody were there.
-    case scan
-    /// Aim at 90° on every axis in use.
-    case center
-    /// Leave the turret where it is.
-    case none
-
-    public func commands(tiltEnabled: Bool) -> [Command] {
-        switch self {
-        case .scan: [.lost]
-        case .center: tiltEnabled ? [.pan(90), .tilt(90)] : [.pan(90)]
-        case .none: []
-        }
     }
 }

@@ -48,7 +48,7 @@ public struct RunOptions: Sendable {
     public var virtualCameraNoise = 0.0
     public var detector = DetectorOptions()
     public var settings = PipelineSettings()
-    public var onExit = ExitCommand.scan
+    public var onExit = ExitCommand.hold
     /// Commands run when the target is locked and when the lock is lost.
     public var hooks = LockHookSettings()
     /// `--on-expression` (with `--expressions`).

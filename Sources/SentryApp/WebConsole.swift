@@ -120,9 +120,7 @@ final class WebConsole: FrameObserver {
             faces: result.detections.map { FaceBox($0.box, score: $0.score) },
             target: result.target.flatMap { result.faces.firstIndex(of: $0) },
             aim: result.aim.map(Angles.init), commanded: Angles(result.commanded), commands: result.commands.map(\.description),
-            mode: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled, steering: outcome.steering,
-                spared: result.spared),
+            mode: StatusLine.hud(for: outcome),
             steering: outcome.steering.name, locked: result.isLocked, fps: fps, detectMs: result.detectSeconds * 1000,
             loopMs: (now - outcome.capturedAt) * 1000, serial: outcome.link.description, detector: detectorName)
         status.face = result.followedFace.map(Self.faceStatus)
@@ -133,6 +131,7 @@ final class WebConsole: FrameObserver {
             : tracking.mapper.framePoint(of: result.commanded, width: frame.image.width, height: frame.image.height, tiltEnabled: tracking.tiltEnabled)
         status.aimPoint = [aimX, aimY]
         status.armed = outcome.settings.fire != nil
+        status.heldFire = result.heldFire?.rawValue
         if let box = result.target {
             let point = tracking.aimPoint(of: box, frameHeight: frame.image.height, below: outcome.settings.firePointBelow)
             status.firePoint = [point.x, point.y]

@@ -16,7 +16,11 @@ import TurretProtocol
 /// - after each open it waits `bootWait` seconds (an Uno resets when the port
 ///   opens), or until the board prints a `READY` line;
 /// - when the device goes away it reports `reconnecting`, drops what was
-///   queued, and reopens the port every half second until it is back.
+///   queued, and reopens the port every half second until it is back;
+/// - once the board has said `READY` (the bundled sketch, whose link timeout
+///   stops the turret after a few seconds without a byte), a newline goes
+///   out after each second with nothing else written: the keep-alive. The
+///   original sketch says nothing and never gets one.
 ///
 /// The port has a thread of its own, the link thread, asleep in `poll` on the
 /// port and a wake-up pipe. A hang-up is seen the moment the kernel reports
@@ -47,6 +51,10 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
         var queue = OutgoingQueue()
         var writableAt = 0.0
         var received: [UInt8] = []
+        /// The board printed READY since the port opened: the bundled sketch, which wants keep-alives.
+        var bundledFirmware = false
+        /// When the last byte went out (commands or keep-alive).
+        var lastWrite = 0.0
         var reconnect = ReconnectSchedule()
         var bytesWritten = 0
         var reconnectCount = 0
@@ -60,6 +68,9 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
     private let wakeUp: WakePipe
 
     static let defaultBootWait = 2.0
+    /// Seconds of silence after which a keep-alive newline goes to the bundled
+    /// sketch: well inside its link timeout (5 s), with room for a busy host.
+    static let keepAliveInterval = 1.0
     /// How long the link thread sleeps with nothing to wait for but a hang-up.
     static let idleWatch = 1.0
 
@@ -178,6 +189,7 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
             shared.deviceNode = node
             shared.writableAt = monotonicSeconds() + wait
             shared.received = []
+            shared.bundledFirmware = false
             shared.lost = nil
             if cameBack {
                 shared.reconnectCount += 1
@@ -197,19 +209,37 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
             let written = try port.write(bytes)
             shared.queue.markWritten(written)
             shared.bytesWritten += written
+            if written > 0 { shared.lastWrite = monotonicSeconds() }
         } catch {
             shared.lost = error.description
         }
     }
 
-    /// The board's boot is over when it prints READY (or when the wait ends).
-    private func readBoot(_ port: SerialPort) throws(SerialError) {
-        guard monotonicSeconds() < shared.writableAt else { return }
-        shared.received += try port.read()
+    /// What the board says: its boot is over when it prints READY (or when
+    /// the wait ends), and READY names the bundled sketch.
+    private func readBoard(_ port: SerialPort) throws(SerialError) {
+        guard !shared.bundledFirmware else { return }
+        // Only the tail matters: a board that chatters cannot grow it.
+        shared.received = Array((shared.received + (try port.read())).suffix(64))
         if shared.received.split(separator: UInt8(ascii: "\n")).contains(where: {
             String(decoding: $0, as: UTF8.self).trimmed() == "READY"
         }) {
             shared.writableAt = 0
+            shared.bundledFirmware = true
+        }
+    }
+
+    /// A newline to the bundled sketch when nothing went out for a second;
+    /// never in the middle of a command (the queue is empty).
+    private func keepAlive(_ port: SerialPort) {
+        let now = monotonicSeconds()
+        guard shared.bundledFirmware, shared.lost == nil, shared.queue.isEmpty, now >= shared.writableAt,
+            now - shared.lastWrite >= Self.keepAliveInterval
+        else { return }
+        do {
+            if try port.write([UInt8(ascii: "\n")]) == 1 { shared.lastWrite = now }
+        } catch {
+            shared.lost = error.description
         }
     }
 
@@ -242,8 +272,9 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
                 guard let port = shared.port, port.descriptor?.rawValue == descriptor, shared.lost == nil else { return }
                 do throws(SerialError) {
                     try port.checkConnected()
-                    try readBoot(port)
+                    try readBoard(port)
                     writePendingOrMarkLost()
+                    keepAlive(port)
                 } catch {
                     shared.lost = error.description
                 }
@@ -271,7 +302,10 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
             if now < shared.writableAt {
                 return .watch(descriptor: descriptor, events: Int16(POLLIN), seconds: shared.writableAt - now)
             }
-            return .watch(descriptor: descriptor, events: shared.queue.isEmpty ? 0 : Int16(POLLOUT), seconds: Self.idleWatch)
+            // Listen for READY until it came; wake in time for the next keep-alive once it did.
+            let listen = shared.bundledFirmware ? 0 : Int16(POLLIN)
+            let idle = shared.bundledFirmware ? max(0.01, shared.lastWrite + Self.keepAliveInterval - now) : Self.idleWatch
+            return .watch(descriptor: descriptor, events: listen | (shared.queue.isEmpty ? 0 : Int16(POLLOUT)), seconds: min(idle, Self.idleWatch))
         }
     }
 

@@ -9,11 +9,18 @@ public struct ServoController: Sendable, Equatable {
     /// Where the servos start.
     public static let bootAngle = 90
 
-    /// How long the trigger pin stays high for one shot.
+    /// How long the trigger pin stays high for one shot (the sketch's default
+    /// `TRIGGER_PULSE_MS`; a maker may build it longer).
     public static let firePulse = 0.1
+    /// The servos' speed the firmware assumes to know when a horn can have
+    /// arrived (`SERVO_MS_PER_60_DEGREES`: a loaded MG996R).
+    public static let servoSecondsPer60Degrees = 0.2
+    /// The bundled firmware stops by itself after this long without a byte
+    /// from the host (SPEC §8: at most 10 s).
+    public static let bundledLinkTimeout = 5.0
     /// The firmware never fires twice within this many seconds.
     public static let fireMinimumInterval = 1.0
-    /// An aim must have stood unchanged this long before it may be fired at.
+    /// An aim must have stood this long after its horn can have arrived before it may be fired at.
     public static let fireSettle = 0.1
     /// Every byte of `F<deg>.` must arrive within this many seconds of the
     /// `F`: a command cut short and finished by later bytes never fires.
@@ -26,7 +33,7 @@ public struct ServoController: Sendable, Equatable {
         case scanning = "sweeping"
         /// The command names another pan angle than the one held.
         case otherAim = "not the aim the servo holds"
-        /// The aim changed less than `fireSettle` ago.
+        /// The horns cannot have arrived `fireSettle` ago yet.
         case settling = "the aim is still settling"
         /// Less than `fireMinimumInterval` since the last shot.
         case tooSoon = "too soon after the last shot"
@@ -36,13 +43,25 @@ public struct ServoController: Sendable, Equatable {
 
     /// The mechanical limits: no command or sweep leaves them.
     public let limits: ClosedRange<Int>
+    /// `bundledLinkTimeout` for the bundled sketch, which stops, holds and
+    /// forgets its aim when the host goes quiet; `nil` for a board without
+    /// one (the original sketch) and for the host's own model, which never
+    /// sees the keep-alives.
+    public let linkTimeout: Double?
     public private(set) var pan: Int
     public private(set) var tilt: Int
     public private(set) var isScanning = false
-    /// True once an `X` set the pan angle, until the next `L`.
+    /// True once an `X` set the pan angle, until the next `L` or a link timeout.
     public private(set) var isAimed = false
-    /// When pan or tilt last changed by a command.
-    public private(set) var lastAimChange = 0.0
+    /// When each horn can have reached its commanded angle.
+    public private(set) var panArrival = 0.0
+    public private(set) var tiltArrival = 0.0
+    /// A servo gets pulses from the first command for its axis on (no slam at boot).
+    public private(set) var isPanDriven = false
+    public private(set) var isTiltDriven = false
+    /// When the last byte arrived, and whether the link timeout has passed since.
+    private var lastByte = 0.0
+    private var linkAlive = false
     /// When the last shot started, and how many there were.
     public private(set) var lastShot: Double?
     public private(set) var shots = 0
@@ -54,9 +73,10 @@ public struct ServoController: Sendable, Equatable {
     private var fireCommandStart = 0.0
     private var parser = CommandParser()
 
-    public init(limits: ClosedRange<Int> = 0...180) {
+    public init(limits: ClosedRange<Int> = 0...180, linkTimeout: Double? = nil) {
         precondition(limits.lowerBound >= 0 && limits.upperBound <= 180)
         self.limits = limits
+        self.linkTimeout = linkTimeout
         pan = limits.clamped(Self.bootAngle)
         tilt = limits.clamped(Self.bootAngle)
     }
@@ -72,7 +92,7 @@ public struct ServoController: Sendable, Equatable {
         if isScanning { return .scanning }
         if !isAimed { return .notAimed }
         if angle != pan { return .otherAim }
-        if time - lastAimChange < Self.fireSettle { return .settling }
+        if time - max(panArrival, tiltArrival) < Self.fireSettle { return .settling }
         if let lastShot, time - lastShot < Self.fireMinimumInterval { return .tooSoon }
         return nil
     }
@@ -80,19 +100,27 @@ public struct ServoController: Sendable, Equatable {
     /// Feeds one received byte at `time`.
     public mutating func receive(_ byte: UInt8, at time: Double) {
         advance(to: time)
-        // Any aim byte stops a sweep (an aim change); garbage and `F` do not.
+        lastByte = time
+        linkAlive = true
+        // Any aim byte stops a sweep; garbage and `F` do not.
         if byte == UInt8(ascii: "X") || byte == UInt8(ascii: "Y"), isScanning {
             isScanning = false
-            lastAimChange = time
         }
         if byte == UInt8(ascii: "F") { fireCommandStart = time }
         switch parser.consume(byte) {
         case .pan(let angle)?:
-            pan = aim(from: pan, to: angle, at: time)
+            let before = pan
+            pan = limits.clamped(angle)
+            panArrival = Self.arrival(after: panArrival, moving: isPanDriven ? abs(pan - before) : 180, at: time)
+            isPanDriven = true
             isAimed = true
         case .tilt(let angle)?:
-            tilt = aim(from: tilt, to: angle, at: time)
+            let before = tilt
+            tilt = limits.clamped(angle)
+            tiltArrival = Self.arrival(after: tiltArrival, moving: isTiltDriven ? abs(tilt - before) : 180, at: time)
+            isTiltDriven = true
         case .lost?:
+            isPanDriven = true
             isScanning = true
             isAimed = false
             scanningUp = true
@@ -109,16 +137,28 @@ public struct ServoController: Sendable, Equatable {
         }
     }
 
-    /// The new angle for an aim, noting when it changed.
-    private mutating func aim(from angle: Int, to value: Int, at time: Double) -> Int {
-        let clamped = limits.clamped(value)
-        if clamped != angle { lastAimChange = time }
-        return clamped
+    /// When a horn told at `time` to move `degrees` can have arrived: it
+    /// heads for the new angle from wherever it is on its way to the old one,
+    /// so at most that long after it would have reached the old one. A servo
+    /// never driven may stand anywhere: the caller counts 180°.
+    static func arrival(after earlier: Double, moving degrees: Int, at time: Double) -> Double {
+        max(earlier, time) + Double(degrees) * servoSecondsPer60Degrees / 60
     }
 
-    /// Runs the sweep up to `time`: one degree per step, up to the top of the
-    /// range, then down to the bottom, and so on.
+    /// Runs the sweep up to `time`, and the link timeout: the host quiet for
+    /// `linkTimeout` stops the sweep where it is and forgets the aim.
     public mutating func advance(to time: Double) {
+        if let linkTimeout, linkAlive, time - lastByte >= linkTimeout {
+            sweep(to: lastByte + linkTimeout)
+            linkAlive = false
+            isScanning = false
+            isAimed = false
+        }
+        sweep(to: time)
+    }
+
+    /// One degree per step, up to the top of the range, then down to the bottom, and so on.
+    private mutating func sweep(to time: Double) {
         guard isScanning else { return }
         let low = max(Self.scanRange.lowerBound, limits.lowerBound)
         let high = min(Self.scanRange.upperBound, limits.upperBound)

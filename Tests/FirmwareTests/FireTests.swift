@@ -20,7 +20,7 @@ struct FireScenario: CustomTestStringConvertible, Sendable {
     /// byte for byte at the same times.
     func run() throws -> (firmware: FirmwareSimulator.Pulses, swift: ServoController) {
         let firmware = try FirmwareSimulator()
-        var swift = ServoController()
+        var swift = ServoController(linkTimeout: ServoController.bundledLinkTimeout)
         var time = 0.0
         for step in steps {
             switch step {
@@ -38,18 +38,35 @@ struct FireScenario: CustomTestStringConvertible, Sendable {
         }
         // Let the last pulse end.
         firmware.wait(milliseconds: ServoController.firePulse * 1000 + 20)
+        swift.advance(to: time + ServoController.firePulse + 0.02)
         return (try firmware.pulses(), swift)
     }
 }
 
 @Suite("The trigger: fires only at the aim it holds, settled, not sweeping, not too often — the firmware in simavr and the Swift controller alike")
 struct FireTests {
-    /// Longer than the settling time and the fire window, with a margin.
-    static let settled = FireScenario.Step.wait(0.3)
+    /// Longer than the settling time after a whole 180° of travel (the first
+    /// aim after boot, when the servo may stand anywhere) and the fire window.
+    static let settled = FireScenario.Step.wait(0.8)
+    /// A second of silence and a newline, the keep-alive sentry sends, `count` times.
+    static func keptAlive(seconds count: Int) -> [FireScenario.Step] {
+        Array(repeating: [FireScenario.Step.wait(1), .send("\n")], count: count).flatMap { $0 }
+    }
 
     static let scenarios: [FireScenario] = [
         FireScenario(name: "the aim held, settled: one shot", steps: [.send("X90."), settled, .send("F90.")], shots: 1),
-        FireScenario(name: "a long silence after the aim: a still face is still a target", steps: [.send("X120."), .wait(5), .send("F120.")], shots: 1),
+        FireScenario(
+            name: "8 s of keep-alives after the aim: a still face is still a target", steps: [.send("X120.")] + keptAlive(seconds: 8) + [.send("F120.")],
+            shots: 1),
+        FireScenario(
+            name: "the host quiet for the link timeout: the aim is forgotten, F refused until a new X",
+            steps: [.send("X120."), .wait(5.2), .send("F120."), .send("X120."), .wait(0.2), .send("F120.")], shots: 1),
+        FireScenario(
+            name: "a long move: refused until the horn can have arrived (100° at 0.2 s/60°) and stood 100 ms",
+            steps: [.send("X40."), settled, .send("X140."), .wait(0.3), .send("F140."), .wait(0.2), .send("F140.")], shots: 1),
+        FireScenario(
+            name: "the first aim after boot counts a whole 180° of travel",
+            steps: [.send("X90."), .wait(0.5), .send("F90."), .wait(0.25), .send("F90.")], shots: 1),
         FireScenario(name: "three digits are the same angle, as for X", steps: [.send("X90."), settled, .send("F090.")], shots: 1),
         FireScenario(name: "no aim since boot (the servo stands at 90 by itself): refused", steps: [.wait(1), .send("F90.")], shots: 0),
         FireScenario(name: "another angle than the one held: refused", steps: [.send("X90."), settled, .send("F91."), .send("F89."), .send("F0.")], shots: 0),
@@ -93,7 +110,7 @@ struct FireTests {
         // The harness watches pin 7 from the first cycle: its boot (setup()) has run by the first reply.
         let booted = try firmware.pulses()
         #expect(booted.pulses.isEmpty && !booted.isHigh, "\(booted)")
-        for (command, settle) in [("X90.", 300.0), ("L", 500), ("X100.", 300), ("Y80.", 300), ("F", 50), ("X4", 50), ("F9", 50), ("X90.", 300)] {
+        for (command, settle) in [("X90.", 300.0), ("L", 500), ("X100.", 300), ("Y80.", 300), ("F", 50), ("X4", 50), ("F9", 50), ("X90.", 800)] {
             firmware.send(Array(command.utf8))
             firmware.wait(milliseconds: settle)
             let now = try firmware.pulses()
@@ -103,6 +120,17 @@ struct FireTests {
         firmware.send(Array("F90.".utf8))
         firmware.wait(milliseconds: 200)
         #expect(try firmware.pulses().pulses.count == 1)
+    }
+
+    @Test("TRIGGER_PULSE_MS=250 builds a sketch whose shot is a 250 ms pulse")
+    func pulseLengthIsABuildSetting() throws {
+        let firmware = try FirmwareSimulator(elf: FirmwareSimulator.longPulseElf)
+        firmware.send(Array("X90.".utf8))
+        firmware.wait(milliseconds: 800)
+        firmware.send(Array("F90.".utf8))
+        firmware.wait(milliseconds: 400)
+        let widths = try firmware.pulses().pulses.compactMap(\.width)
+        #expect(widths.count == 1 && abs(widths[0] - 250) <= 2, "\(widths)")
     }
 
     @Test("a shot is a 100 ms pulse on pin 7, and F back to back fires once a second")

@@ -6,6 +6,8 @@ final class FirmwareSimulator {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     static let elf = repository.appendingPathComponent("firmware/sentry/build-uno/sentry.elf").path
+    /// The same sketch built with `TRIGGER_PULSE_MS=250` (`make -C firmware test-builds`).
+    static let longPulseElf = repository.appendingPathComponent("firmware/sentry/build-pulse250/sentry.elf").path
     static let harness = repository.appendingPathComponent("tools/firmware-sim/firmware-sim").path
 
     /// Bytes per second as the harness feeds them: 9600 baud at the 11 bit
@@ -18,6 +20,9 @@ final class FirmwareSimulator {
         var pan: Int
         var tilt: Int
         var milliseconds: Double
+        /// Whether each servo's pin carries pulses (a servo without them is limp).
+        var panDriven: Bool
+        var tiltDriven: Bool
     }
 
     struct Stats {
@@ -40,12 +45,12 @@ final class FirmwareSimulator {
 
     /// The built sketch, or with `flashImage` a raw flash image run from
     /// address 0; the UART's output goes to `uartLog` when given.
-    init(flashImage: String? = nil, uartLog: String? = nil) throws {
-        for path in [Self.elf, Self.harness] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
+    init(flashImage: String? = nil, uartLog: String? = nil, elf: String = FirmwareSimulator.elf) throws {
+        for path in [elf, Self.harness] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
             throw SimulatorError("missing \(path): run `make -C firmware` and `make -C tools/firmware-sim` (or `make test`)")
         }
         process.executableURL = URL(fileURLWithPath: Self.harness)
-        process.arguments = flashImage.map { ["--flash-image", $0] } ?? [Self.elf]
+        process.arguments = flashImage.map { ["--flash-image", $0] } ?? [elf]
         process.standardInput = input
         process.standardOutput = output
         if let uartLog {
@@ -76,7 +81,9 @@ final class FirmwareSimulator {
     func angles() throws -> Angles {
         write("angles")
         let f = try reply("angles").split(separator: " ")
-        return Angles(panMicroseconds: Int(f[1])!, tiltMicroseconds: Int(f[2])!, pan: Int(f[3])!, tilt: Int(f[4])!, milliseconds: Double(f[5])!)
+        return Angles(
+            panMicroseconds: Int(f[1])!, tiltMicroseconds: Int(f[2])!, pan: Int(f[3])!, tilt: Int(f[4])!, milliseconds: Double(f[5])!,
+            panDriven: f[6] == "1", tiltDriven: f[7] == "1")
     }
 
     func stats() throws -> Stats {

@@ -104,6 +104,58 @@ struct FirmwareTests {
         #expect(trigger.pulses.isEmpty && !trigger.isHigh, "the trigger rose: \(trigger.pulses)")
     }
 
+    @Test("no slam at boot: neither servo gets a pulse until the first command for its axis (X or L for pan, Y for tilt)")
+    func servosLimpUntilTold() throws {
+        let firmware = try FirmwareSimulator()
+        // Every 100 ms for 2 s after setup(): a reset on every port open must not yank the horns to 90°.
+        for _ in 0..<20 {
+            let idle = try firmware.angles()
+            #expect(!idle.panDriven && !idle.tiltDriven, "pulses before any command: \(idle)")
+            firmware.wait(milliseconds: 100)
+        }
+        firmware.send(Array("X100.".utf8))
+        firmware.wait(milliseconds: 25)
+        let panned = try firmware.angles()
+        #expect(panned.panDriven && panned.pan == 100 && !panned.tiltDriven, "\(panned)")
+        firmware.send(Array("Y45.".utf8))
+        firmware.wait(milliseconds: 25)
+        let both = try firmware.angles()
+        #expect(both.panDriven && both.tiltDriven && both.tilt == 45, "\(both)")
+
+        let sweeping = try FirmwareSimulator()
+        sweeping.send([UInt8(ascii: "L")])
+        sweeping.wait(milliseconds: 100)
+        let swept = try sweeping.angles()
+        #expect(swept.panDriven && !swept.tiltDriven, "L drives the pan servo alone: \(swept)")
+    }
+
+    @Test("link timeout: newlines keep a sweep going; 5 s without a byte stops it where it is, and any command resumes")
+    func linkTimeout() throws {
+        let firmware = try FirmwareSimulator()
+        firmware.send(Array("X30.L".utf8))
+        // Keep-alives for 8 s: the sweep goes on.
+        for _ in 0..<8 {
+            let before = try firmware.angles().pan
+            firmware.wait(milliseconds: 1000)
+            firmware.send([0x0A])
+            #expect(try firmware.angles().pan != before, "the sweep stopped despite keep-alives")
+        }
+        // Silence: still sweeping at 4.9 s, still by 5.1 s.
+        firmware.wait(milliseconds: 4900)
+        let late = try firmware.angles().pan
+        firmware.wait(milliseconds: 50)
+        #expect(try firmware.angles().pan != late, "stopped before the timeout")
+        firmware.wait(milliseconds: 150)
+        let stopped = try firmware.angles()
+        firmware.wait(milliseconds: 1000)
+        let held = try firmware.angles()
+        #expect(held.pan == stopped.pan && held.panDriven, "not held after the timeout: \(stopped) then \(held)")
+        // The host is back: a command works at once.
+        firmware.send(Array("X70.".utf8))
+        firmware.wait(milliseconds: 25)
+        #expect(try firmware.angles().pan == 70)
+    }
+
     @Test("a new aim reaches the timer within 2 ms of its '.', so the next 20 ms period carries it")
     func latency() throws {
         let firmware = try FirmwareSimulator()

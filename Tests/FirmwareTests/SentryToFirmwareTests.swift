@@ -35,18 +35,36 @@ final class FirmwareOnPty {
 
     deinit { if process.isRunning { process.terminate() } }
 
-    /// Runs the real `sentry` on the firmware's pty; returns its stdout and exit status.
-    func runSentry(_ arguments: [String]) throws -> (output: String, status: Int32) {
+    /// The real `sentry` on the firmware's pty, started.
+    func startSentry(_ arguments: [String], output: Pipe? = nil) throws -> Process {
         let sentry = Process()
         sentry.executableURL = Bundle.main.bundleURL.appendingPathComponent("sentry")
         sentry.arguments = arguments + ["--serial", ptyPath]
-        let output = Pipe()
-        sentry.standardOutput = output
+        sentry.standardOutput = output ?? FileHandle.nullDevice
         sentry.standardError = FileHandle.nullDevice
         try sentry.run()
+        return sentry
+    }
+
+    /// Runs the real `sentry` on the firmware's pty; returns its stdout and exit status.
+    func runSentry(_ arguments: [String]) throws -> (output: String, status: Int32) {
+        let output = Pipe()
+        let sentry = try startSentry(arguments, output: output)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         sentry.waitUntilExit()
         return (text, sentry.terminationStatus)
+    }
+
+    /// The log so far: `t_ms pan tilt` and `t_ms trigger 1|0` lines.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Each change of the servos' widths: when, and the pan angle.
+    var panChanges: [(milliseconds: Double, pan: Int)] {
+        log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, !line.hasPrefix("pty"), let time = Double(fields[0]), let pan = Int(fields[1]) else { return nil }
+            return (time, pan)
+        }
     }
 
     /// Lets the last bytes reach the firmware, stops it, and returns its log:
@@ -61,7 +79,7 @@ final class FirmwareOnPty {
 
 @Suite("sentry drives the real firmware over a pseudo-terminal")
 struct SentryToFirmwareTests {
-    @Test("the firmware's pan servo follows the demo face: every aim sentry sends arrives, in order, then the parting L sweeps")
+    @Test("the firmware's pan servo follows the demo face: every aim sentry sends arrives, in order; after the exit the turret stands still")
     func followsDemoFace() throws {
         let scratch = try ScratchDirectory("firmware")
         let clip = scratch.file("demo.mkv").path
@@ -75,6 +93,11 @@ struct SentryToFirmwareTests {
         let firmware = try FirmwareOnPty(scratch: scratch)
         let (track, status) = try firmware.runSentry(["--camera", clip, "--track", "--quiet"])
         #expect(status == 0)
+        // The parting command (--on-exit hold) has arrived within 300 ms; then nothing moves.
+        usleep(300_000)
+        let atExit = firmware.panChanges.count
+        usleep(700_000)
+        #expect(firmware.panChanges.count == atExit, "the turret moved after sentry exited: \(firmware.panChanges.suffix(5))")
         let log = try firmware.stop()
 
         let sent: [Int] = track.split(separator: "\n").compactMap { line in
@@ -95,16 +118,56 @@ struct SentryToFirmwareTests {
             }
             position = found + 1
         }
-        // After the parting L, the firmware sweeps: 1° steps.
-        let tail = Array(pans.suffix(5))
-        #expect(tail.count == 5 && zip(tail, tail.dropFirst()).allSatisfy { abs($0 - $1) == 1 }, "no sweep at the end: \(tail)")
+    }
+
+    @Test("keep-alives hold the link while sentry runs; after kill -9 the firmware stops its sweep within its 5 s link timeout")
+    func linkTimeoutAfterACrash() throws {
+        let firmware = try FirmwareOnPty()
+        // No face in the coffee photo: sentry sends L once, then only keep-alives.
+        let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/coffee.png").path
+        let sentry = try firmware.startSentry(["--camera", photo, "--loop", "--realtime", "--quiet"])
+        defer { if sentry.isRunning { sentry.terminate() } }
+        // Sweeping 7 s after the L: more than the timeout, so the keep-alives got through.
+        let swept = eventually(within: 15) { firmware.panChanges.count > 7000 / 15 }
+        #expect(swept, "the sweep stopped while sentry ran: \(firmware.panChanges.suffix(3))")
+        kill(sentry.processIdentifier, SIGKILL)
+        sentry.waitUntilExit()
+        let killedAt = try #require(firmware.panChanges.last).milliseconds
+        // Within the timeout and a little more, the sweep has stopped for good.
+        usleep(6_000_000)
+        let stoppedAt = try #require(firmware.panChanges.last).milliseconds
+        usleep(1_000_000)
+        #expect(firmware.panChanges.last?.milliseconds == stoppedAt, "still moving 7 s after kill -9")
+        let stoppedAfter = (stoppedAt - killedAt) / 1000
+        print("kill -9: the sweep stopped \(stoppedAfter) s after the last step seen at the kill")
+        #expect(stoppedAfter <= 5.2, "stopped \(stoppedAfter) s after the kill")
+        _ = try firmware.stop()
+    }
+
+    @Test("--fire without --tilt is refused in one line naming both ways out, before the port is touched")
+    func fireNeedsTilt() throws {
+        let firmware = try FirmwareOnPty()
+        let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
+        let sentry = Process()
+        sentry.executableURL = Bundle.main.bundleURL.appendingPathComponent("sentry")
+        sentry.arguments = ["--camera", photo, "--fire", "--serial", firmware.ptyPath]
+        let errors = Pipe()
+        sentry.standardError = errors
+        sentry.standardOutput = FileHandle.nullDevice
+        try sentry.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        sentry.waitUntilExit()
+        #expect(sentry.terminationStatus == 64)
+        #expect(said.split(separator: "\n").first?.contains("--fire without --tilt") == true && said.contains("--pan-only-below-heads"), "\(said)")
+        let log = try firmware.stop()
+        #expect(!log.contains("trigger 1"))
     }
 
     @Test("--fire on a still face: the firmware's trigger pin pulses once for every F sentry sends, and never without --fire")
     func firesThroughTheFirmware() throws {
         let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
         // A still photo, 25 frames a second in real time, as from a camera.
-        let still = ["--camera", photo, "--loop", "--realtime", "--frames", "90", "--lock-after", "0.5", "--track", "--quiet"]
+        let still = ["--camera", photo, "--loop", "--realtime", "--frames", "90", "--lock-after", "0.5", "--tilt", "--track", "--quiet"]
         for fire in [true, false] {
             let firmware = try FirmwareOnPty()
             let (track, status) = try firmware.runSentry(still + (fire ? ["--fire", "--fire-cooldown", "1"] : []))

@@ -5,7 +5,9 @@
  *   firmware-sim ELF            script on stdin, replies on stdout:
  *       send HEX HEX ...        feed bytes to the UART, one per byte time
  *       wait MS                 run MS milliseconds of simulated time
- *       angles                  print "angles PAN_US TILT_US PAN TILT T_MS"
+ *       angles                  print "angles PAN_US TILT_US PAN TILT T_MS PAN_ON TILT_ON":
+ *                               the widths last set, and whether each pin
+ *                               carries them (1) or the servo gets no pulses (0)
  *       reset                   forget the latency and width extremes so far
  *       stats                   print "stats MAX_LATENCY_US MIN_PULSE_US MAX_PULSE_US":
  *                               the longest time from a '.' byte to the new
@@ -15,7 +17,8 @@
  *                               boot or the last reset, and whether it is high
  *                               now (a pulse still high has width -1)
  *   firmware-sim ELF --pty [--seconds S]
- *       bridges the UART to a new pseudo-terminal, printed as "pty /dev/pts/N",
+ *       bridges the UART to a new pseudo-terminal, printed as "pty /dev/pts/N"
+ *       before the boot (its READY waits in the pty for the host),
  *       runs in step with the wall clock, prints "t_ms pan tilt" on each change
  *       and "t_ms trigger 1|0" when the trigger pin changes.
  *   firmware-sim --bootloader HEX --pty --dump-flash FILE
@@ -71,7 +74,7 @@ static unsigned pulse_min_ticks = ~0u, pulse_max_ticks = 0;
 static int uart_ready = 1;
 static avr_cycle_count_t last_dot_cycle;
 static unsigned long max_latency_us;
-static int pty_fd = -1;
+static int pty_fd = -1, pty_slave = -1;
 
 /* The trigger pin's pulses, in cycles. */
 #define MAX_PULSES 4096
@@ -147,6 +150,10 @@ static void send_byte(uint8_t byte) {
 
 static unsigned pulse_us(int channel) { return pulse_ticks[channel] * TICK_NS / 1000; }
 
+/* Whether Timer1 drives OC1A (channel 0) or OC1B (1): COM1A1/COM1B1 in TCCR1A. */
+#define TCCR1A_ADDRESS 0x80
+static int driven(int channel) { return (avr->data[TCCR1A_ADDRESS] & (channel == 0 ? 0x80 : 0x20)) != 0; }
+
 static int angle_of(unsigned us) {
     /* Inverse of the Servo library's map(): nearest angle for the width. */
     return (int)(((long)us - 544) * 180 + 928) / 1856;
@@ -173,7 +180,8 @@ static int run_script(void) {
             double ms = atof(line + 4);
             run_until(avr->cycle + (avr_cycle_count_t)(ms * (F_CPU / 1000)));
         } else if (strncmp(line, "angles", 6) == 0) {
-            printf("angles %u %u %d %d %.3f\n", pulse_us(0), pulse_us(1), angle_of(pulse_us(0)), angle_of(pulse_us(1)), now_ms());
+            printf("angles %u %u %d %d %.3f %d %d\n", pulse_us(0), pulse_us(1), angle_of(pulse_us(0)), angle_of(pulse_us(1)), now_ms(),
+                   driven(0), driven(1));
         } else if (strncmp(line, "reset", 5) == 0) {
             max_latency_us = 0;
             last_dot_cycle = 0;
@@ -217,11 +225,13 @@ static void external_reset(void) {
     avr_regbit_set(avr, avr->reset_flags.extrf);
 }
 
-static int run_pty(double seconds, const char *dump_path) {
+/* A new pseudo-terminal in raw mode whose master is the UART's other end:
+ * what the sketch prints from now on waits there for the host to read. */
+static int open_pty(void) {
     int master, slave;
     if (openpty(&master, &slave, NULL, NULL, NULL) != 0) {
         perror("firmware-sim: openpty");
-        return 1;
+        return -1;
     }
     struct termios raw;
     tcgetattr(slave, &raw);
@@ -229,8 +239,15 @@ static int run_pty(double seconds, const char *dump_path) {
     tcsetattr(slave, TCSANOW, &raw);
     fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
     pty_fd = master;
+    pty_slave = slave;
     printf("pty %s\n", ttyname(slave));
     fflush(stdout);
+    return 0;
+}
+
+static int run_pty(double seconds, const char *dump_path) {
+    if (pty_fd < 0 && open_pty() != 0) return 1;
+    int master = pty_fd, slave = pty_slave;
     if (dump_path) {
         /* Wait, in reset, for avrdude to open the port. */
         close(slave);
@@ -371,13 +388,17 @@ int main(int argc, char **argv) {
 
     if (dump_path) return run_pty(0, dump_path);
 
+    /* With --pty the port exists before the boot, so the sketch's READY waits
+     * in it for the host, as a board's does on a port left open. */
+    int on_pty = argc >= 3 && strcmp(argv[2], "--pty") == 0;
+    if (on_pty && open_pty() != 0) return 1;
     /* Boot: let setup() run before anything is sent. */
     run_until(F_CPU / 20);
     last_dot_cycle = 0;
     pulse_min_ticks = pulse_ticks[0] < pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
     pulse_max_ticks = pulse_ticks[0] > pulse_ticks[1] ? pulse_ticks[0] : pulse_ticks[1];
 
-    if (argc >= 3 && strcmp(argv[2], "--pty") == 0) {
+    if (on_pty) {
         double seconds = (argc >= 5 && strcmp(argv[3], "--seconds") == 0) ? atof(argv[4]) : 0;
         return run_pty(seconds, NULL);
     }

@@ -221,6 +221,8 @@ events.addEventListener("event", message => {
 
 function showStatus(s) {
   $("mode").textContent = s.mode;
+  $("armedBanner").hidden = !s.armed;
+  $("heldFire").textContent = s.heldFire ? "Holding fire: " + s.heldFire + "." : "";
   $("angles").textContent = s.commanded.pan + "° / " + (settings.tilt === "true" ? s.commanded.tilt + "°" : "–") + (s.commands.length ? "  (sent " + s.commands.join(" ") + ")" : "");
   $("steering").textContent = s.steering;
   $("faces").textContent = s.faces.length + (s.target !== undefined && s.target !== null ? ", target #" + s.target : "");

@@ -17,11 +17,8 @@ final class StatusPrinter: FrameObserver {
     init(output: any CommandOutput) { self.output = output }
 
     func didProcess(_ outcome: FrameOutcome) {
-        let result = outcome.result
         update(
-            hud: StatusLine.hud(
-                for: result.aim, locked: result.isLocked, armed: outcome.settings.fire != nil, tiltEnabled: outcome.settings.tiltEnabled,
-                steering: outcome.steering, spared: result.spared),
+            hud: StatusLine.hud(for: outcome),
             link: outcome.link)
     }
 

@@ -70,9 +70,10 @@ struct FleetCommand: ParsableCommand {
         let rows = sentries.map { sentry -> [String] in
             let target = sentry.state?.target.map { "\($0[2])x\($0[3])+\($0[0])+\($0[1])" } ?? "-"
             let event = sentry.lastEvent.map { "\($0.kind)\($0.expression.map { " (\($0))" } ?? "") \(Self.ago($0.unixTime))" } ?? "-"
-            return [sentry.name, sentry.online == true ? "online" : "offline", sentry.state?.mode ?? "-", target, event]
+            let armed = sentry.state.map { $0.armed.map { $0 ? "ARMED" : "no" } ?? "?" } ?? "-"
+            return [sentry.name, sentry.online == true ? "online" : "offline", armed, sentry.state?.mode ?? "-", target, event]
         }
-        let header = ["NAME", "STATE", "MODE", "TARGET", "LAST EVENT"]
+        let header = ["NAME", "STATE", "ARMED", "MODE", "TARGET", "LAST EVENT"]
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
             print(row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - $1.count) }.joined(separator: "  ").trimmingTrailingSpaces)

@@ -23,6 +23,12 @@ struct RelayCommand: ParsableCommand {
 
     @OptionGroup var link: SerialLinkOptions
 
+    @Flag(
+        help:
+            "Pass fire commands (F<deg>.) from the controller to the turret. Without it the relay refuses every message that holds one: a shot needs --fire on the process that writes to the turret (docs/guide/safety.md)."
+    )
+    var fire = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "notice"
 
@@ -40,11 +46,12 @@ struct RelayCommand: ParsableCommand {
             try SerialCommandOutput(path: simulator?.devicePath ?? serial, baudRate: link.baud, bootWait: link.bootWait, logger: logger)
         }
         defer { output.close() }
-        let turretLink = TurretLink(output: output, onExit: link.onExit.commands(tiltEnabled: true), logger: logger)
+        let turretLink = TurretLink(output: output, onExit: link.onExit, logger: logger)
         defer { turretLink.stop() }
         let address = listenOptions.address!, token = listenOptions.token, listen = listenOptions.listen
         let server = RelayServer(
-            address: address, token: token, rules: listenOptions.siteRules, maximumClients: listenOptions.maxClients, link: turretLink, logger: logger)
+            address: address, token: token, rules: listenOptions.siteRules, maximumClients: listenOptions.maxClients, armed: fire, link: turretLink,
+            logger: logger)
         try failingCleanly {
             do {
                 try server.start()
@@ -53,7 +60,8 @@ struct RelayCommand: ParsableCommand {
             }
         }
         StopSignal.install()
-        StandardStream.writeError("relay: ws://\(server.listening)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\n")
+        StandardStream.writeError(
+            "relay: ws://\(server.listening)/ → \(simulator?.devicePath ?? serial)\(token == nil ? "" : " (token required)")\(fire ? "; ARMED: fire commands pass (--fire)" : "; fire commands refused (no --fire)")\n")
         while !StopSignal.wait() {}
         server.stop()
         let counts = server.counts

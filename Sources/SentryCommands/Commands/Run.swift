@@ -86,6 +86,14 @@ struct Run: ParsableCommand {
         if let simFov { try checkRange(simFov, "sim-fov", 1...179, " degrees") }
         try checkRange(simNoise, "sim-noise", 0...64, " gray levels (a webcam's grain is 2 to 8)")
         if let frames, frames < 1 { throw ValidationError("--frames \(frames) must be at least 1") }
+        if lockFire.fire, !trackingOptions.tilt, !lockFire.panOnlyBelowHeads {
+            throw ValidationError(
+                "--fire without --tilt cannot aim the fire point below faces: add --tilt for a pan/tilt turret, or --pan-only-below-heads if the blaster has no tilt servo and sits below head height"
+            )
+        }
+        if lockFire.panOnlyBelowHeads, !lockFire.fire {
+            throw ValidationError("--pan-only-below-heads describes an armed blaster: use it with --fire")
+        }
         if faces.enabled, let kind = detection.options.kind, kind == .haar || kind == .lbp {
             throw ValidationError(
                 "\(faces.reason) reads the face's expression, which needs the BlazeFace detector (its eye points place the face mesh); drop --detector \(kind.rawValue)")
@@ -98,6 +106,7 @@ struct Run: ParsableCommand {
         settings.fire = lockFire.fireSettings
         settings.spare = try? faces.spareState
         settings.firePointBelow = lockFire.fireBelow
+        settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads
         settings.trim = trackingOptions.trim
         // Armed, the turret aims where it fires: off the face (SPEC §8). Unarmed, at its centre (SPEC §2).
         if settings.fire != nil { settings.tracking.aimBelow = lockFire.fireBelow }
@@ -142,6 +151,12 @@ struct Run: ParsableCommand {
         options.virtualCameraNoise = simNoise
         options.showStatus = !quiet
         options.printTrack = track
+        if lockFire.fire {
+            let height = lockFire.panOnlyBelowHeads ? "level from below head height (--pan-only-below-heads)" : "\(String(printf: "%g", lockFire.fireBelow)) face heights below the face's centre"
+            StandardStream.writeError(
+                "sentry: ARMED (--fire on the command line): shoots at locked targets, \(height), never with the fire point on a face; Ctrl-C stops it and the turret holds still\n"
+            )
+        }
         let summary = try failingCleanly { try Runner.run(options, logger: logger) }
         if serial == simulatedSerialName {
             let tally = summary.servoTally

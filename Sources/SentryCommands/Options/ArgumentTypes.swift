@@ -3,6 +3,7 @@ import Detectors
 import FoundationEssentials
 import SentryApp
 import Tracking
+import Turret
 import TextOutput
 
 extension ExitCommand: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SentryApp
+import TextOutput
 import Tracking
 import TurretProtocol
 
@@ -22,8 +23,15 @@ struct LockFireOptions: ParsableArguments {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Send the fire command F<pan>. while the target is locked and aimed at (the bundled firmware pulses pin 7). Off: nothing new on the wire.")
+        help:
+            "Arm: send the fire command F<pan>. while the target is locked and aimed at, never when the fire point lies on a face (the bundled firmware pulses pin 7). Needs --tilt, or --pan-only-below-heads. Off: nothing new on the wire. A command-line act: a settings file cannot arm sentry."
+    )
     var fire = false
+
+    @Flag(
+        help:
+            "With --fire and no tilt servo: the blaster is mounted below head height and shoots level, so its shots pass under faces. Without it, --fire needs --tilt to aim the fire point.")
+    var panOnlyBelowHeads = false
 
     @Option(parsing: .unconditional, help: LiveSetting.fireCooldown.flagHelp)
     var fireCooldown: Double = FireControl.Settings.defaultCooldown
@@ -34,7 +42,7 @@ struct LockFireOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help:
-            "With --fire, aim this many face heights below the face's centre: the fire point is off the face (1.5: the chest). 0 aims at the face; never with anything that can hurt an eye (docs/guide/safety.md).")
+            "Aim this many face heights below the face's centre when armed, and draw the fire point there (1.5: the chest). With --fire at least 1: no shot is ever taken with the fire point on a face (docs/guide/safety.md).")
     var fireBelow: Double = 1.5
 
     func validate() throws {
@@ -43,6 +51,11 @@ struct LockFireOptions: ParsableArguments {
         try LiveSetting.fireCooldown.check(fireCooldown)
         try LiveSetting.fireTolerance.check(fireTolerance)
         try checkRange(fireBelow, "fire-below", 0...5, " face heights below the face's centre (1.5: the chest)")
+        if fire, fireBelow < FirePoint.smallestBelow {
+            throw ValidationError(
+                "--fire-below \(String(printf: "%g", fireBelow)) puts the fire point on the face, where an armed sentry never fires; with --fire use \(String(printf: "%g", FirePoint.smallestBelow)) or more (1.5: the chest)"
+            )
+        }
         for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
             if let command, command.allSatisfy(\.isWhitespace) {
                 throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Relay
 import SentryApp
 import Serial
+import Turret
 import TurretLinks
 
 /// The link to the turret: the port, its speed and boot wait, and the
@@ -23,8 +24,11 @@ struct SerialLinkOptions: ParsableArguments {
     )
     var bootWait: Double?
 
-    @Option(help: "What to send when sentry exits: scan (L), center (90°) or none.")
-    var onExit: ExitCommand = .scan
+    @Option(
+        help:
+            "What the turret is told when sentry exits (and when a relay's controller leaves): hold (stand still where it is; a sweep stops), scan (L: sweep on), center (90°) or none."
+    )
+    var onExit: ExitCommand = .hold
 
     func validate() throws {
         guard !serial.isEmpty else { throw ValidationError("--serial needs a port path or 'sim'") }

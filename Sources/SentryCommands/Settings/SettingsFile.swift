@@ -14,6 +14,11 @@ enum SettingsFile {
         case file(line: Int)
     }
 
+    /// The switches a settings file may not turn on (SPEC §8's safety: a
+    /// shot only from a process started with `--fire`): a file read at
+    /// every boot would arm the service silently.
+    static let commandLineOnly: Set = ["--fire", "--pan-only-below-heads"]
+
     /// A command line with the file's arguments in it.
     struct Merged {
         var arguments: [String]
@@ -81,6 +86,14 @@ enum SettingsFile {
         }
         let file = try ConfigFile(path: path)
         let converted = try file.arguments(for: flagCatalog)
+        for (entry, entryArguments) in converted {
+            if let arming = entryArguments.first(where: commandLineOnly.contains) {
+                throw ConfigError(
+                    path: file.path, line: entry.line, key: entry.key,
+                    "\(arming) arms the turret, and arming is a command-line act: remove this line and pass \(arming) when you start sentry (the service: systemctl edit sentry, docs/guide/safety.md)"
+                )
+            }
+        }
         var arguments: [String] = [], sources: [Source] = []
         for (entry, entryArguments) in converted {
             arguments += entryArguments

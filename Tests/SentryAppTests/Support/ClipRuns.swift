@@ -2,6 +2,7 @@ import Logging
 import SentryApp
 import TestClips
 import Tracking
+import Turret
 
 extension Clips {
     /// Runs `clip` against the simulated servo with the tracking `configure` sets.
