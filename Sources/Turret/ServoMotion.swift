@@ -1,11 +1,12 @@
 import TurretProtocol
 
 /// A hobby servo's horn travelling toward its commanded angle at a fixed
-/// speed: commands are instant, the turret is not. A typical SG90/MG996R
-/// turns 60° in about 0.1 s.
+/// speed: commands are instant, the turret is not. Data sheets say 0.1-0.17 s
+/// per 60° unloaded; an MG996R carrying a camera or a blaster takes about 0.2.
 public struct ServoMotion: Sendable, Equatable {
-    /// Seconds per 60° of a typical hobby servo, the figure on its data sheet.
-    public static let typicalSecondsPer60Degrees = 0.1
+    /// Seconds per 60° of a hobby servo under a turret's load (the bundled
+    /// firmware assumes the same, `ServoController.servoSecondsPer60Degrees`).
+    public static let typicalSecondsPer60Degrees = ServoController.servoSecondsPer60Degrees
 
     /// How fast the horn turns; `.infinity` jumps at once.
     public var degreesPerSecond: Double

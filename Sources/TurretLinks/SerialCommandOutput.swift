@@ -226,6 +226,8 @@ public final class SerialCommandOutput: CommandOutput, @unchecked Sendable {
         }) {
             shared.writableAt = 0
             shared.bundledFirmware = true
+            // Its link timer starts at its boot: the first keep-alive is due a second from now.
+            shared.lastWrite = monotonicSeconds()
         }
     }
 

@@ -177,7 +177,7 @@ struct BadInputTests {
             (["--camera", clip, "--serial", "sim", "--detect-fps", "0"], usage, "--detect-fps 0 must be between 0.5 and 240"),
             (["--camera", clip, "--serial", "sim", "--detect-fps", "inf"], usage, "--detect-fps inf must be between 0.5 and 240"),
             (["--camera", clip, "--serial", "sim", "--detect-fps", "1e300"], usage, "--detect-fps 1e+300 must be between 0.5 and 240"),
-            (["--camera", clip, "--serial", "sim", "--fire", "yes"], usage, "yes"),
+            (["--camera", clip, "--serial", "sim", "--fire", "--tilt", "yes"], usage, "yes"),
             (["--camera", "sim:", "--serial", "sim"], usage, "--camera sim: needs an image"),
             (["--camera", "sim:/nonexistent/room.png", "--serial", "sim"], 1, "camera /nonexistent/room.png: no such file"),
             (["--camera", "sim:" + BadFiles.notVideo, "--serial", "sim"], 1, "not a video or image ffmpeg can decode"),

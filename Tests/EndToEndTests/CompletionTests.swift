@@ -12,7 +12,7 @@ func inShell(_ shell: String, _ script: String) throws -> String {
 @Suite("tab completion: run is the default command, so its flags complete right after sentry, in bash, zsh and fish")
 struct CompletionTests {
     static let lines = ["sentry --expr", "sentry run --expr", "sentry doc", "sentry --camera demo --on-exit ", "sentry doctor --ser"]
-    static let expected = ["--expressions --expressions-fps", "--expressions --expressions-fps", "doctor", "center none scan", "--serial"]
+    static let expected = ["--expressions --expressions-fps", "--expressions --expressions-fps", "doctor", "center hold none scan", "--serial"]
 
     @Test("bash")
     func bash() throws {

@@ -78,7 +78,7 @@ struct EventsTests {
         let lockHook = "test -s \"$SENTRY_SNAPSHOT\" && test -s \"$SENTRY_FACE\" && echo \"$SENTRY_EVENT_ID\" >> \(seen); rm -f \"$SENTRY_SNAPSHOT\" \"$SENTRY_FACE\""
         let run = try SentryProcess(
             ExpressionRunTests.clipArguments + [
-                "--quiet", "--fire", "--fire-cooldown", "1", "--on-expression", "smile:1=true", "--on-lock", lockHook, "--events", folder,
+                "--quiet", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-expression", "smile:1=true", "--on-lock", lockHook, "--events", folder,
             ])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try Self.events(in: folder)

@@ -79,7 +79,7 @@ struct ExpressionRunTests {
 
     @Test("--spare smile: a smiling locked target gets no F, and the status says it is spared")
     func spared() throws {
-        let fire = Self.clipArguments + ["--fire", "--fire-cooldown", "1"]
+        let fire = Self.clipArguments + ["--fire", "--pan-only-below-heads", "--fire-cooldown", "1"]
         let firing = try SentryProcess(fire + ["--quiet"])
         #expect(firing.status == 0, "\(firing.standardError)")
         #expect(firing.standardOutput.contains("2 shots fired"), "\(firing.standardOutput)")

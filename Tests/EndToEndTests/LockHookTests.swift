@@ -95,15 +95,22 @@ struct LockHookTests {
         #expect(run.standardOutput.contains("simulated servo: 50 frames"), "\(run.standardOutput)")
     }
 
-    @Test("the status line says Tracking (Shooting only when armed with --fire), then Locked once the target is held")
+    @Test("the status line says Tracking (ARMED · Shooting when armed with --fire), then Locked once the target is held; armed, every line says so")
     func statusLine() throws {
-        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, armed: true, tiltEnabled: true) == "Locked — X: 93 | Y: 71")
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, armed: false, tiltEnabled: true) == "Locked — X: 93 | Y: 71")
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, armed: true, tiltEnabled: true) == "ARMED · Locked — X: 93 | Y: 71")
+        #expect(
+            StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: true, armed: true, tiltEnabled: true, heldFire: .firePointOnFace)
+                == "ARMED · Locked, holding fire: fire point on a face — X: 93 | Y: 71")
         #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, armed: false, tiltEnabled: false) == "Tracking — X: 93")
-        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, armed: true, tiltEnabled: false) == "Shooting — X: 93")
-        for (flags, first) in [([String](), "Tracking"), (["--fire"], "Shooting")] {
+        #expect(StatusLine.hud(for: Aim(pan: 93, tilt: 71), locked: false, armed: true, tiltEnabled: false) == "ARMED · Shooting — X: 93")
+        #expect(StatusLine.hud(for: nil, armed: true, tiltEnabled: false) == "ARMED · Sentry mode — no targets")
+        for (flags, modes) in [([String](), ["Tracking", "Locked", "Sentry mode"]), (["--fire", "--tilt"], ["ARMED · Shooting", "ARMED · Locked", "ARMED · Sentry mode"])] {
             let run = try SentryProcess(["--camera", Clips.comesAndGoes, "--serial", "sim", "--lock-after", "0.5"] + flags)
-            let hud = run.standardError.split(separator: "\n").map { $0.prefix { $0 != " " } }
-            #expect(hud.prefix(3) == [Substring(first), "Locked", "Sentry"], "\(flags): \(run.standardError)")
+            let hud = run.standardError.split(separator: "\n").filter { !$0.hasPrefix("sentry: ARMED") }.map { line in
+                String(line.prefix { $0 != "—" && $0 != "," }).trimmingCharacters(in: .whitespaces)
+            }
+            #expect(Array(hud.prefix(3)) == modes, "\(flags): \(run.standardError)")
         }
     }
 }
@@ -124,7 +131,7 @@ struct SimulateFireTests {
         let path = try #require(text.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         let port = try SerialPort(path: path)
         _ = try port.write(Array("F90.X100.".utf8))  // never aimed: refused
-        usleep(300_000)
+        usleep(800_000)  // the first aim counts a whole 180° of travel: 0.6 s, then 0.1 s still
         _ = try port.write(Array("F100.".utf8))  // aimed, settled: fires
         usleep(100_000)
         _ = try port.write(Array("F100.".utf8))  // too soon: refused

@@ -57,8 +57,9 @@ struct MQTTRunTests {
         let sentry = try SentryOnBroker(broker, name: "hall", serial: servo.devicePath)
         let errors = try broker.subscriber("sentry/hall/error")
         #expect(broker.messages(on: "sentry/hall/availability", count: 1) == ["sentry/hall/availability online"], "\(sentry.log)")
-        let configs = broker.messages(on: "homeassistant/+/sentry_hall/+/config", count: 7)
-        #expect(configs.count == 7, "\(configs)")
+        let configs = broker.messages(on: "homeassistant/+/sentry_hall/+/config", count: 8)
+        #expect(configs.count == 8, "\(configs)")
+        #expect(configs.contains { $0.hasPrefix("homeassistant/binary_sensor/sentry_hall/armed/config ") && $0.contains("value_json.armed") }, "\(configs)")
         for config in configs {
             let payload = try #require(config.split(separator: " ", maxSplits: 1).last)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
@@ -67,11 +68,11 @@ struct MQTTRunTests {
         }
         // Home Assistant back (its birth message): the discovery comes again.
         let discovery = try broker.subscriber("homeassistant/+/sentry_hall/+/config")
-        #expect(eventually { discovery.received().count == 7 })
+        #expect(eventually { discovery.received().count == 8 })
         broker.publish("homeassistant/status", "online")
-        #expect(eventually { discovery.received().count == 14 }, "\(discovery.received().count) configs")
+        #expect(eventually { discovery.received().count == 16 }, "\(discovery.received().count) configs")
         let state = broker.messages(on: "sentry/hall/state", count: 1).first ?? ""
-        #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\""), "\(state)")
+        #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\"") && state.contains("\"armed\":false"), "\(state)")
         #expect(broker.messages(on: "sentry/hall/event", count: 1, within: 15).first?.contains("\"kind\":") == true)
         // The last event's face, encoded for Home Assistant's image entity (no --events folder here): a JPEG with the face.
         let face = broker.payload(on: "sentry/hall/face")
@@ -109,7 +110,7 @@ struct MQTTRunTests {
         try broker.start()
         #expect(eventually(within: 20) { sentry.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as sentry-garden again") }, "\(sentry.log)")
         #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability online"])
-        #expect(broker.messages(on: "homeassistant/+/sentry_garden/+/config", count: 7).count == 7)
+        #expect(broker.messages(on: "homeassistant/+/sentry_garden/+/config", count: 8).count == 8)
         #expect(sentry.process.isRunning && !sentry.log.contains("frame loop stalled"), "\(sentry.log)")
         kill(sentry.process.processIdentifier, SIGKILL)
         sentry.process.waitUntilExit()
@@ -144,11 +145,11 @@ struct MQTTRunTests {
         #expect(sentry.stop() == 0)
     }
 
-    @Test("three sentries on one broker: sentry fleet lists them; a command to one reaches only it, one to sentry/all every one; sentry mqtt --forget takes one off")
+    @Test("three sentries on one broker: sentry fleet lists them, the armed one as ARMED; a command to one reaches only it, one to sentry/all every one; sentry mqtt --forget takes one off")
     func fleet() throws {
         let broker = try MosquittoBroker()
         let names = ["door", "hall", "yard"]
-        let sentries = try names.map { try SentryOnBroker(broker, name: $0) }
+        let sentries = try names.map { try SentryOnBroker(broker, name: $0, extra: $0 == "yard" ? ["--fire", "--tilt"] : []) }
         let environment = ["SENTRY_MQTT_PASSWORD": MosquittoBroker.password]
         let url = "mqtt://\(MosquittoBroker.user)@127.0.0.1:\(broker.port)"
         /// Each sentry's steering, as `sentry fleet --json` reads it from the broker.
@@ -160,7 +161,8 @@ struct MQTTRunTests {
         }
         #expect(eventually(within: 15) { (try? steering()) == ["door": "auto", "hall": "auto", "yard": "auto"] }, "\((try? steering()) ?? [:])")
         let table = try SentryProcess(["fleet", "--mqtt", url], environment: environment)
-        #expect(table.standardOutput.split(separator: "\n").count == 4 && table.standardOutput.contains("\nhall  online  "), "\(table.standardOutput)")
+        #expect(table.standardOutput.split(separator: "\n").count == 4 && table.standardOutput.contains("\nhall  online  no     "), "\(table.standardOutput)")
+        #expect(table.standardOutput.contains("\nyard  online  ARMED  ARMED · "), "\(table.standardOutput)")
         broker.publish("sentry/hall/command", "center")
         #expect(eventually { (try? steering()) == ["door": "auto", "hall": "manual", "yard": "auto"] }, "\((try? steering()) ?? [:])")
         broker.publish("sentry/all/command", "scan")

@@ -73,13 +73,38 @@ final class RunningRelay {
 
 @Suite("sentry relay with a real WebSocket client (Python websockets) and a pty", .serialized)
 struct RelayProcessTests {
-    @Test("the original app's messages reach the pty as exactly those bytes, in order; L when it leaves")
+    @Test("the original app's messages reach the pty as exactly those bytes, in order; the turret holds still when it leaves")
     func originalMessages() throws {
-        let relay = try RunningRelay()
+        let relay = try RunningRelay(["--fire"])
         let messages = ["X90.", "X100.", "L", "X45.", "Y30.", "X46.Y31.", "F46."]
         let said = try relay.client(messages.map { "text:\($0)" })
         #expect(said.first == "open" && said.last == "closed 1000", "\(said)")
-        #expect(relay.received() == messages.joined() + "L")
+        // Aimed when it left: nothing more (--on-exit hold).
+        #expect(relay.received() == messages.joined())
+        #expect(relay.stop() == 0)
+    }
+
+    @Test("without --fire a message holding F is refused whole (1008), nothing of it reaches the pty, and the log says why in one line")
+    func fireNeedsItsOwnFlag() throws {
+        let relay = try RunningRelay()
+        #expect(relay.log.contains("fire commands refused (no --fire)"), "\(relay.log)")
+        let said = try relay.client(["text:X100.", "text:X100.F100."])
+        #expect(said.last?.hasPrefix("closed 1008 this relay was started without --fire") == true, "\(said)")
+        #expect(relay.received() == "X100.")
+        let refusals = relay.log.split(separator: "\n").filter { $0.contains("without --fire") }
+        #expect(refusals.count == 1, "\(relay.log)")
+        #expect(relay.stop() == 0)
+    }
+
+    @Test("a controller that leaves while the turret sweeps leaves it still: an X at the angle the sweep reached, never L again")
+    func leavingStopsASweep() throws {
+        let relay = try RunningRelay()
+        let said = try relay.client(["text:X90.", "text:L", "sleep:0.6"])
+        #expect(said.last == "closed 1000", "\(said)")
+        let received = relay.received()
+        // 0.6 s of a 15 ms/° sweep upward from 90: about 130°.
+        let stop = received.hasPrefix("X90.LX") && received.hasSuffix(".") ? Int(received.dropFirst("X90.LX".count).dropLast()) : nil
+        #expect((110...160).contains(stop ?? 0), "\(received)")
         #expect(relay.stop() == 0)
     }
 
@@ -94,8 +119,8 @@ struct RelayProcessTests {
             let said = try relay.client([step])
             #expect(said.last?.hasPrefix(expected) == true, "\(step.prefix(30)): \(said)")
         }
-        // Only the L of the controller leaving, once (never LL).
-        #expect(relay.received() == "L")
+        // Nothing: no aim was ever taken, and leaving holds the turret still.
+        #expect(relay.received() == "")
         #expect(relay.log.contains("message refused (1009)"))
     }
 
@@ -113,15 +138,18 @@ struct RelayProcessTests {
         let second = try relay.client(["text:X80."])
         #expect(second.last?.hasPrefix("closed 1013 another controller is connected") == true, "\(second)")
         first.waitUntilExit()
-        #expect(reached + relay.received() == "X70.L")
+        #expect(reached + relay.received() == "X70.")
     }
 
-    @Test("the controller dropping mid-message leaves the turret told L")
+    @Test("the controller dropping mid-message leaves the turret where it was aimed; --on-exit scan sweeps instead")
     func dropped() throws {
         let relay = try RunningRelay()
         let said = try relay.client(["text:X60.", "sleep:0.3", "--drop"])
         #expect(said.last == "dropped", "\(said)")
-        #expect(relay.received() == "X60.L")
+        #expect(relay.received() == "X60.")
+        let scanning = try RunningRelay(["--on-exit", "scan"])
+        _ = try scanning.client(["text:X60.", "sleep:0.3", "--drop"])
+        #expect(scanning.received() == "X60.L")
     }
 
     @Test("off loopback a token is required: refused at start without one, then asked of every client")
@@ -134,7 +162,7 @@ struct RelayProcessTests {
         #expect(try relay.client(["text:X11."], url: url + "?token=wrong") == ["refused 401"])
         #expect(try relay.client(["text:X12."], url: url + "?token=s3cret").first == "open")
         #expect(try relay.client(["--header", "Authorization: Bearer s3cret", "text:X13."], url: url).first == "open")
-        #expect(relay.received() == "X12.LX13.L")
+        #expect(relay.received() == "X12.X13.")
     }
 
     @Test("1,000 connect/disconnect cycles leave descriptors and memory flat")
@@ -180,7 +208,7 @@ struct RelayProcessTests {
         let said = try relay.client(aims + ["--hold", "1"])
         #expect(said.first == "open")
         let received = relay.received(within: 2)
-        #expect(received.hasSuffix("X170.L"), "\(received.suffix(40))")
+        #expect(received.hasSuffix("X170."), "\(received.suffix(40))")
         #expect(Command.decode(Array(received.utf8)).flatMap(\.bytes) == Array(received.utf8), "only whole commands on the line")
     }
 

@@ -499,10 +499,10 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
-    @Test("the page shows the fire point below the target's face: grey with the mode line Tracking while unarmed, red with Shooting when armed (screenshot in docs/)")
+    @Test("the page shows the fire point below the target's face: grey with the mode line Tracking while unarmed, red with ARMED · Shooting and the red ARMED banner when armed (screenshot in docs/)")
     func firePoint() throws {
         for armed in [false, true] {
-            let console = try RunningConsole(["--lock-after", "3600"] + (armed ? ["--fire"] : []))
+            let console = try RunningConsole(["--lock-after", "3600"] + (armed ? ["--fire", "--tilt"] : []))
             let browser = try Browser()
             try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
             try browser.run(["wait": "(s => s && s.firePoint && s.target !== null && s.target !== undefined)(window.sentry.shown)", "timeout": 20])
@@ -513,7 +513,11 @@ struct WebConsoleBrowserTests {
             try #require(face.count == 6, "\(shown)")
             #expect(abs(face[4] - (face[0] + face[2] / 2)) < 1 && abs(face[5] - min(face[1] + face[3] / 2 + 1.5 * face[3], 479)) < 1, "\(shown)")
             #expect(face[5] > face[1] + face[3], "below the face: \(shown)")
-            #expect((shown[6] as? String)?.hasPrefix(armed ? "Shooting — " : "Tracking — ") == true, "\(shown)")
+            #expect((shown[6] as? String)?.hasPrefix(armed ? "ARMED · Shooting — " : "Tracking — ") == true, "\(shown)")
+            let banner = try browser.eval("(b => [b.hidden, b.getBoundingClientRect().height, getComputedStyle(b).backgroundColor])(document.getElementById('armedBanner'))") as? [Any]
+            #expect((banner?[0] as? Bool) == !armed && ((banner?[1] as? NSNumber)?.doubleValue ?? 0 > 0) == armed, "banner: \(String(describing: banner))")
+            let status = try HTTP.request(port: console.port, "GET", "/api/status")
+            #expect(String(decoding: status.body, as: UTF8.self).contains("\"armed\":\(armed)"), "\(String(decoding: status.body, as: UTF8.self).prefix(300))")
             #expect(console.stop() == 0)
         }
     }

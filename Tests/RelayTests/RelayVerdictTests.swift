@@ -14,7 +14,13 @@ struct RelayVerdictTests {
             ("", []),
         ])
     func accepted(message: String, commands: [Command]) {
-        #expect(RelayVerdict.text(Array(message.utf8)) == .commands(commands))
+        #expect(RelayVerdict.text(Array(message.utf8), armed: true) == .commands(commands))
+    }
+
+    @Test("a relay started without --fire refuses any message that holds a shot, whole", arguments: ["F90.", "X90.F90.", "X90. F90.\n"])
+    func unarmed(message: String) {
+        #expect(RelayVerdict.text(Array(message.utf8)) == .refused(code: 1008, reason: "this relay was started without --fire: F (fire) is refused"))
+        #expect(RelayVerdict.text(Array(message.utf8), armed: true) != RelayVerdict.text(Array(message.utf8)))
     }
 
     @Test(

@@ -49,15 +49,16 @@ struct EndToEndTests {
         }
         #expect(sawLost && sawReturn, "the clip should lose the face and find it again")
 
-        // The wire carries exactly the commands, then the parting L, nothing else.
-        let written = summary.results.flatMap(\.commands) + [Command.lost]
+        // The wire carries exactly the commands, nothing else: the clip ends on
+        // the face, and the parting --on-exit hold leaves an aimed turret as it is.
+        let written = summary.results.flatMap(\.commands)
         #expect(summary.receivedBytes == written.flatMap(\.bytes))
         #expect(!written.contains { if case .tilt = $0 { true } else { false } }, "tilt is off: no Y may be sent")
 
         // The simulated servo went where it was told: every pan aim shows in its track.
         let pans = Set(summary.servoTrack.map(\.pan))
         for case .pan(let angle) in written { #expect(pans.contains(angle)) }
-        #expect(summary.servoTrack.last?.isScanning == true)
+        #expect(summary.servoTrack.last?.isScanning == false)
     }
 
     @Test("with tilt enabled, Y follows the face's height within ±3°")

@@ -36,6 +36,8 @@ struct FireHostTests {
         options.settings = PipelineSettings(tracking: tracking)
         options.settings.lockAfter = lockAfter
         options.settings.fire = fire
+        // Pan only: these check the shot's timing, not the fire point's height.
+        options.settings.panOnlyBelowHeads = true
         options.hooks = hooks
         options.settings.trim = trim
         return try Runner.run(options, logger: Logger(label: "test"))
@@ -74,10 +76,12 @@ struct FireHostTests {
         let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }
         print("fixed mount shots at \(shots.map { String(format: "%.1f", $0.timestamp) }) s")
         // Face in view 0–1.5 s and 2.5–4 s, locked 0.5 s after it appears:
-        // a shot at each lock. A second would be due 1 s later, just as the
-        // face leaves, but the host keeps 50 ms clear of the firmware's 1 s
+        // a shot at each lock, the first once the first aim after boot can
+        // have travelled (a whole 180°: 0.6 s, then 100 ms still, and the
+        // wire's 50 ms). A second would be due 1 s later, just as the face
+        // leaves, but the host keeps 50 ms clear of the firmware's 1 s
         // minimum (for the wire), and by then the face is gone.
-        #expect(shots.map { ($0.timestamp * 10).rounded() / 10 } == [0.5, 3.0])
+        #expect(shots.map { ($0.timestamp * 10).rounded() / 10 } == [0.8, 3.0])
         #expect(shots.allSatisfy { $0.isLocked })
         #expect(summary.servoTrack.last?.shots == shots.count)
         #expect(!summary.results.contains { !$0.isLocked && $0.commands.contains { $0.axis == .trigger } })
@@ -128,8 +132,10 @@ struct FireLatencyTests {
             let output = try SerialCommandOutput(path: servo.devicePath)
             defer { output.close() }
             var settings = PipelineSettings()
-            settings.lockAfter = 0.5
+            // Locked after the first aim can have travelled and settled (0.75 s): the lock's own frame fires.
+            settings.lockAfter = 1
             settings.fire = FireControl.Settings()
+            settings.panOnlyBelowHeads = true
             let pipeline = Pipeline(detector: StillFaceDetector(), output: output, settings: settings)
             let image = GrayImage(width: 640, height: 480)
             let begin = monotonicSeconds()

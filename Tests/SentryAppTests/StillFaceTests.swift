@@ -70,6 +70,7 @@ struct StillFaceTests {
             let summary = try runDefaults(CameraClips.still(shift: shift), realtime: true) {
                 $0.settings.lockAfter = 1
                 $0.settings.fire = FireControl.Settings()
+                $0.settings.panOnlyBelowHeads = true
             }
             let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }.map(\.timestamp)
             print("still face, shift \(shift): shots at \(shots.map { String(format: "%.2f", $0) }) s; the servo fired \(summary.servoTrack.last?.shots ?? 0)")

@@ -50,7 +50,7 @@ struct OptionGroupTests {
     func fillsSettings() throws {
         let run = try Run.parse(
             Self.base + [
-                "--hysteresis", "0.5", "--offset", "30", "--mount", "turret", "--fire", "--lock-after", "1",
+                "--hysteresis", "0.5", "--offset", "30", "--mount", "turret", "--fire", "--tilt", "--lock-after", "1",
                 "--detector", "haar", "--detect-fps", "every", "--size", "320x240", "--baud", "115200",
             ])
         let settings = run.pipelineSettings

@@ -78,13 +78,13 @@ struct FireControlTests {
     @Test("a turret still on its way, an aim not yet settled, or a sweep: no shot")
     func turretNotReady() {
         var fire = FireControl(.init())
-        // Told 90 → 150 at 1 s: 60° take the servo 0.1 s.
+        // Told 90 → 150 at 1 s: 60° take a loaded servo 0.2 s.
         var moving = Self.turret()
         moving.receive(.pan(150), at: 1)
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.05, wireTime: 1.05) == nil)
-        // There, but the firmware wants 100 ms of a standing aim, and the host 50 ms more for the wire.
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.12, wireTime: 1.12) == nil)
-        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.16, wireTime: 1.16) == .fire(150))
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.15, wireTime: 1.15) == nil)
+        // There, but the firmware wants 100 ms of a standing aim after the horn can have arrived, and the host 50 ms more for the wire.
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.32, wireTime: 1.32) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.36, wireTime: 1.36) == .fire(150))
         var sweeping = Self.turret()
         sweeping.receive(.lost, at: 1)
         var duringSweep = FireControl(.init())

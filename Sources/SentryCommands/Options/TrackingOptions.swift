@@ -69,7 +69,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: LiveSetting.search.flagHelp)
     var search: SearchPolicy = .scan
 
-    @Option(parsing: .unconditional, help: "The servos' speed in seconds per 60° (the simulated servo's, and the turret loop's model); 0 for instant.")
+    @Option(parsing: .unconditional, help: "The servos' speed under load in seconds per 60° (the simulated servo's, and the turret loop's model); 0 for instant. calibration.md says how to measure it.")
     var servoSpeed: Double = ServoMotion.typicalSecondsPer60Degrees
 
     func validate() throws {
@@ -87,7 +87,7 @@ struct TrackingOptions: ParsableArguments {
         try LiveSetting.switchFrames.check(switchFrames)
         try LiveSetting.trimX.check(trimX)
         try LiveSetting.trimY.check(trimY)
-        try checkRange(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.1 is typical)")
+        try checkRange(servoSpeed, "servo-speed", 0...10, " seconds per 60° (0.2 for a loaded MG996R, 0.1 for a bare SG90)")
         if search == .lastSeen, lostAfter <= 0 {
             throw ValidationError("--search last-seen needs --lost-after above 0: how long to watch the edge before sweeping, e.g. --lost-after 2")
         }
