@@ -1,20 +1,23 @@
 # sentry — two commands on a fresh Debian 12 machine (with Swift 6.1 or newer):
 #   make demo   installs what the demo needs, builds, runs sentry on a demo
 #               clip against the simulated servo and prints the angle track
-#   make test   installs what the tests need, runs every test
+#   make test   installs what the tests need, runs every test (tools/test-stages:
+#               each stage timed, side by side where they can be)
+#   make check  the Swift tests alone, for the edit-test loop
 SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
 # The project's own Python (tools/setup makes it): the tests' and tools' python3.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test test-vm test-install test-setup install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
+.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test check fuzz-build test-vm test-install test-setup install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
 
+# SENTRY_SETUP_DONE=1 (make test sets it once tools/setup has run): not again.
 setup:
-	@tools/setup
+	@[ -n "$(SENTRY_SETUP_DONE)" ] || tools/setup
 
 setup-demo:
-	@tools/setup demo
+	@[ -n "$(SENTRY_SETUP_DONE)" ] || tools/setup demo
 
 build: setup-demo
 	$(SWIFT) build
@@ -41,15 +44,15 @@ firmware: setup
 	$(MAKE) -C firmware test-builds
 	$(MAKE) -C tools/firmware-sim
 
-test: setup firmware
-	tools/check-imports
+# Every stage of make test, timed, with the total on the last line; what can run
+# side by side does (tools/test-stages says which and why).
+test:
+	tools/test-stages
+
+# The Swift tests alone (after setup and the firmware they run in simavr).
+check: setup firmware
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	$(MAKE) fuzz-run FUZZ_SECONDS=30
-	$(MAKE) test-install
-	$(MAKE) test-setup
-	$(MAKE) test-deb
-	$(MAKE) test-vm
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man pages and
 # completions, the BlazeFace and face mesh models, the firmware (hex and sketch),
@@ -85,8 +88,10 @@ $(INSTALL_BUILD): setup
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry $(WITHOUT_FOUNDATION)
 # Man pages: sentry(1) and one per subcommand (sentry-run(1)…), from the commands'
 # own definitions (swift-argument-parser's generate-manual), dated by the commit.
+# Made once per build of the binary (a file target: make test's stages share it).
 MAN_PAGES = .build/man
-man: setup
+man: $(MAN_PAGES)/sentry.1
+$(MAN_PAGES)/sentry.1: $(INSTALL_BUILD)
 	$(SWIFT) package generate-manual --multi-page --date "$$(git log -1 --format=%cs 2>/dev/null || date +%F)" >/dev/null
 	rm -rf $(MAN_PAGES) && mkdir -p $(MAN_PAGES)
 	for page in .build/plugins/GenerateManual/outputs/sentry/*.1; do \
@@ -98,7 +103,8 @@ man: setup
 
 # Tab completion for bash, zsh and fish, from the binary itself.
 COMPLETIONS = .build/completions
-completions: $(INSTALL_BUILD)
+completions: $(COMPLETIONS)/sentry.fish
+$(COMPLETIONS)/sentry.fish: $(INSTALL_BUILD)
 	mkdir -p $(COMPLETIONS)
 	$(INSTALL_BUILD) --generate-completion-script bash | sed '1{/^#!/d}' > $(COMPLETIONS)/sentry
 	$(INSTALL_BUILD) --generate-completion-script zsh > $(COMPLETIONS)/_sentry
@@ -187,8 +193,9 @@ aarch64:
 test-aarch64: release aarch64
 	tools/aarch64-test
 
-test-vm: release
-	tools/vm-test .build/release/sentry
+# The same static release build as make install's and the package's.
+test-vm: $(INSTALL_BUILD)
+	tools/vm-test $(INSTALL_BUILD)
 
 # libFuzzer on the cascade XML loader, the TFLite model reader/interpreter,
 # the serial protocol, WebSocket frames, a broker's MQTT packets and a client's
@@ -196,20 +203,17 @@ test-vm: release
 # Fuzz/corpus (new finds go to .cache/fuzz). A crash leaves crash-* here:
 # copy it into Fuzz/corpus/<target>/, where the replay test keeps it fixed.
 FUZZ_SECONDS ?= 600
-FUZZ_BUILD = SENTRY_FUZZING=1 $(SWIFT) build -c release --scratch-path .build-fuzz
-fuzz-run:
-	$(FUZZ_BUILD) --product fuzz-cascade
-	$(FUZZ_BUILD) --product fuzz-protocol
-	$(FUZZ_BUILD) --product fuzz-model
-	$(FUZZ_BUILD) --product fuzz-frames
-	$(FUZZ_BUILD) --product fuzz-mqtt
-	$(FUZZ_BUILD) --product fuzz-http
-	for target in cascade protocol model frames mqtt http; do \
-		mkdir -p .cache/fuzz/$$target && \
-		.build-fuzz/release/fuzz-$$target .cache/fuzz/$$target Fuzz/corpus/$$target \
-			-max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==[0-9]+==ERROR|SUMMARY)" ; \
-		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+# Fuzzers at once (FUZZ_JOBS=1 on a one-core machine).
+FUZZ_JOBS ?= 2
+FUZZ_TARGETS = cascade protocol model frames mqtt http
+# SwiftPM builds one product per call; the calls share one build folder, so
+# each after the first only links its own target.
+fuzz-build:
+	for target in $(FUZZ_TARGETS); do \
+		SENTRY_FUZZING=1 $(SWIFT) build -c release --scratch-path .build-fuzz --product fuzz-$$target || exit 1; \
 	done
+fuzz-run: fuzz-build
+	printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} tools/fuzz-one {} $(FUZZ_SECONDS)
 
 # 10 minutes on the looped demo clip with random unplugs (not in make test).
 soak: release $(DEMO_CLIP)

@@ -21,6 +21,8 @@ public struct MQTTClientOptions: Sendable {
     public var subscriptions: [String] = []
     /// QoS 1 messages kept while the broker is away; past it the oldest go (and the log says so).
     public var queueLimit = 100
+    /// Seconds to reach the broker, and again for its CONNACK, before the attempt is given up.
+    public var connectTimeout = 10.0
 
     public init(host: String, port: Int, clientID: String) {
         (self.host, self.port, self.clientID) = (host, port, clientID)
@@ -176,16 +178,20 @@ public final class MQTTClient: Sendable {
 
     /// One connection, from CONNECT to its end; throws why it ended (unless stopped).
     private func session(_ waker: WakePipe) throws(MQTTConnectionError) {
-        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: 10, wake: waker)
+        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: options.connectTimeout, wake: waker)
         var connect = MQTTPacket.Connect(clientID: options.clientID, keepAlive: options.keepAlive, username: options.username, password: options.password)
         connect.will = options.will
         try connection.write(MQTTPacket.connect(connect).bytes)
         var reader = MQTTPacketReader()
-        let deadline = monotonicSeconds() + 10
+        let deadline = monotonicSeconds() + options.connectTimeout
         var answer: MQTTPacket?
         while answer == nil {
             let left = deadline - monotonicSeconds()
-            guard left > 0 else { throw MQTTConnectionError("no CONNACK within 10 s of CONNECT; is it an MQTT broker?") }
+            guard left > 0 else {
+                let timeout = options.connectTimeout
+                let shown = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
+                throw MQTTConnectionError("no CONNACK within \(shown) s of CONNECT; is it an MQTT broker?")
+            }
             reader.append(try connection.read(waitingAtMost: left))
             if let first = reader.firstByte, first != 0x20 {
                 throw MQTTConnectionError("not MQTT: it answered CONNECT with a byte \(first) where CONNACK's 32 belongs; is it an MQTT broker's port?")

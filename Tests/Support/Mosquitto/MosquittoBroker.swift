@@ -100,18 +100,29 @@ public final class MosquittoBroker {
         let process = Process()
         let output: URL
 
+        /// A topic of this subscriber's own: a message on it that comes back proves the subscription is in place.
+        let marker = "sentry-tests/marker/\(UUID().uuidString)"
+
         init(broker: MosquittoBroker, topic: String) throws {
             output = broker.scratch.file("sub-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-            process.arguments = broker.credentials + ["-t", topic, "-v", "-q", "1"]
+            process.arguments = broker.credentials + ["-t", topic, "-t", marker, "-v", "-q", "1"]
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(200_000)
+            // Subscribed once the marker, published after the SUBSCRIBE, comes back (not after a guessed pause).
+            let subscribed = eventually(within: 10) { [self] in
+                broker.publish(marker, "subscribed")
+                return eventually(within: 0.5) { lines().contains { $0.hasPrefix(marker + " ") } }
+            }
+            if !subscribed { throw MosquittoError("mosquitto_sub on \(topic) never confirmed its subscription") }
         }
 
-        public func received() -> [String] {
+        /// The messages on the topic so far, `TOPIC PAYLOAD` each.
+        public func received() -> [String] { lines().filter { !$0.hasPrefix(marker + " ") } }
+
+        private func lines() -> [String] {
             ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
@@ -169,4 +180,10 @@ public final class MosquittoBroker {
         }
         return UInt16(bigEndian: address.sin_port)
     }
+}
+
+/// Why the test broker or a client of it could not do its part.
+public struct MosquittoError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
