@@ -239,7 +239,7 @@ let package = Package(
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["ModelFiles", "FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
-        .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["Scratch", "Waiting", "ChildProcesses", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "SerialTests", dependencies: ["Serial", "MonotonicTime"]),
         .testTarget(name: "TurretLinksTests", dependencies: ["Scratch", "Waiting", "TurretLinks", "TurretProtocol", "Serial"]),
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),

@@ -47,8 +47,10 @@ final class FrameLoopWatchdog: Sendable {
         }
     }
 
-    /// A step over this many seconds is a stall.
-    static let stallSeconds = 1.0
+    /// A step over this many seconds is a stall (by default: a camera's frame
+    /// takes a thirtieth of a second, so a second is clearly wrong).
+    static let defaultStallSeconds = 1.0
+    let stallSeconds: Double
     /// After a stall is logged, the next is only counted for this long, so a
     /// machine too slow for its camera's rate is told once a minute, not every frame.
     static let quietSeconds = 60.0
@@ -80,8 +82,9 @@ final class FrameLoopWatchdog: Sendable {
     }
 
     /// Starts watching the calling thread, which runs the loop; `observerNames`
-    /// name the observers' steps.
-    init(observerNames: [String], logger: Logger) {
+    /// name the observers' steps; a step longer than `stallSeconds` is logged.
+    init(observerNames: [String], stallSeconds: Double = FrameLoopWatchdog.defaultStallSeconds, logger: Logger) {
+        self.stallSeconds = stallSeconds
         self.logger = logger
         self.observerNames = observerNames
         threadPath = Self.currentThreadPath()
@@ -156,10 +159,10 @@ final class FrameLoopWatchdog: Sendable {
         var lastReport = -Double.infinity
         var unreported = 0
         while running.load(ordering: .relaxed) {
-            _ = stopped.wait(seconds: 0.25) { !running.load(ordering: .relaxed) }
+            _ = stopped.wait(seconds: min(0.25, stallSeconds / 4)) { !running.load(ordering: .relaxed) }
             let start = stepStart.load(ordering: .relaxed), step = step
             let seconds = Double(Self.now() - start) / 1e9
-            guard seconds > Self.stallSeconds, start != reportedStart, step != .reopeningCamera, step != .finishing else { continue }
+            guard seconds > stallSeconds, start != reportedStart, step != .reopeningCamera, step != .finishing else { continue }
             reportedStart = start
             let now = monotonicSeconds()
             guard now - lastReport >= Self.quietSeconds else {

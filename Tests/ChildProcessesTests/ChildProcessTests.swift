@@ -3,6 +3,7 @@ import Foundation
 import Scratch
 import SystemPackage
 import Testing
+import Waiting
 
 @Suite("Child processes: started, waited for with a limit, stopped")
 struct ChildProcessTests {
@@ -36,7 +37,8 @@ struct ChildProcessTests {
             stopping: [(SIGTERM, .milliseconds(300))])
         #expect(child.wait(timeout: .milliseconds(100)) == nil)
         #expect(child.stop() == .killed(signal: SIGKILL))
-        Thread.sleep(forTimeInterval: 1.5)
+        // The whole group is gone (no live process of it in /proc), so the subshell that would touch the marker is too.
+        #expect(eventually { liveMembers(ofGroup: child.processIdentifier) == 0 }, "a member of the group outlived the kill")
         #expect(!FileManager.default.fileExists(atPath: marker), "the group's other member was killed too")
     }
 
@@ -72,4 +74,15 @@ struct ChildProcessTests {
         // Besides 0-2, only the one the listing itself opens.
         #expect(descriptors.filter { !["0", "1", "2"].contains($0) }.count <= 1, "\(descriptors)")
     }
+}
+
+/// How many processes of group `group` are alive (zombies, killed but not yet reaped, do not count).
+func liveMembers(ofGroup group: pid_t) -> Int {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        // After the command's closing parenthesis: state, parent, group.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 && fields[0] != "Z" && Int32(fields[2]) == group
+    }.count
 }

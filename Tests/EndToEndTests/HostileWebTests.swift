@@ -34,15 +34,10 @@ final class ForeignSite {
 
     /// Opens `name` in `browser`, trying until the server answers with the page titled `title`.
     func open(_ name: String, titled title: String, in browser: Browser) -> Bool {
-        for _ in 0..<50 {
-            if (try? browser.run(["open": "http://127.0.0.1:\(port)/\(name)", "width": 800, "height": 600])) != nil,
-                (try? browser.eval("document.title")) as? String == title
-            {
-                return true
-            }
-            Thread.sleep(forTimeInterval: 0.1)
+        eventually(within: 5) {
+            (try? browser.run(["open": "http://127.0.0.1:\(port)/\(name)", "width": 800, "height": 600])) != nil
+                && (try? browser.eval("document.title")) as? String == title
         }
-        return false
     }
 
     // SIGKILL: the test runner's threads may hold SIGTERM blocked, and Process passes that mask on.

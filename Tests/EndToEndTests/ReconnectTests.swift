@@ -27,7 +27,7 @@ struct ReconnectTests {
         // Unplug: the device node disappears and writes fail with EIO.
         first.close()
         try FileManager.default.removeItem(atPath: link)
-        usleep(700_000)
+        #expect(eventually { !holds(sentry.process, first.devicePath) }, "sentry kept the port that went away open")
         #expect(sentry.process.isRunning, "sentry must keep running while the port is gone")
 
         // Replug: a new device at the same path.
@@ -54,7 +54,7 @@ struct ReconnectTests {
         // (a board comes back centred, not sweeping).
         first.close()
         try FileManager.default.removeItem(atPath: link)
-        usleep(600_000)
+        #expect(eventually { !holds(sentry.process, first.devicePath) }, "sentry kept the port that went away open")
         let second = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: second.devicePath)
         let after = collect(second, timeout: 5) { Command.decode($0).contains(.lost) }
@@ -103,18 +103,21 @@ struct ReconnectTests {
         let start = monotonicSeconds()
         let sentry = try RunningSentry(["--camera", DemoClip.path, "--serial", pty.devicePath, "--boot-wait", "20", "--realtime", "--quiet"])
         // The board speaks once sentry holds the port open (its descriptors in /proc say so).
-        let descriptors = "/proc/\(sentry.process.processIdentifier)/fd"
-        #expect(eventually {
-            ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == pty.devicePath
-            }
-        })
+        #expect(eventually { holds(sentry.process, pty.devicePath) })
         let banner = Array("READY\r\n".utf8)
         _ = banner.withUnsafeBytes { write(pty.controller!.rawValue, $0.baseAddress, $0.count) }
         let bytes = collect(pty, timeout: 10) { !$0.isEmpty }
         #expect(!bytes.isEmpty && monotonicSeconds() - start < 10, "READY did not end the wait")
         #expect(isPureProtocol(bytes))
         _ = sentry.stop()
+    }
+}
+
+/// Whether `process` has `path` open (its descriptors in /proc say so).
+private func holds(_ process: Process, _ path: String) -> Bool {
+    let descriptors = "/proc/\(process.processIdentifier)/fd"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0)) == path
     }
 }
 

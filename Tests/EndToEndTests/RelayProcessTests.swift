@@ -187,11 +187,14 @@ struct RelayProcessTests {
             let run = try SentryProcess(program: "/usr/bin/env", ["python3", "-c", script, relay.url, String(count)])
             #expect(run.status == 0, "\(run.standardError)")
         }
+        // Idle, the relay holds its listening socket and the port: what it holds between controllers.
+        let idle = usage().descriptors
         try cycle(100)
-        usleep(300_000)
+        // The last controller's connection is closed once the descriptors are back to the idle count.
+        #expect(eventually { usage().descriptors == idle }, "\(usage().descriptors) descriptors after 100 cycles, \(idle) idle")
         let before = usage()
         try cycle(1000)
-        usleep(300_000)
+        _ = eventually { usage().descriptors == before.descriptors }
         let after = usage()
         print(
             "relay after 100 cycles: \(before.descriptors) descriptors, \(before.residentKB) KiB resident; after 1,100: \(after.descriptors) descriptors, \(after.residentKB) KiB"

@@ -78,6 +78,9 @@ final class FirmwareSimulator {
 
     func reset() { write("reset") }
 
+    /// Resets the MCU, as an Uno's DTR does at every port open, and lets it boot.
+    func reboot() { write("reboot") }
+
     func angles() throws -> Angles {
         write("angles")
         let f = try reply("angles").split(separator: " ")

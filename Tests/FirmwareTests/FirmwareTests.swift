@@ -104,7 +104,7 @@ struct FirmwareTests {
         #expect(trigger.pulses.isEmpty && !trigger.isHigh, "the trigger rose: \(trigger.pulses)")
     }
 
-    @Test("no slam at boot: neither servo gets a pulse until the first command for its axis (X or L for pan, Y for tilt)")
+    @Test("no slam at boot or reset: neither servo gets a pulse until the first command for its axis (X or L for pan, Y for tilt)")
     func servosLimpUntilTold() throws {
         let firmware = try FirmwareSimulator()
         // Every 100 ms for 2 s after setup(): a reset on every port open must not yank the horns to 90°.
@@ -121,6 +121,14 @@ struct FirmwareTests {
         firmware.wait(milliseconds: 25)
         let both = try firmware.angles()
         #expect(both.panDriven && both.tiltDriven && both.tilt == 45, "\(both)")
+
+        // A reset (every port open resets an Uno) leaves both servos limp again, wherever they were.
+        firmware.reboot()
+        for _ in 0..<10 {
+            let rebooted = try firmware.angles()
+            #expect(!rebooted.panDriven && !rebooted.tiltDriven, "pulses after a reset, before any command: \(rebooted)")
+            firmware.wait(milliseconds: 100)
+        }
 
         let sweeping = try FirmwareSimulator()
         sweeping.send([UInt8(ascii: "L")])

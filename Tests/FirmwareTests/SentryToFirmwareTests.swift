@@ -58,6 +58,18 @@ final class FirmwareOnPty {
     /// The log so far: `t_ms pan tilt` and `t_ms trigger 1|0` lines.
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
+    /// Waits until the servos' widths have not changed for `quiet` seconds (a
+    /// sweep steps every 15 ms, bytes at 9600 baud take 1 ms each); false if
+    /// that does not happen within `seconds`.
+    func becameStill(quiet: Double = 0.3, within seconds: Double = 10) -> Bool {
+        var seen = (count: panChanges.count, at: Date())
+        return eventually(within: seconds) {
+            let count = panChanges.count
+            if count != seen.count { seen = (count, Date()) }
+            return Date().timeIntervalSince(seen.at) > quiet
+        }
+    }
+
     /// Each change of the servos' widths: when, and the pan angle.
     var panChanges: [(milliseconds: Double, pan: Int)] {
         log.split(separator: "\n").compactMap { line in
@@ -67,10 +79,11 @@ final class FirmwareOnPty {
         }
     }
 
-    /// Lets the last bytes reach the firmware, stops it, and returns its log:
-    /// `t_ms pan tilt` lines and `t_ms trigger 1|0` lines.
+    /// Lets the last bytes reach the firmware (and a last shot's 100 ms pulse
+    /// end), stops it, and returns its log: `t_ms pan tilt` lines and
+    /// `t_ms trigger 1|0` lines.
     func stop() throws -> String {
-        usleep(400_000)
+        _ = becameStill()
         process.terminate()
         process.waitUntilExit()
         return try String(contentsOfFile: logPath, encoding: .utf8)
@@ -93,9 +106,10 @@ struct SentryToFirmwareTests {
         let firmware = try FirmwareOnPty(scratch: scratch)
         let (track, status) = try firmware.runSentry(["--camera", clip, "--track", "--quiet"])
         #expect(status == 0)
-        // The parting command (--on-exit hold) has arrived within 300 ms; then nothing moves.
-        usleep(300_000)
+        // The parting command (--on-exit hold) has arrived and the servos are still; then nothing moves.
+        #expect(firmware.becameStill())
         let atExit = firmware.panChanges.count
+        // A negative check with a stated window.
         usleep(700_000)
         #expect(firmware.panChanges.count == atExit, "the turret moved after sentry exited: \(firmware.panChanges.suffix(5))")
         let log = try firmware.stop()
@@ -133,11 +147,11 @@ struct SentryToFirmwareTests {
         kill(sentry.processIdentifier, SIGKILL)
         sentry.waitUntilExit()
         let killedAt = try #require(firmware.panChanges.last).milliseconds
-        // Within the timeout and a little more, the sweep has stopped for good.
-        usleep(6_000_000)
+        #expect(firmware.becameStill(), "still sweeping 10 s after kill -9")
         let stoppedAt = try #require(firmware.panChanges.last).milliseconds
+        // A negative check with a stated window: still for another second.
         usleep(1_000_000)
-        #expect(firmware.panChanges.last?.milliseconds == stoppedAt, "still moving 7 s after kill -9")
+        #expect(firmware.panChanges.last?.milliseconds == stoppedAt, "moving again after it stopped")
         let stoppedAfter = (stoppedAt - killedAt) / 1000
         print("kill -9: the sweep stopped \(stoppedAfter) s after the last step seen at the kill")
         #expect(stoppedAfter <= 5.2, "stopped \(stoppedAfter) s after the kill")

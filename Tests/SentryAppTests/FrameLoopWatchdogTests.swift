@@ -6,22 +6,22 @@ import Testing
 
 @Suite("The frame loop's watchdog")
 struct FrameLoopWatchdogTests {
-    @Test("a step over a second is logged while it lasts, named, with what the kernel says the thread does")
+    @Test("a step over the stall time (a second; here 0.2 s) is logged while it lasts, named, with what the kernel says the thread does")
     func stallIsLogged() {
         let recorder = LogRecorder()
-        let watchdog = FrameLoopWatchdog(observerNames: ["WebConsole", "SlowObserver"], logger: recorder.logger)
+        let watchdog = FrameLoopWatchdog(observerNames: ["WebConsole", "SlowObserver"], stallSeconds: 0.2, logger: recorder.logger)
         watchdog.frameDone()
         watchdog.enter(.observer(1))
-        // The stall: the loop's thread asleep in the kernel, as in a blocking call on a port.
-        usleep(1_600_000)
+        // The stall under test: the loop's thread asleep in the kernel, as in a blocking call on a port.
+        usleep(450_000)
         let loggedDuringStall = recorder.messages.withLock { $0 }
         watchdog.frameDone()
         watchdog.stop()
-        let stall = loggedDuringStall.first { $0.hasPrefix("warning: frame loop stalled: over 1.") }
+        let stall = loggedDuringStall.first { $0.hasPrefix("warning: frame loop stalled: over 0.") }
         #expect(stall != nil, "\(loggedDuringStall)")
         #expect(stall?.contains("s in the observer SlowObserver; the thread is blocked in system call") == true, "\(stall ?? "")")
         let summary = recorder.messages.withLock { $0 }.last ?? ""
-        #expect(summary.hasPrefix("info: frame loop: 2 frames, work per frame ") && summary.contains(", longest gap 1."), "\(summary)")
+        #expect(summary.hasPrefix("info: frame loop: 2 frames, work per frame ") && summary.contains(", longest gap 0.4"), "\(summary)")
         #expect(summary.contains(" s of it in the observer SlowObserver)"), "\(summary)")
     }
 
@@ -38,17 +38,18 @@ struct FrameLoopWatchdogTests {
         #expect(histogram.total == 1002 && histogram.percentile(1) > 60)
     }
 
-    @Test("steps under a second and the wait for a lost camera are not stalls")
+    @Test("steps under the stall time and the wait for a lost camera are not stalls")
     func noFalseStalls() {
         let recorder = LogRecorder()
-        let watchdog = FrameLoopWatchdog(observerNames: [], logger: recorder.logger)
+        let watchdog = FrameLoopWatchdog(observerNames: [], stallSeconds: 0.2, logger: recorder.logger)
         for _ in 0..<5 {
             watchdog.enter(.pipeline)
             usleep(20_000)
             watchdog.frameDone()
         }
         watchdog.cameraLost()
-        usleep(1_400_000)
+        // Twice the stall time waiting for a lost camera: a negative check with a stated window.
+        usleep(400_000)
         watchdog.enter(.waitingForFrame)
         watchdog.stop()
         let warnings = recorder.messages.withLock { $0 }.filter { $0.hasPrefix("warning") }

@@ -76,7 +76,11 @@ struct StillFaceTests {
             print("still face, shift \(shift): shots at \(shots.map { String(format: "%.2f", $0) }) s; the servo fired \(summary.servoTrack.last?.shots ?? 0)")
             #expect(!shots.isEmpty)
             #expect(summary.servoTrack.last?.shots == shots.count, "every shot sent was fired")
-            for (earlier, later) in zip(shots, shots.dropFirst()) { #expect(later - earlier >= cooldown - 0.001) }
+            // The cooldown holds on the clock the turret lives by (the wire's), whatever the
+            // frames' timestamps say when a busy host processes a frame late: when the
+            // simulated firmware took each shot, less a millisecond for the bytes' way.
+            let fired = (1...max(shots.count, 1)).compactMap { shot in summary.servoTrack.first { $0.shots >= shot }?.time }
+            for (earlier, later) in zip(fired, fired.dropFirst()) { #expect(later - earlier >= cooldown - 0.005, "shots at \(fired)") }
         }
     }
 

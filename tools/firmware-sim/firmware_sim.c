@@ -9,6 +9,8 @@
  *                               the widths last set, and whether each pin
  *                               carries them (1) or the servo gets no pulses (0)
  *       reset                   forget the latency and width extremes so far
+ *       reboot                  reset the MCU (as the reset pin does, and an Uno's
+ *                               DTR at every port open) and run its boot, 50 ms
  *       stats                   print "stats MAX_LATENCY_US MIN_PULSE_US MAX_PULSE_US":
  *                               the longest time from a '.' byte to the new
  *                               OCR1A/B value, and the extreme widths ever set
@@ -182,6 +184,9 @@ static int run_script(void) {
         } else if (strncmp(line, "angles", 6) == 0) {
             printf("angles %u %u %d %d %.3f %d %d\n", pulse_us(0), pulse_us(1), angle_of(pulse_us(0)), angle_of(pulse_us(1)), now_ms(),
                    driven(0), driven(1));
+        } else if (strncmp(line, "reboot", 6) == 0) {
+            avr_reset(avr);
+            run_until(avr->cycle + F_CPU / 20);
         } else if (strncmp(line, "reset", 5) == 0) {
             max_latency_us = 0;
             last_dot_cycle = 0;
