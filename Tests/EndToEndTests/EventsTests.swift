@@ -15,6 +15,7 @@ struct EventsTests {
         var box: Box
         var expression: String?
         var score: Double?
+        var armed: Bool?
     }
 
     /// Every whole event in `directory`: its record, and the paths of its pictures.
@@ -38,6 +39,7 @@ struct EventsTests {
         let events = try Self.events(in: folder)
         let kinds = Set(events.map(\.record.kind))
         #expect(kinds.isSuperset(of: ["arrive", "lock"]), "\(kinds)")
+        #expect(events.allSatisfy { $0.record.armed == false }, "an unarmed run's records say so")
         for event in events { try Self.expectWhole(event) }
         // sentry events lists them, and --since leaves out what came before.
         let listed = try SentryProcess(["events", "--events", folder, "--json"])
@@ -84,6 +86,7 @@ struct EventsTests {
         let events = try Self.events(in: folder)
         let count = { (kind: String) in events.filter { $0.record.kind == kind }.count }
         #expect(count("shot") == 2 && count("expression") == 2 && count("lock") == 2 && count("lost") == 2, "\(events.map(\.record.id))")
+        #expect(events.allSatisfy { $0.record.armed == true }, "an armed run's records say so")
         for event in events where event.record.kind == "expression" {
             #expect(event.record.expression == "smile" && (event.record.score ?? 0) >= 0.6, "\(event.record)")
             #expect([1.0, 3.5].contains(event.record.frameTime), "the smile held 1 s at \(event.record.frameTime)")
