@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Mosquitto", "LogRecording", "Waiting"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTopics", "Events", "Geometry", "Mosquitto", "LogRecording", "Waiting"]),
         .testTarget(name: "EventsTests", dependencies: ["Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),

@@ -43,7 +43,9 @@ public struct HomeAssistantDiscovery: Sendable {
             ]),
             ("event", "event", [
                 "name": "Event", "state_topic": .text(topics.event), "event_types": .list(["arrive", "lock", "lost", "shot", "expression"]),
-                "value_template": "{{ {'event_type': value_json.kind, 'expression': value_json.expression, 'id': value_json.id} | tojson }}",
+                // Only expression events carry `expression`: a key an event lacks must render as null,
+                // never as Jinja's undefined, which tojson cannot write (Home Assistant then drops the event).
+                "value_template": "{{ {'event_type': value_json.kind, 'expression': value_json.expression | default(none), 'id': value_json.id} | tojson }}",
             ]),
             ("image", "face_picture", ["name": "Last face", "image_topic": .text(topics.face), "content_type": "image/jpeg"]),
         ]

@@ -125,8 +125,17 @@ final class MQTTBridge: FrameObserver {
 
         func handle(_ message: MQTTMessage) {
             let frame = frameSize.withLock { $0 }
+            let request = topics.request(in: message)
+            // A retained request is one made once, replayed by the broker at every (re)connection:
+            // obeyed, it would override a person's steering each time, on every sentry it names.
+            if message.retain, request.isPersonsRequest {
+                let reason =
+                    "retained requests are not obeyed (the broker would replay it at every reconnection); publish it without the retain flag, and clear this one: mosquitto_pub -r -n -t \(message.topic)"
+                logger.warning("mqtt: refused on \(message.topic): \(reason)")
+                return publish(topics.error(reason, answering: message))
+            }
             do throws(ControlRefusal) {
-                switch topics.request(in: message) {
+                switch request {
                 case .settings(let body):
                     let wanted = try ControlRequests.settingChanges(fromJSON: body, known: Set(liveSettings.editor.values.keys))
                     let after = try liveSettings.change(wanted).get()
@@ -147,6 +156,16 @@ final class MQTTBridge: FrameObserver {
         }
 
         private func publish(_ message: MQTTMessage) { client.withLock { $0 }?.publish(message) }
+    }
+}
+
+extension SentryTopics.Request {
+    /// A setting or a command: what a person asks for, which a retained message must not replay.
+    var isPersonsRequest: Bool {
+        switch self {
+        case .settings, .command: true
+        case .homeAssistantOnline, .none: false
+        }
     }
 }
 

@@ -100,6 +100,28 @@ struct MQTTRunTests {
         #expect(broker.messages(on: "sentry/hall/availability", count: 1) == ["sentry/hall/availability offline"])
     }
 
+    @Test("a retained command or setting (left on the broker by anyone) is not obeyed at connection, and is answered on error with how to clear it")
+    func retainedRequestsRefused() throws {
+        let broker = try MosquittoBroker()
+        broker.publish("sentry/all/command", "scan", retain: true)
+        broker.publish("sentry/porch/set", "{\"min-score\": 0.4}", retain: true)
+        let errors = try broker.subscriber("sentry/porch/error")
+        let sentry = try SentryOnBroker(broker, name: "porch")
+        for topic in ["sentry/porch/set", "sentry/all/command"] {
+            #expect(eventually(within: 15) { sentry.log.contains("mqtt: refused on \(topic): retained requests are not obeyed") }, "\(sentry.log)")
+        }
+        #expect(eventually(within: 15) { !errors.received().isEmpty }, "\(sentry.log)")
+        #expect(errors.received().allSatisfy { $0.contains("retained requests are not obeyed") && $0.contains("mosquitto_pub -r -n -t") }, "\(errors.received())")
+        // Still steered by tracking: the state says auto, with the default settings.
+        let state = broker.messages(on: "sentry/porch/state", count: 1).first ?? ""
+        #expect(state.contains("\"steering\":\"auto\""), "\(state)")
+        #expect(!sentry.log.contains("settings changed"), "\(sentry.log)")
+        // The same request published live (not retained) is obeyed.
+        broker.publish("sentry/all/command", "center")
+        #expect(eventually { broker.messages(on: "sentry/porch/state", count: 1).first?.contains("\"steering\":\"manual\"") == true })
+        #expect(sentry.stop() == 0)
+    }
+
     @Test("kill -9 of sentry: the broker publishes its will (offline); kill -9 of the broker: sentry runs on, comes back, says online and sends its discovery again")
     func willAndReconnection() throws {
         let broker = try MosquittoBroker()
