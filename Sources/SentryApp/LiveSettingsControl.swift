@@ -26,7 +26,8 @@ public protocol LiveSettingsEditor: Sendable {
     var values: [String: String] { get }
     /// Checks `changes` with the rest as they are; when they pass, hands the
     /// resulting settings to `applying`, and keeps them only if that succeeds.
-    /// Returns the values after the change.
+    /// Returns the values after the change. `applying` may build a detector
+    /// for a second: `values` must not wait for it (the frame loop reads them).
     func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>) -> Result<[String: String], ControlRefusal>
     /// The values as the settings file holds them (typed, in the page's order).
     var fileValues: [(key: String, value: ConfigValue)] { get }
@@ -54,7 +55,8 @@ public final class LiveSettingsControl: Sendable {
     public let editor: any LiveSettingsEditor
     private let changes: RunChanges
     private let logger: Logger
-    /// The detector's options now. Held for the whole change: a detector may take a moment to build.
+    /// The detector's options now. Held for the whole change, so changes take
+    /// turns; only changes take it, never the frame loop.
     private let detector: Mutex<DetectorOptions>
 
     init(editor: any LiveSettingsEditor, detector: DetectorOptions, changes: RunChanges, logger: Logger) {

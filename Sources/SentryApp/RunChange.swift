@@ -28,22 +28,47 @@ public struct DetectorHandOff: @unchecked Sendable {
     }
 }
 
-/// The changes submitted and not yet applied, in order.
+/// The changes submitted and not yet applied, coalesced: the newest
+/// settings, the newest detector and the newest steering win (nudges in a
+/// row add up). However many requests arrive while the frame loop waits
+/// (a camera reopening for minutes), at most one of each waits, and a
+/// detector replaced before it was used is let go at once.
 public final class RunChanges: Sendable {
-    private let waiting = Mutex<[RunChange]>([])
+    private struct Waiting {
+        var settings: PipelineSettings?
+        var detector: DetectorHandOff?
+        var steering: SteeringRequest?
+    }
+
+    private let waiting = Mutex(Waiting())
 
     public init() {}
 
-    /// Queues `change` for the frame loop's next turn.
+    /// Queues `change` for the frame loop's next turn, in place of one of its kind waiting.
     public func submit(_ change: RunChange) {
-        waiting.withLock { $0.append(change) }
+        waiting.withLock { waiting in
+            switch change {
+            case .settings(let settings): waiting.settings = settings
+            case .detector(let handOff): waiting.detector = handOff
+            case .steer(let request): waiting.steering = waiting.steering.map { $0.followed(by: request) } ?? request
+            }
+        }
     }
 
-    /// Every change waiting, oldest first; the queue is empty afterwards.
+    /// Every change waiting: settings, then the detector, then steering; none wait afterwards.
     func takeAll() -> [RunChange] {
-        waiting.withLock { waiting in
-            defer { waiting.removeAll() }
+        let taken = waiting.withLock { waiting in
+            defer { waiting = Waiting() }
             return waiting
         }
+        return [taken.settings.map(RunChange.settings), taken.detector.map(RunChange.detector), taken.steering.map(RunChange.steer)].compactMap { $0 }
+    }
+}
+
+extension SteeringRequest {
+    /// One request that does what `self` and then `next` would: nudges add up, anything else replaces.
+    func followed(by next: SteeringRequest) -> SteeringRequest {
+        if case .nudge(let pan, let tilt) = self, case .nudge(let morePan, let moreTilt) = next { return .nudge(pan: pan + morePan, tilt: tilt + moreTilt) }
+        return next
     }
 }

@@ -23,17 +23,30 @@ struct RunChangeTests {
         Frame(image: GrayImage(width: 640, height: 480), timestamp: Double(index) / 30, index: index)
     }
 
-    @Test("changes submitted from other threads are taken in the order received, once")
-    func changesInOrder() async {
+    @Test("changes from other threads wait coalesced: the newest settings, detector and steering win, nudges add up, each taken once")
+    func changesCoalesce() async {
         let changes = RunChanges()
-        changes.submit(.steer(.scan))
-        await Task.detached { changes.submit(.steer(.center)) }.value
-        changes.submit(.steer(.auto))
-        let taken = changes.takeAll().map { change -> SteeringRequest? in
-            if case .steer(let request) = change { request } else { nil }
+        // A camera reopening for minutes while a console and a broker keep asking: at most one of each kind waits.
+        for index in 0..<1000 {
+            var settings = PipelineSettings()
+            settings.deadband = index % 5
+            changes.submit(.settings(settings))
+            changes.submit(.detector(DetectorHandOff(detector: FixedFaces([]), name: "detector \(index)")))
         }
-        #expect(taken == [.scan, .center, .auto])
+        changes.submit(.steer(.scan))
+        await Task.detached { changes.submit(.steer(.nudge(pan: 5, tilt: 0))) }.value
+        changes.submit(.steer(.nudge(pan: -2, tilt: 3)))
+        let taken = changes.takeAll()
+        #expect(taken.count == 3)
+        guard taken.count == 3, case .settings(let settings) = taken[0], case .detector(let detector) = taken[1], case .steer(let steering) = taken[2] else {
+            Issue.record("\(taken)")
+            return
+        }
+        #expect(settings.deadband == 999 % 5 && detector.name == "detector 999" && steering == .nudge(pan: 3, tilt: 3))
         #expect(changes.takeAll().isEmpty)
+        changes.submit(.steer(.nudge(pan: 1, tilt: 1)))
+        changes.submit(.steer(.auto))
+        #expect(changes.takeAll().count == 1)
     }
 
     @Test("each face travels with its own score; a detector without scores gives none")

@@ -6,8 +6,10 @@ import RunControl
 import Scratch
 import SentryApp
 @testable import SentryCommands
+import Synchronization
 import Testing
 import Tracking
+import Waiting
 
 /// The command line, the settings file and the console's live settings go
 /// through the same option groups: tested here in process, no binary spawned.
@@ -115,6 +117,33 @@ struct OptionGroupTests {
         // A refusal from the one applying them (a detector that cannot be built) keeps nothing either.
         let vetoed = editor.change(["offset": "10"]) { _ in .failure(ControlRefusal("no model")) }
         #expect((try? vetoed.get()) == nil && editor.values == kept)
+    }
+
+    @Test("the settings stay readable while a change builds its detector: the frame loop never waits for a build")
+    func readableDuringABuild() throws {
+        let editor = LiveRunSettings(try Run.parse(Self.base))
+        let building = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let changed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = editor.change(["min-score": "0.4"]) { _ in
+                building.signal()
+                release.wait()
+                return .success(())
+            }
+            changed.signal()
+        }
+        building.wait()
+        // Read from another thread: were the read to wait for the build, the test would see it, not hang.
+        let read = Mutex<[String: String]?>(nil)
+        Thread.detachNewThread {
+            let values = editor.values
+            read.withLock { $0 = values }
+        }
+        #expect(eventually(within: 5) { read.withLock { $0 != nil } }, "values waited for the detector's build")
+        #expect(read.withLock { $0?["min-score"] } == "0.5", "a change in progress is not seen before it is kept")
+        release.signal()
+        changed.wait()
+        #expect(editor.values["min-score"] == "0.4")
     }
 
     @Test("Save writes each live setting with its type, automatic choices left out")

@@ -109,14 +109,20 @@ extension Run {
 
 /// The live settings held as `run`'s own typed values: a change sets one
 /// field from one value and is checked as the flags are, all or nothing.
+///
+/// Changes take turns (`changing`), and `run` is locked only to copy it and
+/// to keep a change: a change's `applying` may build a detector for a
+/// second, and readers (the frame loop, once a second with `--mqtt`) must
+/// never wait for that.
 final class LiveRunSettings: LiveSettingsEditor {
     private let run: Mutex<Run>
+    private let changing = Mutex(())
 
     init(_ run: Run) { self.run = Mutex(run) }
 
     var fields: [SettingField] { Run.live.map(\.setting.field) }
 
-    var values: [String: String] { run.withLock { Self.values(of: $0) } }
+    var values: [String: String] { Self.values(of: run.withLock { $0 }) }
 
     /// Each live setting's value in `run`, by key.
     private static func values(of run: Run) -> [String: String] {
@@ -126,8 +132,9 @@ final class LiveRunSettings: LiveSettingsEditor {
     func change(
         _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>
     ) -> Result<[String: String], ControlRefusal> {
-        run.withLock { run in
-            var changed = run
+        changing.withLock { _ in
+            // Only changes write `run`, and they take turns: the copy stays current until kept.
+            var changed = run.withLock { $0 }
             for (key, text) in changes.sorted(by: { $0.key < $1.key }) {
                 guard let binding = Run.live.first(where: { $0.setting.key == key }) else {
                     return .failure(ControlRefusal("'\(key)' cannot be changed while running"))
@@ -142,7 +149,7 @@ final class LiveRunSettings: LiveSettingsEditor {
             if case .failure(let refusal) = applying(LiveSettings(pipeline: changed.pipelineSettings, detector: changed.detectorOptions)) {
                 return .failure(refusal)
             }
-            run = changed
+            run.withLock { $0 = changed }
             return .success(Self.values(of: changed))
         }
     }
