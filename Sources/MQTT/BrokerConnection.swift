@@ -22,7 +22,8 @@ final class BrokerConnection {
     static let writeTimeout = 10.0
 
     /// Connects to `host:port` within `timeout` seconds (the name looked up first, which may take as long as the resolver does).
-    init(host: String, port: Int, timeout: Double, wake: WakePipe) throws(MQTTConnectionError) {
+    /// A wake-up while it waits ends the wait when `isCancelled` says so (the client is stopping).
+    init(host: String, port: Int, timeout: Double, wake: WakePipe, isCancelled: () -> Bool) throws(MQTTConnectionError) {
         self.wake = wake
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -42,12 +43,29 @@ final class BrokerConnection {
                 close(file)
                 throw MQTTConnectionError(reason)
             }
-            var ready = pollfd(fd: file, events: Int16(POLLOUT), revents: 0)
+            let deadline = monotonicSeconds() + timeout
             var error: Int32 = 0
+            while true {
+                var ready = [pollfd(fd: file, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+                let left = deadline - monotonicSeconds()
+                let count = left > 0 ? poll(&ready, 2, Int32(left * 1000)) : 0
+                if ready[1].revents != 0 {
+                    wake.drain()
+                    if isCancelled() {
+                        close(file)
+                        throw MQTTConnectionError("stopped while connecting")
+                    }
+                }
+                if ready[0].revents != 0 { break }
+                guard count != 0 || monotonicSeconds() < deadline else {
+                    close(file)
+                    throw MQTTConnectionError("no answer within \(Int(timeout)) s")
+                }
+            }
             var size = socklen_t(MemoryLayout<Int32>.size)
-            guard poll(&ready, 1, Int32(timeout * 1000)) == 1, getsockopt(file, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0 else {
+            guard getsockopt(file, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0 else {
                 close(file)
-                throw MQTTConnectionError(error == 0 ? "no answer within \(Int(timeout)) s" : String(cString: strerror(error)))
+                throw MQTTConnectionError(String(cString: strerror(error)))
             }
         }
         var on: Int32 = 1

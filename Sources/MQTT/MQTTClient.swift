@@ -162,9 +162,16 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// In flight: QoS 1 messages sent and not yet acknowledged, by packet id, oldest first.
+    /// One connection's messages: those it sends first, and the QoS 1 ones in flight.
     private final class Session {
-        /// `handedOver`: it came through `publish` (and counts in `Figures.queued`).
+        /// `handedOver`: it came through `publish` (and counts in `Figures.queued`), so it is
+        /// carried to the next connection until acknowledged; what a connection announces
+        /// (`online`, discovery) is made afresh for each and never carried.
+        typealias Entry = (message: MQTTMessage, handedOver: Bool)
+        /// To send before anything new: this connection's announcements, then the events the
+        /// last one left unacknowledged (marked as sent before). Within the in-flight limit, as all QoS 1 is.
+        var first: [(entry: Entry, duplicate: Bool)] = []
+        /// Sent and not yet acknowledged, by packet id, oldest first.
         var inFlight: [(id: UInt16, message: MQTTMessage, handedOver: Bool)] = []
         var nextID: UInt16 = 1
         var lastSent = monotonicSeconds()
@@ -174,11 +181,16 @@ public final class MQTTClient: Sendable {
             defer { nextID = nextID == .max ? 1 : nextID + 1 }
             return nextID
         }
+
+        /// The events handed over and not acknowledged, in the order they were first sent.
+        var unacknowledgedEvents: [Entry] {
+            inFlight.filter(\.handedOver).map { ($0.message, true) } + first.map(\.entry).filter(\.handedOver)
+        }
     }
 
     /// One connection, from CONNECT to its end; throws why it ended (unless stopped).
     private func session(_ waker: WakePipe) throws(MQTTConnectionError) {
-        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: options.connectTimeout, wake: waker)
+        let connection = try BrokerConnection(host: options.host, port: options.port, timeout: options.connectTimeout, wake: waker) { isStopped }
         var connect = MQTTPacket.Connect(clientID: options.clientID, keepAlive: options.keepAlive, username: options.username, password: options.password)
         connect.will = options.will
         try connection.write(MQTTPacket.connect(connect).bytes)
@@ -210,17 +222,17 @@ public final class MQTTClient: Sendable {
         }
         logger.notice("mqtt: connected to \(options.host):\(options.port) as \(options.clientID)\(count > 1 ? " again" : "")")
         let session = Session()
-        // Whatever the last connection left unacknowledged goes first, marked as sent before.
-        let unacknowledged = inFlightCarriedOver.withLock { carried in
+        // The events the last connection left unacknowledged move into this one before anything
+        // can fail, and whatever of them is still unacknowledged when it ends moves on again.
+        let carried = inFlightCarriedOver.withLock { carried in
             defer { carried = [] }
             return carried
         }
+        session.first = connected().map { (($0, false), false) } + carried.map { ($0, true) }
+        defer { inFlightCarriedOver.withLock { $0 = session.unacknowledgedEvents } }
         if !options.subscriptions.isEmpty {
             try connection.write(MQTTPacket.subscribe(id: session.takeID(), filters: options.subscriptions.map { ($0, 1) }).bytes)
         }
-        for message in connected() { try send(message, duplicate: false, handedOver: false, on: connection, session) }
-        for (message, handedOver) in unacknowledged { try send(message, duplicate: true, handedOver: handedOver, on: connection, session) }
-        defer { inFlightCarriedOver.withLock { $0 = session.inFlight.map { ($0.message, $0.handedOver) } + $0 } }
         while true {
             if isStopped { return try farewell(on: connection) }
             try sendWaiting(on: connection, session)
@@ -245,22 +257,39 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// QoS 1 messages sent on a connection that ended before their PUBACK.
+    /// The events a connection ended with unacknowledged (sent without a PUBACK, or not yet sent).
     private let inFlightCarriedOver = Mutex<[(message: MQTTMessage, handedOver: Bool)]>([])
 
     /// At most this many QoS 1 messages wait for their PUBACK at once.
     static let inFlightLimit = 16
 
+    /// Sends what waits, QoS 1 within the in-flight limit: the connection's first messages, then
+    /// the newest states, then events. An event is in `first` or in flight from the moment it
+    /// leaves the outbox (`send` puts it in flight before writing), so a failed write never loses one.
     private func sendWaiting(on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
-        let (states, events) = outbox.withLock { outbox -> ([MQTTMessage], [MQTTMessage]) in
-            let states = outbox.stateOrder.filter(outbox.unsentStates.contains).compactMap { outbox.states[$0] }
-            outbox.unsentStates = []
-            let room = max(0, Self.inFlightLimit - session.inFlight.count)
-            let events = Array(outbox.events.prefix(room))
-            outbox.events.removeFirst(events.count)
-            return (states, events)
+        try sendFirst(on: connection, session)
+        guard session.first.isEmpty else { return }
+        let states = outbox.withLock { outbox in
+            defer { outbox.unsentStates = [] }
+            return outbox.stateOrder.filter(outbox.unsentStates.contains).compactMap { outbox.states[$0] }
         }
-        for message in states + events { try send(message, duplicate: false, handedOver: true, on: connection, session) }
+        for message in states { try send(message, duplicate: false, handedOver: true, on: connection, session) }
+        while session.inFlight.count < Self.inFlightLimit {
+            let events = outbox.withLock { outbox in
+                defer { outbox.events.removeFirst(min(outbox.events.count, Self.inFlightLimit - session.inFlight.count)) }
+                return outbox.events.prefix(Self.inFlightLimit - session.inFlight.count)
+            }
+            guard !events.isEmpty else { return }
+            session.first = events.map { (($0, true), false) }
+            try sendFirst(on: connection, session)
+        }
+    }
+
+    private func sendFirst(on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
+        while let next = session.first.first, next.entry.message.qos == 0 || session.inFlight.count < Self.inFlightLimit {
+            session.first.removeFirst()
+            try send(next.entry.message, duplicate: next.duplicate, handedOver: next.entry.handedOver, on: connection, session)
+        }
     }
 
     private func send(
