@@ -64,11 +64,19 @@ public final class ChildProcess: Sendable {
     ///   - ownProcessGroup: the child leads a process group of its own, so that
     ///     `stop` reaches everything it started (a hook's shell and its children).
     ///   - stopping: what `stop` sends before SIGKILL, and how long each may take.
+    ///   - diesWithParent: the child is killed should sentry die without stopping it (SIGKILL, a
+    ///     crash): the kernel's parent-death signal, set by util-linux's `setpriv` (on every Debian),
+    ///     since `posix_spawn` cannot. It reaches the child alone, not what the child started.
     public init(
         _ executable: String, arguments: [String], environment: [String: String] = [:],
         input: FileDescriptor? = nil, output: Destination = .discarded, error: Destination = .discarded,
-        ownProcessGroup: Bool = false, stopping: [(signal: Int32, allowed: Duration)] = [(SIGTERM, .seconds(2))]
+        ownProcessGroup: Bool = false, stopping: [(signal: Int32, allowed: Duration)] = [(SIGTERM, .seconds(2))],
+        diesWithParent: Bool = false
     ) throws(StartError) {
+        var (executable, arguments) = (executable, arguments)
+        if diesWithParent, access(Self.setpriv, X_OK) == 0 {
+            (executable, arguments) = (Self.setpriv, ["--pdeathsig", "KILL", "--", executable] + arguments)
+        }
         self.ownProcessGroup = ownProcessGroup
         self.stopping = stopping
         // The descriptors handed over are the caller's to give up, started or not.
@@ -123,6 +131,9 @@ public final class ChildProcess: Sendable {
     }
 
     deinit { try? handle?.close() }
+
+    /// util-linux's tool that sets the parent-death signal, then executes the program in the same process.
+    static let setpriv = "/usr/bin/setpriv"
 
     /// How it ended, waiting up to `timeout` (for ever if nil); nil if it still runs.
     @discardableResult

@@ -118,7 +118,8 @@ public final class HookRunner: Sendable {
     }
 
     /// `/bin/sh -c COMMAND` with stdin from /dev/null and stdout to our stderr (stdout
-    /// carries `--track`), in a process group of its own that the timeout kills whole.
+    /// carries `--track`), in a process group of its own that the timeout and sentry's
+    /// end kill whole; the shell is killed too should sentry be killed (SIGKILL).
     private func run(_ job: Job) {
         let prepared = job.prepare?()
         defer { prepared?.cleanup() }
@@ -127,7 +128,7 @@ public final class HookRunner: Sendable {
         do {
             child = try ChildProcess(
                 "/bin/sh", arguments: ["-c", job.command], environment: environment, output: .standardError, error: .standardError,
-                ownProcessGroup: true, stopping: [(SIGKILL, .milliseconds(100))])
+                ownProcessGroup: true, stopping: [(SIGKILL, .milliseconds(100))], diesWithParent: true)
         } catch {
             state.withLock { $0.counts.failed += 1 }
             logger.error("hook \(job.name) could not start: \(error)")

@@ -46,8 +46,9 @@ public protocol FrameObserver: AnyObject {
     func cameraLost(_ error: VideoError, lockEvent: LockEventContext?)
     /// The camera `path` (as `--camera` named it) is back.
     func cameraBack(_ path: String)
-    /// The loop ended (the stream ended, `--frames`, or a signal), after the
-    /// parting command was flushed.
+    /// The loop ended, however it ended (the stream ended, `--frames`, a
+    /// signal, an error thrown), after the parting command was flushed where
+    /// the link still took it: the last call, where an observer's threads end.
     func loopFinished()
 }
 
@@ -76,10 +77,25 @@ final class FrameLoop {
         self.logger = logger
     }
 
-    /// Runs the loop; returns the number of frames processed.
+    /// Runs the loop; returns the number of frames processed. Every way out
+    /// (an error thrown too) sends the parting command and ends every observer.
     func run(maxFrames: Int?, onExit: ExitCommand) throws -> Int {
         let watchdog = FrameLoopWatchdog(observerNames: observers.map { "\(type(of: $0))" }, logger: logger)
         defer { watchdog.stop() }
+        let frameCount: Int
+        do {
+            frameCount = try frames(upTo: maxFrames, watchdog: watchdog)
+        } catch {
+            // The link may be what failed: the parting command is tried, the observers end regardless.
+            try? finish(onExit, watchdog: watchdog)
+            throw error
+        }
+        try finish(onExit, watchdog: watchdog)
+        return frameCount
+    }
+
+    /// Frames until the stream ends, `maxFrames`, or a stop; how many.
+    private func frames(upTo maxFrames: Int?, watchdog: FrameLoopWatchdog) throws -> Int {
         var frameCount = 0
         while !StopSignal.isRequested, frameCount < maxFrames ?? .max {
             let frame: Frame
@@ -87,7 +103,6 @@ final class FrameLoop {
             case .frame(let next):
                 frame = next
             case .end:
-                try finish(onExit, watchdog: watchdog)
                 return frameCount
             case .lost(let error):
                 watchdog.cameraLost()
@@ -95,7 +110,8 @@ final class FrameLoop {
                     LockEventContext(event: $0, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime)
                 }
                 for observer in observers { observer.cameraLost(error, lockEvent: lockEvent) }
-                let path = try camera.reopen()
+                // Stopped while the camera is away: an end like any other, not a failure.
+                guard let path = camera.reopen() else { return frameCount }
                 watchdog.enter(.waitingForFrame)
                 for observer in observers { observer.cameraBack(path) }
                 continue
@@ -114,13 +130,13 @@ final class FrameLoop {
             }
             watchdog.frameDone()
         }
-        try finish(onExit, watchdog: watchdog)
         return frameCount
     }
 
+    /// The parting command, then every observer's end, even when the command cannot be sent.
     private func finish(_ onExit: ExitCommand, watchdog: FrameLoopWatchdog) throws {
         watchdog.enter(.finishing)
+        defer { for observer in observers { observer.loopFinished() } }
         try pipeline.finish(with: onExit)
-        for observer in observers { observer.loopFinished() }
     }
 }

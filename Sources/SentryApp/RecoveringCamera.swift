@@ -50,8 +50,8 @@ final class RecoveringCamera {
     }
 
     /// Reopens the camera when udev reports a video device (or at least once
-    /// a second) until it is back, or a signal stops us; returns its path.
-    func reopen() throws(VideoError) -> String {
+    /// a second) until it is back: its path; nil when a signal stopped the wait.
+    func reopen() -> String? {
         source.close()
         let monitor = DeviceMonitor(subsystems: ["video4linux"])
         while !StopSignal.isRequested {
@@ -69,7 +69,8 @@ final class RecoveringCamera {
                 return path
             }
         }
-        throw VideoError(source: path, reason: "stopped while waiting for the camera", hint: "")
+        logger.notice("stopped while waiting for the camera \(path)")
+        return nil
     }
 
     func close() { source.close() }

@@ -14,6 +14,7 @@ import Tracking
 import TurretLinks
 import TurretProtocol
 import Video
+import Waiting
 
 /// One `--on-lock`/`--on-lost` run as the hook wrote it.
 struct HookLine {
@@ -85,6 +86,35 @@ struct LockHookTests {
         #expect(!started.contains("done"))
         #expect(run.standardError.contains("skipped"), "\(run.standardError)")
         #expect(run.standardError.contains("hook still running at exit: stopped"), "\(run.standardError)")
+    }
+
+    @Test(
+        "a hook's processes end with sentry: stopped (SIGTERM), the hook's shell and what it started are gone; killed (SIGKILL), its shell is",
+        arguments: [SIGTERM, SIGKILL])
+    func hooksEndWithSentry(signal: Int32) throws {
+        let scratch = try ScratchDirectory("lock")
+        let pids = scratch.file("pids").path
+        let hook = "sleep 300 & echo $$ $! > '\(pids).new'; mv '\(pids).new' '\(pids)'; wait"
+        let sentry = try RunningSentry(Self.clipArguments + ["--realtime", "--loop", "--on-lock", hook, "--hook-timeout", "600"])
+        #expect(eventually(within: 30) { FileManager.default.fileExists(atPath: pids) }, "no hook ran")
+        let started = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(started.count == 2)
+        guard started.count == 2 else { return }
+        let (shell, sleeper) = (started[0], started[1])
+        kill(sentry.process.processIdentifier, signal)
+        sentry.process.waitUntilExit()
+        /// Gone, or a zombie its new parent has yet to reap.
+        func ended(_ pid: pid_t) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+        #expect(eventually(within: 10) { ended(shell) }, "the hook's shell outlived sentry")
+        if signal == SIGTERM {
+            #expect(eventually(within: 10) { ended(sleeper) }, "what the hook started outlived sentry")
+        } else {
+            // The parent-death signal reaches the shell alone; under systemd the unit's cgroup goes whole.
+            kill(sleeper, SIGKILL)
+        }
     }
 
     @Test("a failing hook is logged with its status and the run goes on to the end")
