@@ -58,8 +58,9 @@ public struct SentryTopics: Sendable {
     /// The name in a topic under `sentry/`, or nil for another topic or the fleet's.
     public static func name(in topic: String) -> String? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3, levels[0] == "sentry", levels[1] != "all" else { return nil }
-        return String(levels[1])
+        // Only a name a sentry could have: anything else on the broker is someone else's (or hostile).
+        guard levels.count == 3, levels[0] == "sentry", let topics = try? SentryTopics(name: String(levels[1])) else { return nil }
+        return topics.name
     }
 
     public func face(_ jpeg: [UInt8]) -> MQTTMessage { MQTTMessage(topic: face, payload: jpeg, retain: true) }

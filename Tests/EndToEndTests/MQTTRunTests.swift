@@ -201,6 +201,29 @@ struct MQTTRunTests {
         #expect(broker.messages(on: "homeassistant/+/sentry_yard/+/config", count: 1, within: 2).isEmpty)
     }
 
+    @Test("hostile retained states and events on the broker: sentry fleet prints one clean line for each sentry, never traps, never passes an escape to the terminal")
+    func fleetOnHostileData() throws {
+        let broker = try MosquittoBroker()
+        let state = { (mode: String, target: String) in
+            "{\"faces\":1,\"target\":\(target),\"pan\":90,\"tilt\":90,\"mode\":\"\(mode)\",\"locked\":false,\"steering\":\"auto\",\"serial\":\"ok\",\"fps\":30,\"expressions\":false}"
+        }
+        broker.publish("sentry/short/state", state("Tracking", "[1]"), retain: true)
+        broker.publish("sentry/escape/state", state("\\u001b[2J\\u001b]0;owned\\u0007 line\\nbreak", "[1,2,3,4]"), retain: true)
+        broker.publish("sentry/long/state", state(String(repeating: "x", count: 5000), "null"), retain: true)
+        broker.publish("sentry/future/last-event", "{\"kind\":\"lock\",\"id\":\"a\",\"unixTime\":1e300}", retain: true)
+        broker.publish("sentry/past/last-event", "{\"kind\":\"\\u009b31m\",\"id\":\"a\",\"unixTime\":-1e300}", retain: true)
+        broker.publish("sentry/bad name!/state", state("Tracking", "null"), retain: true)
+        broker.publish("sentry/\u{1b}[31m/state", state("Tracking", "null"), retain: true)
+        let run = try SentryProcess(
+            ["fleet", "--mqtt", "mqtt://\(MosquittoBroker.user)@127.0.0.1:\(broker.port)"], environment: ["SENTRY_MQTT_PASSWORD": MosquittoBroker.password])
+        #expect(run.status == 0, "\(run.standardError)")
+        let lines = run.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 6 && lines.dropFirst().map { $0.split(separator: " ").first ?? "" } == ["escape", "future", "long", "past", "short"], "\(run.standardOutput)")
+        #expect(!run.standardOutput.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x07 }, "\(run.standardOutput)")
+        #expect(lines.allSatisfy { $0.count < 200 }, "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("\nshort ") && run.standardOutput.contains("at an impossible time"), "\(run.standardOutput)")
+    }
+
     @Test("sentry doctor checks the broker: it answers and takes the login, or the reason and the fix")
     func doctor() throws {
         let broker = try MosquittoBroker()

@@ -67,11 +67,13 @@ struct FleetCommand: ParsableCommand {
             return
         }
         guard !sentries.isEmpty else { return print("no sentry on \(options.host):\(options.port) (none keeps a state there)") }
+        // Every byte here came from the broker, where any of its users may have put it: text is
+        // shown as one line and cut short, numbers only when they make sense.
         let rows = sentries.map { sentry -> [String] in
-            let target = sentry.state?.target.map { "\($0[2])x\($0[3])+\($0[0])+\($0[1])" } ?? "-"
-            let event = sentry.lastEvent.map { "\($0.kind)\($0.expression.map { " (\($0))" } ?? "") \(Self.ago($0.unixTime))" } ?? "-"
+            let target = sentry.state?.target.flatMap { $0.count == 4 ? "\($0[2])x\($0[3])+\($0[0])+\($0[1])" : nil } ?? "-"
+            let event = sentry.lastEvent.map { "\(Self.shown($0.kind))\($0.expression.map { " (\(Self.shown($0)))" } ?? "") \(Self.ago($0.unixTime))" } ?? "-"
             let armed = sentry.state.map { $0.armed.map { $0 ? "ARMED" : "no" } ?? "?" } ?? "-"
-            return [sentry.name, sentry.online == true ? "online" : "offline", armed, sentry.state?.mode ?? "-", target, event]
+            return [sentry.name, sentry.online == true ? "online" : "offline", armed, sentry.state.map { Self.shown($0.mode) } ?? "-", target, event]
         }
         let header = ["NAME", "STATE", "ARMED", "MODE", "TARGET", "LAST EVENT"]
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
@@ -80,8 +82,16 @@ struct FleetCommand: ParsableCommand {
         }
     }
 
+    /// Text from the broker as one line of at most 60 characters.
+    static func shown(_ text: String) -> String {
+        let line = text.oneLine
+        return line.count <= 60 ? line : String(line.prefix(59)) + "…"
+    }
+
     static func ago(_ unixTime: Double) -> String {
-        let seconds = Int(Date().timeIntervalSince1970 - unixTime)
+        let difference = Date().timeIntervalSince1970 - unixTime
+        guard difference.isFinite, abs(difference) < 1e12 else { return "at an impossible time" }
+        let seconds = Int(difference)
         switch seconds {
         case ..<120: return "\(max(0, seconds)) s ago"
         case ..<7200: return "\(seconds / 60) min ago"
