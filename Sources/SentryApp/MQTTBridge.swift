@@ -18,9 +18,14 @@ public struct MQTTSettings: Sendable {
     public var topics: SentryTopics
     /// sentry's version, for Home Assistant's device.
     public var version: String
+    /// Unique to this process: the broker drops a client when another connects with its id.
+    public var clientID: String
+    /// Said at start when the name is one many machines share.
+    public var nameWarning: String?
 
     public init(broker: BrokerAddress, password: [UInt8]?, topics: SentryTopics, version: String) {
         (self.broker, self.password, self.topics, self.version) = (broker, password, topics, version)
+        clientID = "sentry-\(topics.name)"
     }
 }
 
@@ -53,7 +58,7 @@ final class MQTTBridge: FrameObserver {
     init(settings: MQTTSettings, liveSettings: LiveSettingsControl, changes: RunChanges, encodesFaces: Bool, logger: Logger) {
         let topics = settings.topics
         let discovery = HomeAssistantDiscovery(topics: topics, version: settings.version)
-        var options = MQTTClientOptions(host: settings.broker.host, port: settings.broker.port, clientID: "sentry-\(topics.name)")
+        var options = MQTTClientOptions(host: settings.broker.host, port: settings.broker.port, clientID: settings.clientID)
         options.username = settings.broker.username
         options.password = settings.password
         options.will = topics.offline
@@ -69,6 +74,7 @@ final class MQTTBridge: FrameObserver {
         requests.client.withLock { $0 = client }
         faces = encodesFaces ? FacePictures { [client, topics] jpeg in client.publish(topics.face(jpeg)) } : nil
         logger.notice("mqtt: publishing as \(topics.base) on \(settings.broker)")
+        if let warning = settings.nameWarning { logger.warning("\(warning)") }
     }
 
     func didProcess(_ outcome: FrameOutcome) {

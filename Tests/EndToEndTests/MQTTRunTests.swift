@@ -201,6 +201,19 @@ struct MQTTRunTests {
         #expect(broker.messages(on: "homeassistant/+/sentry_yard/+/config", count: 1, within: 2).isEmpty)
     }
 
+    @Test("two sentries of one name (two hosts called raspberrypi): both stay connected, neither knocks the other off the broker")
+    func oneNameTwice() throws {
+        let broker = try MosquittoBroker()
+        let twins = try (0..<2).map { _ in try SentryOnBroker(broker, name: "raspberrypi") }
+        #expect(eventually(within: 15) { twins.allSatisfy { $0.log.contains("mqtt: connected") } }, "\(twins.map(\.log))")
+        // A window to see what the old client id did: each connection dropped the other's, again every second or two.
+        usleep(3_000_000)
+        for twin in twins {
+            #expect(twin.log.components(separatedBy: "mqtt: connected").count == 2 && !twin.log.contains("mqtt: broker"), "\(twin.log)")
+            #expect(twin.stop() == 0)
+        }
+    }
+
     @Test("hostile retained states and events on the broker: sentry fleet prints one clean line for each sentry, never traps, never passes an escape to the terminal")
     func fleetOnHostileData() throws {
         let broker = try MosquittoBroker()

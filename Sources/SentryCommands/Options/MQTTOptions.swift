@@ -86,13 +86,30 @@ struct MQTTOptions: ParsableArguments {
         return cleaned.isEmpty || cleaned == "all" ? "sentry" : cleaned
     }
 
+    /// Host names that machines come with: two sentries on them would share one name by default.
+    static let commonHostNames: Set<String> = ["raspberrypi", "raspberry", "pi", "localhost", "debian", "ubuntu", "dietpi", "orangepi", "rockpi", "sentry"]
+
     /// The settings; `nil` without `--mqtt`.
     func settings(version: String) throws -> MQTTSettings? {
         guard let mqtt = broker.mqtt else { return nil }
         do {
-            return MQTTSettings(broker: try BrokerAddress(parsing: mqtt), password: try broker.password(), topics: try SentryTopics(name: name), version: version)
+            var settings = MQTTSettings(broker: try BrokerAddress(parsing: mqtt), password: try broker.password(), topics: try SentryTopics(name: name), version: version)
+            settings.clientID = Self.clientID(name: name)
+            if mqttName == nil, Self.commonHostNames.contains(name.lowercased()) {
+                settings.nameWarning =
+                    "mqtt: the name '\(name)' is this machine's host name, which many machines share: two sentries of one name share their topics and Home Assistant's device; give each its own with --mqtt-name (or mqtt-name in the settings file)"
+            }
+            return settings
         } catch let error as MQTTConnectionError {
             throw ValidationError(error.description)
         }
+    }
+
+    /// `sentry-NAME-MACHINE-PID`: a broker drops a client when another connects with its id,
+    /// so the id names this process on this machine (its /etc/machine-id), not only the name
+    /// two machines may share.
+    static func clientID(name: String) -> String {
+        let machine = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)).map { String($0.prefix(8)) } ?? ""
+        return "sentry-\(name)-\(machine.isEmpty ? "host" : machine)-\(getpid())"
     }
 }
