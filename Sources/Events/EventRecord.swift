@@ -12,7 +12,8 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
 /// `NAME-face.jpg` (a crop around the face).
 public struct EventRecord: Codable, Sendable, Equatable {
     /// The file name the record and its pictures share, without extension:
-    /// `HHMMSS.mmm-KIND-FRAME`, in the day's folder `YYYY-MM-DD`.
+    /// `HHMMSS.mmm-KIND-FRAME`, in the day's folder `YYYY-MM-DD`; an expression's
+    /// ends in `-RULE` (`ruleFired`), as several rules may fire on one frame.
     public var id: String
     public var kind: EventKind
     /// Seconds since 1970 (the host's clock) and on the frames' clock.
@@ -41,10 +42,18 @@ public struct EventRecord: Codable, Sendable, Equatable {
         let day = CivilTime(unixTime: unixTime)
         id = "\(day.folder)/\(day.clock)-\(kind.rawValue)-\(frame)"
     }
+
+    /// Marks an expression event as the one of `--on-expression` rule `rule` (from 0): its state, its score and its own id.
+    public mutating func ruleFired(_ rule: Int, state: String, score: Double) {
+        expression = state
+        self.score = score
+        let day = CivilTime(unixTime: unixTime)
+        id = "\(day.folder)/\(day.clock)-\(kind.rawValue)-\(frame)-\(rule)"
+    }
 }
 
 extension EventRecord {
-    /// Whether `id` has the shape of an event's name, `YYYY-MM-DD/HHMMSS.mmm-KIND-FRAME`,
+    /// Whether `id` has the shape of an event's name, `YYYY-MM-DD/HHMMSS.mmm-KIND-FRAME[-RULE]`,
     /// byte for byte: a name from outside (a URL) is checked with it before
     /// it comes near a path, so `..`, `/` or a NUL cannot.
     public static func isValidID(_ id: String) -> Bool {
@@ -52,9 +61,10 @@ extension EventRecord {
         guard bytes.count > 21, bytes[10] == UInt8(ascii: "/"), EventStore.isDayFolder(String(decoding: bytes[..<10], as: UTF8.self)) else { return false }
         let name = bytes[11...].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         func digits(_ part: ArraySlice<UInt8>) -> Bool { !part.isEmpty && part.allSatisfy { (0x30...0x39).contains($0) } }
-        guard name.count == 3, let clock = Optional(name[0]), clock.count == 10, clock[clock.startIndex + 6] == UInt8(ascii: ".") else { return false }
-        return digits(clock.prefix(6)) && digits(clock.suffix(3)) && EventKind(rawValue: String(decoding: name[1], as: UTF8.self)) != nil
-            && digits(name[2]) && name[2].count <= 12
+        guard name.count == 3 || name.count == 4, let clock = Optional(name[0]), clock.count == 10, clock[clock.startIndex + 6] == UInt8(ascii: ".") else { return false }
+        let kind = EventKind(rawValue: String(decoding: name[1], as: UTF8.self))
+        let rule = name.count == 4 ? kind == .expression && digits(name[3]) && name[3].count <= 3 : true
+        return digits(clock.prefix(6)) && digits(clock.suffix(3)) && kind != nil && digits(name[2]) && name[2].count <= 12 && rule
     }
 }
 

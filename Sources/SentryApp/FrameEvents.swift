@@ -78,8 +78,7 @@ extension FrameOutcome {
             tilt: result.commanded.tilt)
         record.armed = settings.fire != nil
         if let fired = event.expression {
-            record.expression = fired.state.rawValue
-            record.score = (Double(fired.score) * 100).rounded() / 100
+            record.ruleFired(fired.rule, state: fired.state.rawValue, score: (Double(fired.score) * 100).rounded() / 100)
         }
         return record
     }

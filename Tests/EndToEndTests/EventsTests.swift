@@ -58,7 +58,7 @@ struct EventsTests {
     /// The event's record names it, its frame is a whole JPEG, and its face crop is
     /// at least 128 px with one face covering most of it (BlazeFace, through `sentry faces`).
     static func expectWhole(_ event: (record: Record, frame: String, face: String)) throws {
-        #expect(event.record.id.hasSuffix("-\(event.record.kind)-\(event.record.frame)"))
+        #expect(event.record.id.contains("-\(event.record.kind)-\(event.record.frame)"), "\(event.record.id)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: event.frame))
         #expect(frame.prefix(2) == Data([0xFF, 0xD8]) && frame.suffix(2) == Data([0xFF, 0xD9]), "\(event.frame) is no whole JPEG")
         let faces = try SentryProcess(["faces", "--json", event.face])
@@ -72,7 +72,7 @@ struct EventsTests {
         }
     }
 
-    @Test("shots (--fire) and a held smile (--on-expression) are kept with the face; a hook that deletes its pictures does not hurt the next event")
+    @Test("shots (--fire) and a held smile (--on-expression, two rules firing on one frame) are kept with the face, each its own event; a hook that deletes its pictures does not hurt the next event")
     func shotsAndSmiles() throws {
         let scratch = try ScratchDirectory("events-shots")
         let folder = scratch.file("events").path
@@ -80,12 +80,13 @@ struct EventsTests {
         let lockHook = "test -s \"$SENTRY_SNAPSHOT\" && test -s \"$SENTRY_FACE\" && echo \"$SENTRY_EVENT_ID\" >> \(seen); rm -f \"$SENTRY_SNAPSHOT\" \"$SENTRY_FACE\""
         let run = try SentryProcess(
             ExpressionRunTests.clipArguments + [
-                "--quiet", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-expression", "smile:1=true", "--on-lock", lockHook, "--events", folder,
+                "--quiet", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-expression", "smile:1=true", "--on-expression", "smile:1=true", "--on-lock", lockHook, "--events", folder,
             ])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try Self.events(in: folder)
         let count = { (kind: String) in events.filter { $0.record.kind == kind }.count }
-        #expect(count("shot") == 2 && count("expression") == 2 && count("lock") == 2 && count("lost") == 2, "\(events.map(\.record.id))")
+        #expect(count("shot") == 2 && count("expression") == 4 && count("lock") == 2 && count("lost") == 2, "\(events.map(\.record.id))")
+        #expect(Set(events.map(\.record.id)).count == events.count, "two events share an id: \(events.map(\.record.id))")
         #expect(events.allSatisfy { $0.record.armed == true }, "an armed run's records say so")
         for event in events where event.record.kind == "expression" {
             #expect(event.record.expression == "smile" && (event.record.score ?? 0) >= 0.6, "\(event.record)")

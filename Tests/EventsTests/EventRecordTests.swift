@@ -46,10 +46,13 @@ struct EventStoreTests {
     func ids() {
         #expect(EventRecord.isValidID(Self.record(3).id))
         #expect(EventRecord.isValidID("2026-11-28/131248.632-expression-12345"))
+        var smile = Self.record(3, kind: .expression)
+        smile.ruleFired(1, state: "smile", score: 0.8)
+        #expect(EventRecord.isValidID(smile.id) && smile.id.hasSuffix("-expression-3-1"), "\(smile.id)")
         for bad in [
             "../../etc/passwd", "2026-11-28/../../etc/passwd", "2026-11-28/131248.632-lock-20/../x", "2026-11-28/131248.632-bomb-20",
             "2026-11-28/131248.632-lock-", "2026-11-28/13124.8632-lock-20", "2026-1-128/131248.632-lock-20", "2026-11-28/131248.632-lock-2\u{0}",
-            "2026-11-28/131248.632-lock-20-face", "", "2026-11-28/131248.632-lock-1234567890123",
+            "2026-11-28/131248.632-lock-20-face", "2026-11-28/131248.632-lock-20-1", "2026-11-28/131248.632-expression-20-1-face", "", "2026-11-28/131248.632-lock-1234567890123",
         ] {
             #expect(!EventRecord.isValidID(bad), "\(bad)")
         }
