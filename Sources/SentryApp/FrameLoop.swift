@@ -1,4 +1,6 @@
+import Events
 import FoundationEssentials
+import Geometry
 import Imaging
 import Logging
 import MonotonicTime
@@ -41,9 +43,9 @@ public struct FrameOutcome: Sendable {
 public protocol FrameObserver: AnyObject {
     /// After the pipeline handled a frame and wrote its commands.
     func didProcess(_ outcome: FrameOutcome)
-    /// The camera went away; the pipeline has sent its sweep. `lockEvent`:
-    /// the lock lost with it, if there was one.
-    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?)
+    /// The camera went away; the pipeline has sent its sweep. `lost`: the
+    /// lock lost with it, if there was one, an event as any frame's are.
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?)
     /// The camera `path` (as `--camera` named it) is back.
     func cameraBack(_ path: String)
     /// The loop ended, however it ended (the stream ended, `--frames`, a
@@ -54,7 +56,7 @@ public protocol FrameObserver: AnyObject {
 
 extension FrameObserver {
     public func didProcess(_ outcome: FrameOutcome) {}
-    public func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {}
+    public func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {}
     public func cameraBack(_ path: String) {}
     public func loopFinished() {}
 }
@@ -97,6 +99,8 @@ final class FrameLoop {
     /// Frames until the stream ends, `maxFrames`, or a stop; how many.
     private func frames(upTo maxFrames: Int?, watchdog: FrameLoopWatchdog) throws -> Int {
         var frameCount = 0
+        /// The last frame's outcome: what a loss of the camera is told against.
+        var last: FrameOutcome?
         while !StopSignal.isRequested, frameCount < maxFrames ?? .max {
             let frame: Frame
             switch try camera.next() {
@@ -106,10 +110,8 @@ final class FrameLoop {
                 return frameCount
             case .lost(let error):
                 watchdog.cameraLost()
-                let lockEvent = try pipeline.cameraLost().map {
-                    LockEventContext(event: $0, turret: pipeline.commanded, frameTime: pipeline.lastFrameTime)
-                }
-                for observer in observers { observer.cameraLost(error, lockEvent: lockEvent) }
+                let lost = try pipeline.cameraLost().flatMap { event in last.map { CameraLossEvent(event, after: $0, turret: pipeline.commanded) } }
+                for observer in observers { observer.cameraLost(error, lost: lost) }
                 // Stopped while the camera is away: an end like any other, not a failure.
                 guard let path = camera.reopen() else { return frameCount }
                 watchdog.enter(.waitingForFrame)
@@ -128,6 +130,7 @@ final class FrameLoop {
                 watchdog.enter(.observer(index))
                 observer.didProcess(outcome)
             }
+            last = outcome
             watchdog.frameDone()
         }
         return frameCount
@@ -138,5 +141,21 @@ final class FrameLoop {
         watchdog.enter(.finishing)
         defer { for observer in observers { observer.loopFinished() } }
         try pipeline.finish(with: onExit)
+    }
+}
+
+extension CameraLossEvent {
+    /// The lock `event` lost now, the camera gone after the frame of `last`; `turret`: what it holds now.
+    init(_ event: LockOn.Event, after last: FrameOutcome, turret: Aim) {
+        lock = LockEventContext(event: event, turret: turret, frameTime: last.result.timestamp)
+        let box: Box = switch event {
+        case .locked(let box), .lost(let box): box
+        }
+        var record = EventRecord(
+            kind: .lost, unixTime: Date().timeIntervalSince1970, frameTime: last.result.timestamp, frame: last.result.index, box: box,
+            pan: turret.pan, tilt: turret.tilt)
+        record.armed = last.settings.fire != nil
+        self.record = record
+        lastFrame = last.frame
     }
 }

@@ -31,7 +31,7 @@ public struct LockHookSettings: Sendable {
 /// - `SENTRY_TIME`: Unix time of the event, in seconds
 /// - `SENTRY_FRAME_TIME`: the frame's timestamp (the clock of `--track`)
 /// - `SENTRY_SNAPSHOT`, `SENTRY_FACE`: the frame and a crop of the face, JPEG
-///   files that exist while the hook runs (not when the camera went away)
+///   files that exist while the hook runs (when the camera went away: its last frame)
 /// - `SENTRY_EVENT_ID`: the event's name, as `--events` keeps it
 final class LockHooks {
     let settings: LockHookSettings
@@ -43,7 +43,7 @@ final class LockHooks {
     }
 
     /// Runs the event's hook, if one is set; `turret`: the angles it holds;
-    /// `seen`: the frame it happened on (its pictures), none when the camera went away.
+    /// `seen`: the frame it happened on (its pictures; the last one when the camera went away).
     func handle(_ event: LockOn.Event, turret: Aim, frameTime: Double, seen: (frame: Frame, unixTime: Double)?) {
         let (name, command, box): (String, String?, Box) =
             switch event {

@@ -10,6 +10,7 @@ import RunControl
 import Synchronization
 import Tracking
 import TurretLinks
+import Video
 
 /// `--mqtt`: the broker, who sentry is there, and what it tells Home Assistant.
 public struct MQTTSettings: Sendable {
@@ -103,6 +104,12 @@ final class MQTTBridge: FrameObserver {
         }
         published = (state, now)
         client.publish(topics.state(state))
+    }
+
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
+        guard let lost else { return }
+        for message in topics.event(lost.record) { client.publish(message) }
+        faces?.submit(lost.record, frame: lost.lastFrame)
     }
 
     /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.

@@ -43,7 +43,7 @@ final class RecoveringCamera {
         do {
             return try source.nextFrame().map(Next.frame) ?? .end
         } catch {
-            guard source is V4L2Camera else { throw error }
+            guard source.comesBack else { throw error }
             logger.warning("\(error.description)")
             return .lost(error)
         }

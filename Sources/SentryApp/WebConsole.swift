@@ -157,7 +157,7 @@ final class WebConsole: FrameObserver {
             target: face.isTarget)
     }
 
-    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
         hub.log("camera", error.description)
     }
 

@@ -19,6 +19,9 @@ public protocol FrameSource: AnyObject {
     var hasColour: Bool { get }
     /// Stops capture and releases the device or process. Idempotent.
     func close()
+    /// A camera that may come back after it failed (a device node unplugged, its driver
+    /// reloaded): its errors are waited out by reopening it; a file's end the run.
+    var comesBack: Bool { get }
 }
 
 /// Why frames could not be read. `description` is one line that names the
@@ -45,4 +48,6 @@ extension FrameSource {
     }
 
     public var hasColour: Bool { false }
+
+    public var comesBack: Bool { false }
 }

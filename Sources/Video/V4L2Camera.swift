@@ -155,6 +155,9 @@ public final class V4L2Camera: FrameSource {
         return Frame(image: image, timestamp: time - start, index: frameIndex, chroma: keepsColour ? chroma : nil)
     }
 
+    /// Unplugged, it may be plugged back: the run waits for it.
+    public var comesBack: Bool { true }
+
     public func close() {
         guard fd >= 0 else { return }
         var type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue

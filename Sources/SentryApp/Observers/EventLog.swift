@@ -1,6 +1,7 @@
 import Events
 import FoundationEssentials
 import Logging
+import Video
 
 /// `--events DIR`: where events are kept, and how many.
 public struct EventSettings: Sendable {
@@ -22,6 +23,10 @@ final class EventLog: FrameObserver {
 
     func didProcess(_ outcome: FrameOutcome) {
         for event in outcome.result.events { writer.submit(outcome.record(of: event), frame: outcome.frame) }
+    }
+
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
+        if let lost { writer.submit(lost.record, frame: lost.lastFrame) }
     }
 
     func loopFinished() { writer.finish() }

@@ -45,7 +45,7 @@ final class ExpressionWatcher: FrameObserver {
         }
     }
 
-    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
         forget()
     }
 

@@ -1,3 +1,4 @@
+import Events
 import Geometry
 import Imaging
 import Logging
@@ -12,6 +13,15 @@ public struct LockEventContext: Sendable {
     public var turret: Aim
     /// The frame's timestamp (the clock of `--track`).
     public var frameTime: Double
+}
+
+/// The lock lost because the camera went away: the same `lost` event every
+/// observer tells of (the events folder, MQTT, the hooks), with the last
+/// frame seen, where the target still was, for its pictures.
+public struct CameraLossEvent: Sendable {
+    public var lock: LockEventContext
+    public var record: EventRecord
+    public var lastFrame: Frame
 }
 
 /// Logs locks, losses and shots, and runs `--on-lock`/`--on-lost` for them.
@@ -33,8 +43,8 @@ final class LockEvents: FrameObserver {
         if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
     }
 
-    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
-        if let lockEvent { report(lockEvent, seen: nil) }
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
+        if let lost { report(lost.lock, seen: (lost.lastFrame, lost.record.unixTime)) }
     }
 
     func loopFinished() { hooks?.finish() }

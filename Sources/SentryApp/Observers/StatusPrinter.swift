@@ -22,7 +22,7 @@ final class StatusPrinter: FrameObserver {
             link: outcome.link)
     }
 
-    func cameraLost(_ error: VideoError, lockEvent: LockEventContext?) {
+    func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
         update(hud: "camera lost", link: output.state)
     }
 
