@@ -29,6 +29,8 @@ public struct BrokerAddress: Sendable, Equatable, CustomStringConvertible {
                 throw MQTTConnectionError(
                     "--mqtt \(text): give the user alone before @ (the password goes in --mqtt-password-file or SENTRY_MQTT_PASSWORD, never on the command line)")
             }
+            // §1.5.3: a string's length is two bytes.
+            guard user.utf8.count <= 65_535 else { throw MQTTConnectionError("--mqtt: the user name is \(user.utf8.count) bytes; MQTT takes at most 65535") }
             username = String(user)
             rest = rest[rest.index(after: at)...]
         }

@@ -50,6 +50,10 @@ struct EventsTests {
         #expect(ids == events.map(\.record.id), "\(listed.standardOutput)")
         #expect(try SentryProcess(["events", "--events", folder, "--since", "2999-01-01"]).standardOutput.isEmpty)
         #expect(try SentryProcess(["events", "--events", folder, "--since", "1h"]).standardOutput.split(separator: "\n").count == events.count)
+        for bad in ["", "T", "yesterday"] {
+            let refused = try SentryProcess(["events", "--events", folder, "--since", bad])
+            #expect(refused.status == 64 && refused.standardError.contains("--since"), "'\(bad)': \(refused.status) \(refused.standardError)")
+        }
         // Nothing half-written is left behind.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: folder).filter { $0.contains(".tmp") }
         #expect(leftovers.isEmpty, "\(leftovers)")

@@ -258,7 +258,11 @@ struct MQTTRunTests {
 
     @Test("bad --mqtt flags: one line that says what and how, exit 64; a broker that is not there: the turret runs regardless")
     func badFlags() throws {
+        let scratch = try ScratchDirectory("mqtt-flags")
+        let longPassword = try scratch.write(String(repeating: "p", count: 70_000) + "\n", to: "password")
         for (arguments, says) in [
+            (["--mqtt", "mqtt://\(String(repeating: "u", count: 70_000))@broker"], "the user name is 70000 bytes; MQTT takes at most 65535"),
+            (["--mqtt", "mqtt://broker", "--mqtt-password-file", longPassword], "its first line is 70000 bytes"),
             (["--mqtt", "mqtts://broker"], "TLS (mqtts://) is not built in"), (["--mqtt", "mqtt://u:pw@broker"], "never on the command line"),
             (["--mqtt", "mqtt://broker", "--mqtt-name", "all"], "not 'all'"), (["--mqtt-name", "hall"], "need --mqtt URL"),
             (["--mqtt", "mqtt://broker", "--mqtt-password-file", "/nonexistent"], "--mqtt-password-file /nonexistent: cannot be read"),

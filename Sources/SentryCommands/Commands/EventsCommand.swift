@@ -58,6 +58,7 @@ struct EventsCommand: ParsableCommand {
             return now - count * factor
         }
         let parts = text.split(separator: "T", maxSplits: 1)
+        guard !parts.isEmpty else { return nil }
         let date = parts[0].split(separator: "-").compactMap { Int($0) }
         let clock = parts.count > 1 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
         guard date.count == 3, (1...12).contains(date[1]), (1...31).contains(date[2]), clock.count <= 3,

@@ -37,9 +37,12 @@ struct BrokerFlags: ParsableArguments {
             }
             let line = Array(data.prefix { $0 != 0x0A && $0 != 0x0D })
             guard !line.isEmpty else { throw ValidationError("--mqtt-password-file \(mqttPasswordFile) is empty; put the password on its first line") }
+            guard line.count <= 65_535 else { throw ValidationError("--mqtt-password-file \(mqttPasswordFile): its first line is \(line.count) bytes; MQTT takes a password of at most 65535") }
             return line
         }
-        return ProcessInfo.processInfo.environment["SENTRY_MQTT_PASSWORD"].map { Array($0.utf8) }
+        let password = ProcessInfo.processInfo.environment["SENTRY_MQTT_PASSWORD"].map { Array($0.utf8) }
+        if let password, password.count > 65_535 { throw ValidationError("SENTRY_MQTT_PASSWORD is \(password.count) bytes; MQTT takes a password of at most 65535") }
+        return password
     }
 
     /// Client options for a short visit to the broker (`fleet`, `mqtt`): `--mqtt`, else the settings file's `mqtt` (or `config`'s).
