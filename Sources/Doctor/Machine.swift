@@ -28,6 +28,13 @@ public struct Machine: Sendable {
 
     func exists(_ absolute: String) -> Bool { FileManager.default.fileExists(atPath: path(absolute)) }
 
+    /// What `program` (systemctl, journalctl) prints about this machine: run here, or, for a
+    /// recording, what was recorded of it in `ROOT/.commands/PROGRAM` (nil when nothing was):
+    /// the machine doctor runs on never answers for a recorded one.
+    func output(of program: String, _ arguments: [String]) -> String? {
+        isLive ? Checkup.output(of: program, arguments) : text("/.commands/\(program)")
+    }
+
     // MARK: processes
 
     var processes: [Int32] { ((try? FileManager.default.contentsOfDirectory(atPath: path("/proc"))) ?? []).compactMap { Int32($0) } }

@@ -79,8 +79,9 @@ extension Checkup {
             return Finding(.ok, "service", "not installed (sentry runs from a terminal)")
         }
         let subject = "service sentry"
-        guard let shown = output(of: "systemctl", ["show", "sentry.service", "--no-pager", "--property=UnitFileState,ActiveState,SubState,Result,ExecMainStatus,NRestarts"])
+        guard let shown = machine.output(of: "systemctl", ["show", "sentry.service", "--no-pager", "--property=UnitFileState,ActiveState,SubState,Result,ExecMainStatus,NRestarts"])
         else {
+            guard machine.isLive else { return Finding(.ok, subject, "installed (\(unit)); its state is not in the recording: run sentry doctor on that machine") }
             return Finding(.warning, subject, "\(unit) is installed, but systemctl does not answer", fix: "on a machine without systemd, start sentry by hand")
         }
         var state: [String: String] = [:]
@@ -94,7 +95,7 @@ extension Checkup {
         let result = state["Result"] ?? "success"
         if active == "failed" || result != "success" || (active == "activating" && restarts > 0) {
             let status = state["ExecMainStatus"].map { $0 == "0" ? "" : ", exit status \($0)" } ?? ""
-            let last = output(of: "journalctl", ["-u", "sentry.service", "-n", "1", "-o", "cat", "--no-pager", "-q"])?.trimmed()
+            let last = machine.output(of: "journalctl", ["-u", "sentry.service", "-n", "1", "-o", "cat", "--no-pager", "-q"])?.trimmed()
             return Finding(
                 .problem, subject, "\(active) (\(result)\(status)\(restarts > 0 ? ", \(restarts) restarts" : ""))" + (last.map { $0.isEmpty ? "" : ": \($0)" } ?? ""),
                 fix: "journalctl -u sentry -n 50 says why; once fixed, sudo systemctl restart sentry")

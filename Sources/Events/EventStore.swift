@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Why the event folder cannot be used or an event not written, in one line.
 public struct EventStoreError: Error, CustomStringConvertible, Equatable {
@@ -16,6 +17,10 @@ public final class EventStore: Sendable {
     public let directory: String
     public let keep: Int
     public let maximumBytes: Int
+    /// The whole events and their bytes, oldest first: read from the folder at the first
+    /// save, then kept up to date by this store's own saves and deletions, so the
+    /// retention after each event neither lists nor stats the whole folder.
+    private let index = Mutex<[(id: String, bytes: Int)]?>(nil)
 
     /// An existing folder, to read (`sentry events`).
     public init(reading directory: String) throws(EventStoreError) {
@@ -61,7 +66,7 @@ public final class EventStore: Sendable {
             for path in [paths.face, paths.frame, paths.record] { unlink(path) }
             throw error
         }
-        applyRetention()
+        applyRetention(adding: (record.id, json.count + 1 + frame.count + face.count))
     }
 
     /// Every whole event (one with its record), oldest first.
@@ -95,17 +100,31 @@ public final class EventStore: Sendable {
         return (records, !remaining.isEmpty)
     }
 
-    /// Deletes the oldest events beyond `keep` and `maximumBytes`, and empty day folders.
-    func applyRetention() {
-        let events = recordIDs().map { id -> (id: String, bytes: Int) in
-            let paths = paths(of: id)
-            return (id, [paths.record, paths.frame, paths.face].reduce(0) { $0 + Self.size(of: $1) })
+    /// Counts in the event just saved, then deletes the oldest events beyond `keep` and `maximumBytes`, and empty day folders.
+    func applyRetention(adding saved: (id: String, bytes: Int)) {
+        let doomed = index.withLock { index -> [String] in
+            var events = index ?? onDisk()
+            if index != nil {
+                events.insert(saved, at: events.lastIndex { $0.id < saved.id }.map { $0 + 1 } ?? 0)
+            }
+            let doomed = eventsToDelete(events, keep: keep, maximumBytes: maximumBytes)
+            let deleted = Set(doomed)
+            index = events.filter { !deleted.contains($0.id) }
+            return doomed
         }
-        for id in eventsToDelete(events, keep: keep, maximumBytes: maximumBytes) {
+        for id in doomed {
             let paths = paths(of: id)
             // The record first: an event without one is not listed, whatever is left of it.
             for path in [paths.record, paths.frame, paths.face] { unlink(path) }
             rmdir(directory + "/" + id.prefix { $0 != "/" })
+        }
+    }
+
+    /// Every whole event in the folder with its bytes, oldest first.
+    private func onDisk() -> [(id: String, bytes: Int)] {
+        recordIDs().map { id in
+            let paths = paths(of: id)
+            return (id, [paths.record, paths.frame, paths.face].reduce(0) { $0 + Self.size(of: $1) })
         }
     }
 

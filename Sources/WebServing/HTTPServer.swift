@@ -166,17 +166,17 @@ public final class HTTPServer: Sendable {
                 }
             }
             let failure = errno
-            if state.withLock({ $0.stopping }) {
-                if descriptor >= 0 { close(descriptor) }
-                return
-            }
             guard descriptor >= 0 else {
+                if state.withLock({ $0.stopping }) { return }
                 // Out of descriptors (EMFILE) or a connection reset before it was taken: try again shortly.
                 if failure == EMFILE || failure == ENFILE { logger?.warning("\(name): out of descriptors; new connections wait") }
                 if failure != EINTR { usleep(10_000) }
                 continue
             }
-            let admitted = state.withLock { state -> Bool in
+            // Stopping is checked where a connection is counted in, under the same lock: a connection
+            // accepted while `stop` shut the others down is either shut down with them or never served.
+            let admitted = state.withLock { state -> Bool? in
+                guard !state.stopping else { return nil }
                 guard state.connections.count < limits.maximumClients else {
                     state.figures.busy += 1
                     return false
@@ -185,6 +185,10 @@ public final class HTTPServer: Sendable {
                 state.figures.open = state.connections.count
                 state.figures.peak = max(state.figures.peak, state.figures.open)
                 return true
+            }
+            guard let admitted else {
+                close(descriptor)
+                return
             }
             let connection = SocketConnection(descriptor: descriptor)
             guard admitted else {

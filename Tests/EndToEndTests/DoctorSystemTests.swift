@@ -10,7 +10,7 @@ import Testing
 /// A system recorded for `sentry doctor --root`: Tests/Fixtures/doctor/base (a user `maker`
 /// in dialout and video, this host's processor) copied to a scratch folder, then changed
 /// as a case needs: groups, processes and what they hold, devices, udev rules, the
-/// service's state through a `systemctl` and `journalctl` of the test's own on PATH.
+/// service's state as its `systemctl` and `journalctl` printed it (`ROOT/.commands/`).
 final class RecordedSystem {
     let scratch: ScratchDirectory
     var root: String { scratch.file("root").path }
@@ -53,6 +53,12 @@ final class RecordedSystem {
     }
 
     /// A program on the test's PATH that prints `output`.
+    /// What the recorded machine's `name` printed (systemctl, journalctl), kept in the recording.
+    func recorded(_ name: String, printing output: String) throws {
+        try write(output + "\n", at: "/.commands/\(name)")
+    }
+
+    /// A command of this machine's, on PATH, that prints `output`.
     func command(_ name: String, printing output: String) throws {
         let path = bin + "/" + name
         try "#!/bin/sh\ncat <<'EOF'\n\(output)\nEOF\n".write(toFile: path, atomically: true, encoding: .utf8)
@@ -141,12 +147,16 @@ struct DoctorSystemTests {
         #expect(missing.status == 1 && missing.checks["serial port /dev/ttyACM7"]?.message == "not found")
     }
 
-    @Test("a service that failed: its state, its exit status, its restarts and the journal's last line; a running one is fine")
+    @Test("a service that failed: its state, its exit status, its restarts and the journal's last line; a running one is fine; all from the recording, never this machine's")
     func service() throws {
         let system = try RecordedSystem("service")
         try system.write("[Unit]\nDescription=sentry\n", at: "/lib/systemd/system/sentry.service")
+        // This machine's systemctl speaks of this machine's service: a recording's state is its own, or unknown.
         try system.command("systemctl", printing: "UnitFileState=enabled\nActiveState=failed\nSubState=failed\nResult=exit-code\nExecMainStatus=1\nNRestarts=5")
-        try system.command("journalctl", printing: "sentry: serial port /dev/sentry-turret: not found; plug the board in")
+        let unrecorded = try system.doctor(["--serial", "sim"]).checks["service sentry"]
+        #expect(unrecorded?.status == "ok" && unrecorded?.message.hasPrefix("installed (") == true && unrecorded?.message.contains("not in the recording") == true, "\(String(describing: unrecorded))")
+        try system.recorded("systemctl", printing: "UnitFileState=enabled\nActiveState=failed\nSubState=failed\nResult=exit-code\nExecMainStatus=1\nNRestarts=5")
+        try system.recorded("journalctl", printing: "sentry: serial port /dev/sentry-turret: not found; plug the board in")
         let failed = try system.doctor(["--serial", "sim"])
         #expect(failed.status == 1)
         #expect(
@@ -154,9 +164,9 @@ struct DoctorSystemTests {
                 == "failed (exit-code, exit status 1, 5 restarts): sentry: serial port /dev/sentry-turret: not found; plug the board in",
             "\(failed.run.standardOutput)")
         #expect(failed.checks["service sentry"]?.fix?.hasPrefix("journalctl -u sentry") == true)
-        try system.command("systemctl", printing: "UnitFileState=enabled\nActiveState=active\nSubState=running\nResult=success\nExecMainStatus=0\nNRestarts=0")
+        try system.recorded("systemctl", printing: "UnitFileState=enabled\nActiveState=active\nSubState=running\nResult=success\nExecMainStatus=0\nNRestarts=0")
         #expect(try system.doctor(["--serial", "sim"]).checks["service sentry"].map { $0.status == "ok" && $0.message == "enabled, running" } == true)
-        try system.command("systemctl", printing: "UnitFileState=enabled\nActiveState=inactive\nSubState=dead\nResult=success\nExecMainStatus=0\nNRestarts=0")
+        try system.recorded("systemctl", printing: "UnitFileState=enabled\nActiveState=inactive\nSubState=dead\nResult=success\nExecMainStatus=0\nNRestarts=0")
         #expect(try system.doctor(["--serial", "sim"]).checks["service sentry"]?.status == "warning")
     }
 
