@@ -149,7 +149,7 @@ let package = Package(
             name: "MQTT", dependencies: ["MonotonicTime", "Threading", .product(name: "Logging", package: "swift-log")],
             swiftSettings: onlyImportedMembers),
         // sentry's topics on a broker: state, events, Home Assistant discovery, the requests it obeys.
-        .target(name: "MQTTTopics", dependencies: ["MQTT", "Events"], swiftSettings: onlyImportedMembers),
+        .target(name: "MQTTTopics", dependencies: ["MQTT", "Events", "Tracking"], swiftSettings: onlyImportedMembers),
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
             name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],

@@ -1,5 +1,7 @@
 import FoundationEssentials
+import Events
 import MQTT
+import Tracking
 
 /// Home Assistant's MQTT discovery for one sentry: a device with its
 /// entities, each a retained config under
@@ -33,7 +35,7 @@ public struct HomeAssistantDiscovery: Sendable {
             ("sensor", "pan", ["name": "Pan", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.pan }}"]),
             ("sensor", "tilt", ["name": "Tilt", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.tilt }}"]),
             ("select", "mode", [
-                "name": "Mode", "command_topic": .text(topics.command), "options": .list(["auto", "scan", "center"]), "state_topic": .text(state),
+                "name": "Mode", "command_topic": .text(topics.command), "options": .list(SteeringRequest.words.map(\.action)), "state_topic": .text(state),
                 "value_template": "{{ {'auto': 'auto', 'manual-scan': 'scan'}.get(value_json.steering, 'center') }}",
             ]),
             ("switch", "expressions", [
@@ -42,7 +44,7 @@ public struct HomeAssistantDiscovery: Sendable {
                 "state_on": "ON", "state_off": "OFF",
             ]),
             ("event", "event", [
-                "name": "Event", "state_topic": .text(topics.event), "event_types": .list(["arrive", "lock", "lost", "shot", "expression"]),
+                "name": "Event", "state_topic": .text(topics.event), "event_types": .list(EventKind.allCases.map(\.rawValue)),
                 // Only expression events carry `expression`: a key an event lacks must render as null,
                 // never as Jinja's undefined, which tojson cannot write (Home Assistant then drops the event).
                 "value_template": "{{ {'event_type': value_json.kind, 'expression': value_json.expression | default(none), 'id': value_json.id} | tojson }}",

@@ -1,6 +1,7 @@
 import Events
 import FoundationEssentials
 import MQTT
+import Tracking
 
 /// One sentry's topics on a broker, under `sentry/NAME/`, and what goes on
 /// them: its availability (`online`/`offline`, retained, the latter also
@@ -93,7 +94,7 @@ public struct SentryTopics: Sendable {
         case command, "\(Self.fleet)/command":
             // Home Assistant's select sends the option itself: `scan`.
             let word = String(decoding: message.payload, as: UTF8.self)
-            if ["auto", "scan", "center"].contains(word) { return .command(Array("{\"action\":\"\(word)\"}".utf8)) }
+            if SteeringRequest.words.contains(where: { $0.action == word }) { return .command(Array("{\"action\":\"\(word)\"}".utf8)) }
             return .command(message.payload)
         case Self.homeAssistantStatus: return message.payload == Array("online".utf8) ? .homeAssistantOnline : .none
         default: return .none

@@ -51,10 +51,11 @@ public enum ControlRequests {
                 throw ControlRefusal("nudge takes pan and tilt in degrees between -180 and 180, e.g. {\"action\":\"nudge\",\"pan\":2}")
             }
             return .nudge(pan: pan, tilt: tilt)
-        case "scan": return .scan
-        case "center": return .center
-        case "auto": return .auto
-        default: throw ControlRefusal("action '\(request.action)' is not one of point, nudge, scan, center, auto")
+        default:
+            guard let word = SteeringRequest.words.first(where: { $0.action == request.action }) else {
+                throw ControlRefusal("action '\(request.action)' is not one of \(SteeringRequest.actions.joined(separator: ", "))")
+            }
+            return word
         }
     }
 
@@ -116,15 +117,3 @@ public enum ControlRequests {
     }
 }
 
-extension SteeringRequest {
-    /// The action's name, as requests give it.
-    public var action: String {
-        switch self {
-        case .point: "point"
-        case .nudge: "nudge"
-        case .scan: "scan"
-        case .center: "center"
-        case .auto: "auto"
-        }
-    }
-}

@@ -25,4 +25,21 @@ public enum SteeringRequest: Sendable, Equatable {
     case center
     /// Hand the turret back to face tracking.
     case auto
+
+    /// The requests that are a word alone, in the order they are offered (Home Assistant's select, MQTT's bare words).
+    public static let words: [SteeringRequest] = [.auto, .scan, .center]
+
+    /// Every action's name, as requests give it.
+    public static let actions = ["point", "nudge"] + words.map(\.action)
+
+    /// The action's name, as requests give it.
+    public var action: String {
+        switch self {
+        case .point: "point"
+        case .nudge: "nudge"
+        case .scan: "scan"
+        case .center: "center"
+        case .auto: "auto"
+        }
+    }
 }
