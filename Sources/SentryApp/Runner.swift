@@ -49,8 +49,8 @@ public struct RunOptions: Sendable {
     public var detector = DetectorOptions()
     public var settings = PipelineSettings()
     public var onExit = ExitCommand.hold
-    /// Commands run when the target is locked and when the lock is lost.
-    public var hooks = LockHookSettings()
+    /// Commands run on events (`--on-event`, `--on-lock`, `--on-lost`).
+    public var hooks = EventHookSettings()
     /// `--on-expression` (with `--expressions`).
     public var expressionRules: [ExpressionRule] = []
     /// Print the HUD line on stderr.
@@ -95,7 +95,7 @@ public enum Runner {
         /// The newest bytes it received (all of a short run's), and all of them counted.
         public var receivedBytes: [UInt8]
         public var servoTally: SimulatedServo.Tally
-        /// What became of the `--on-lock`/`--on-lost` runs.
+        /// What became of the `--on-event` (`--on-lock`, `--on-lost`) runs.
         public var hooks: HookRunner.Counts?
     }
 
@@ -143,7 +143,8 @@ public enum Runner {
             detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         defer { hotPlug?.stop() }
-        let lockEvents = LockEvents(hooks: options.hooks, logger: logger)
+        let lockEvents = LockEvents(logger: logger)
+        let eventHooks = EventHooks(settings: options.hooks, logger: logger)
         let mqtt = options.mqtt.map { MQTTBridge(settings: $0, liveSettings: liveSettings, changes: changes, encodesFaces: eventStore == nil, logger: logger) }
         let eventLog = eventStore.map { store in
             EventLog(
@@ -158,6 +159,7 @@ public enum Runner {
         if let recorder { observers.append(recorder) }
         if let expressions { observers.append(expressions) }
         observers.append(lockEvents)
+        if let eventHooks { observers.append(eventHooks) }
         if let eventLog { observers.append(eventLog) }
         if let mqtt { observers.append(mqtt) }
         if options.showStatus { observers.append(StatusPrinter(output: link.output)) }
@@ -170,7 +172,7 @@ public enum Runner {
         return Summary(
             frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],
             servoTrack: simulator?.track ?? [], receivedBytes: simulator?.receivedBytes ?? [], servoTally: simulator?.tally ?? .init(),
-            hooks: lockEvents.hooks?.runner.counts)
+            hooks: eventHooks?.runner.counts)
     }
 
     /// `--camera sim:IMAGE`: frames rendered where the simulated servo

@@ -117,6 +117,33 @@ struct LockHookTests {
         }
     }
 
+    @Test("--on-event runs a command for any kind of event (an arrival, a shot), with the event's kind, id and pictures in its environment")
+    func onEvent() throws {
+        let scratch = try ScratchDirectory("lock")
+        let file = scratch.file("events").path
+        let hook = "test -s \"$SENTRY_SNAPSHOT\" && echo \"$SENTRY_EVENT $SENTRY_EVENT_ID $SENTRY_PAN\" >> '\(file)'"
+        let run = try SentryProcess(
+            Self.clipArguments + ["--realtime", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-event", "arrive=\(hook)", "--on-event", "shot=\(hook)"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.first?.first == "arrive" && lines.contains { $0.first == "shot" }, "\(lines)")
+        #expect(Set(lines.compactMap(\.first)) == ["arrive", "shot"], "\(lines)")
+        #expect(lines.allSatisfy { $0.count == 3 && $0[1].contains("-\($0[0])-") }, "each line carries its event's id: \(lines)")
+    }
+
+    @Test(
+        "a bad --on-event is refused in one line: no such event, no command, two commands for one kind",
+        arguments: [
+            (["--on-event", "bogus=true"], "'bogus' is no event; give KIND=CMD with KIND one of lock, lost, shot, arrive, expression"),
+            (["--on-event", "lock="], "--on-event lock= needs a shell command after '='"),
+            (["--on-event", "arrive"], "--on-event arrive needs a shell command after '='"),
+            (["--on-lock", "true", "--on-event", "lock=false"], "lock has a command already"),
+        ])
+    func badOnEvent(arguments: [String], says: String) throws {
+        let run = try SentryProcess(Self.clipArguments + arguments)
+        #expect(run.status == 64 && run.standardError.contains(says), "\(run.standardError)")
+    }
+
     @Test("a failing hook is logged with its status and the run goes on to the end")
     func failingHook() throws {
         let run = try SentryProcess(Self.clipArguments + ["--on-lock", "exit 7", "--log-level", "warning"])

@@ -18,7 +18,7 @@ import Video
 struct FireHostTests {
     static func run(
         _ clip: String, virtual: Bool, frames: Int? = nil, fire: FireControl.Settings?,
-        hooks: LockHookSettings = LockHookSettings(), lockAfter: Double = 1, realtime: Bool = false, trim: ServoTrim = ServoTrim()
+        hooks: EventHookSettings = EventHookSettings(), lockAfter: Double = 1, realtime: Bool = false, trim: ServoTrim = ServoTrim()
     ) throws -> Runner.Summary {
         var options = RunOptions(camera: (virtual ? virtualCameraPrefix : "") + clip, serial: simulatedSerialName)
         options.showStatus = false
@@ -106,7 +106,7 @@ struct FireHostTests {
         let plain = try Self.run(Clips.comesAndGoes, virtual: false, fire: nil, lockAfter: 2)
         let locked = try Self.run(
             Clips.comesAndGoes, virtual: false, fire: nil,
-            hooks: LockHookSettings(onLock: "true", onLost: "true"), lockAfter: 0.5)
+            hooks: EventHookSettings(commands: [.lock: "true", .lost: "true"]), lockAfter: 0.5)
         #expect(locked.results.contains { $0.isLocked })
         #expect(locked.receivedBytes == plain.receivedBytes)
         #expect(!locked.receivedBytes.contains(UInt8(ascii: "F")))

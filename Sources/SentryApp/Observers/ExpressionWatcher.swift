@@ -34,12 +34,9 @@ final class ExpressionWatcher: FrameObserver {
         for event in result.events {
             guard let fired = event.expression else { continue }
             let rule = rules[fired.rule]
-            var environment = LockHooks.environment(event: "expression", turret: result.commanded, box: event.box, frameTime: result.timestamp)
-            environment["SENTRY_EXPRESSION"] = rule.state.rawValue
-            environment["SENTRY_SCORE"] = String(printf: "%.2f", fired.score)
-            logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
-            var job = HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: environment)
             let (record, frame) = (outcome.record(of: event), outcome.frame)
+            logger.notice("expression \(rule.state.rawValue) held \(rule.hold) s: running --on-expression")
+            var job = HookRunner.Job(name: "on-expression \(rule.state.rawValue)", command: rule.command, environment: EventHooks.environment(of: record))
             job.prepare = { HookPictures.write(record, frame: frame) }
             runners[fired.rule].submit(job)
         }

@@ -24,36 +24,26 @@ public struct CameraLossEvent: Sendable {
     public var lastFrame: Frame
 }
 
-/// Logs locks, losses and shots, and runs `--on-lock`/`--on-lost` for them.
+/// Logs locks, losses and shots (their hooks are `EventHooks`').
 final class LockEvents: FrameObserver {
     private let logger: Logger
-    /// `nil` without `--on-lock`/`--on-lost`.
-    let hooks: LockHooks?
 
-    init(hooks settings: LockHookSettings, logger: Logger) {
-        self.logger = logger
-        hooks = settings.onLock != nil || settings.onLost != nil ? LockHooks(settings: settings, logger: logger) : nil
-    }
+    init(logger: Logger) { self.logger = logger }
 
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result
-        if let event = result.lockEvent {
-            report(LockEventContext(event: event, turret: result.commanded, frameTime: result.timestamp), seen: (outcome.frame, outcome.unixTime))
-        }
+        if let event = result.lockEvent { report(event) }
         if let shot = result.commands.first(where: { $0.axis == .trigger }) { logger.notice("fire: sent \(shot)") }
     }
 
     func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
-        if let lost { report(lost.lock, seen: (lost.lastFrame, lost.record.unixTime)) }
+        if let lost { report(lost.lock.event) }
     }
 
-    func loopFinished() { hooks?.finish() }
-
-    private func report(_ context: LockEventContext, seen: (frame: Frame, unixTime: Double)?) {
-        switch context.event {
+    private func report(_ event: LockOn.Event) {
+        switch event {
         case .locked(let box): logger.notice("target locked at \(box)")
         case .lost(let box): logger.notice("lock lost (target last seen at \(box))")
         }
-        hooks?.handle(context.event, turret: context.turret, frameTime: context.frameTime, seen: seen)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Events
 import SentryApp
 import TextOutput
 import Tracking
@@ -18,8 +19,14 @@ struct LockFireOptions: ParsableArguments {
     @Option(help: "A shell command run when the locked target is lost (same environment, SENTRY_BOX where it was last seen).")
     var onLost: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A shell command run on each event of a kind: arrive, lock, lost, shot or expression (KIND=CMD; repeat for others). Same environment as --on-lock, with SENTRY_EVENT the kind.",
+            valueName: "kind=cmd"))
+    var onEvent: [String] = []
+
     @Option(parsing: .unconditional, help: "Seconds before a hook still running is killed.")
-    var hookTimeout: Double = LockHookSettings.defaultTimeout
+    var hookTimeout: Double = EventHookSettings.defaultTimeout
 
     @Flag(
         inversion: .prefixedNo,
@@ -61,10 +68,34 @@ struct LockFireOptions: ParsableArguments {
                 throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")
             }
         }
+        _ = try eventCommands()
     }
 
-    var hooks: LockHookSettings {
-        var hooks = LockHookSettings(onLock: onLock, onLost: onLost)
+    /// `--on-event`'s commands by kind, with `--on-lock` and `--on-lost` among them; one command per kind.
+    func eventCommands() throws -> [EventKind: String] {
+        let kinds = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
+        var commands: [EventKind: String] = [:]
+        let given = onEvent.map { text -> (String, Substring, Substring) in
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return ("--on-event \(text)", parts[0], parts.count > 1 ? parts[1] : "")
+        } + [("--on-lock", "lock", onLock), ("--on-lost", "lost", onLost)].compactMap { flag, kind, command in command.map { (flag, kind, Substring($0)) } }
+        for (flag, kindName, command) in given {
+            guard let kind = EventKind(rawValue: String(kindName)) else {
+                throw ValidationError("\(flag): '\(kindName)' is no event; give KIND=CMD with KIND one of \(kinds), e.g. --on-event 'arrive=notify-send sentry \"$SENTRY_EVENT\"'")
+            }
+            guard !command.allSatisfy(\.isWhitespace) else {
+                throw ValidationError("\(flag) needs a shell command after '=', e.g. --on-event '\(kind.rawValue)=notify-send sentry \"$SENTRY_EVENT\"'")
+            }
+            guard commands[kind] == nil else {
+                throw ValidationError("\(flag): \(kind.rawValue) has a command already (--on-event \(kind.rawValue)=… and --on-\(kind.rawValue) are one); join them in one shell command")
+            }
+            commands[kind] = String(command)
+        }
+        return commands
+    }
+
+    var hooks: EventHookSettings {
+        var hooks = EventHookSettings(commands: (try? eventCommands()) ?? [:])
         hooks.timeout = hookTimeout
         return hooks
     }
