@@ -23,6 +23,9 @@ public struct MQTTClientOptions: Sendable {
     public var queueLimit = 100
     /// Seconds to reach the broker, and again for its CONNACK, before the attempt is given up.
     public var connectTimeout = 10.0
+    /// Seconds events wait, on each connection, after its first messages went out: whoever
+    /// subscribes on reading them (Home Assistant, on a discovery config) is listening by then.
+    public var eventsAfterAnnouncing = 0.0
 
     public init(host: String, port: Int, clientID: String) {
         (self.host, self.port, self.clientID) = (host, port, clientID)
@@ -176,6 +179,8 @@ public final class MQTTClient: Sendable {
         var nextID: UInt16 = 1
         var lastSent = monotonicSeconds()
         var pingSentAt: Double?
+        /// When events may go: set once `first` has gone out.
+        var eventsFrom: Double?
 
         func takeID() -> UInt16 {
             defer { nextID = nextID == .max ? 1 : nextID + 1 }
@@ -269,12 +274,14 @@ public final class MQTTClient: Sendable {
     private func sendWaiting(on connection: BrokerConnection, _ session: Session) throws(MQTTConnectionError) {
         try sendFirst(on: connection, session)
         guard session.first.isEmpty else { return }
+        let now = monotonicSeconds()
+        if session.eventsFrom == nil { session.eventsFrom = now + options.eventsAfterAnnouncing }
         let states = outbox.withLock { outbox in
             defer { outbox.unsentStates = [] }
             return outbox.stateOrder.filter(outbox.unsentStates.contains).compactMap { outbox.states[$0] }
         }
         for message in states { try send(message, duplicate: false, handedOver: true, on: connection, session) }
-        while session.inFlight.count < Self.inFlightLimit {
+        while session.inFlight.count < Self.inFlightLimit, now >= session.eventsFrom ?? .infinity {
             let events = outbox.withLock { outbox in
                 defer { outbox.events.removeFirst(min(outbox.events.count, Self.inFlightLimit - session.inFlight.count)) }
                 return outbox.events.prefix(Self.inFlightLimit - session.inFlight.count)

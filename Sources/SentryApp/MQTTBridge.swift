@@ -65,6 +65,9 @@ final class MQTTBridge: FrameObserver {
         options.will = topics.offline
         options.farewell = [topics.offline]
         options.subscriptions = topics.subscriptions
+        // Home Assistant subscribes to the event topic once it has read the discovery: an arrival
+        // published with the discovery (sentry starting with someone in view) would reach nobody.
+        options.eventsAfterAnnouncing = 1.5
         self.topics = topics
         self.liveSettings = liveSettings
         self.logger = logger

@@ -47,6 +47,11 @@ extension Clips {
         "comes-and-goes.mkv",
         astronautOnGray(seconds: 5, "[a];[0][a]overlay=x=245:y=155:enable='between(t,0,1.5)+between(t,2.5,4)',format=gray"))
 
+    /// The astronaut's face as in `comesAndGoes`, in view from 0.5 to 3.5 s of 6 s: played in a
+    /// loop, a visit every 6 s after an empty room of 3 s (each an arrival, a lock, a held smile, a loss).
+    public static let visits = make(
+        "visits.mkv", astronautOnGray(seconds: 6, "[a];[0][a]overlay=x=245:y=155:enable='between(t,0.5,3.5)',format=gray"))
+
     /// The astronaut's face (320x320, still, smiling) on gray at 30 fps for 3 s,
     /// her left eye shut from 1 s to 2 s (`astronaut-wink.png`, made by
     /// tools/facemesh_reference.py): a wink, on frames 30 to 59.
