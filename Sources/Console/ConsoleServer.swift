@@ -5,24 +5,6 @@ import RunControl
 import Tracking
 import WebServing
 
-/// What the console may ask of the running sentry. The answers come at
-/// once (validated, or refused with the flag's own message); the frame
-/// loop applies them before its next frame.
-public protocol ConsoleController: Sendable {
-    /// The settings that can change while running, by long flag name.
-    var settings: [String: String] { get }
-    /// How the page shows each of them, in its order.
-    var fields: [SettingField] { get }
-    /// Validates `changes` with the rest as they are, exactly as the flags
-    /// are; on success they take effect from the next frame. Returns the
-    /// settings after the change.
-    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal>
-    /// Writes the settings to the config file; says where (and what a flag overrides).
-    func save() -> Result<String, ControlRefusal>
-    /// Hands the turret to a person, or back to face tracking.
-    func steer(_ request: SteeringRequest)
-}
-
 /// `sentry --web`: an HTTP server for the console page, the video stream, the
 /// status feed and the control API. Off the frame loop: the server only reads
 /// the hub and hands requests to the controller.
@@ -35,7 +17,7 @@ public final class ConsoleServer: Sendable {
 
     public init(
         address: ListenAddress, token: String?, rules: SiteRules = SiteRules(), maximumClients: Int = ConsoleServer.defaultMaximumClients,
-        hub: ConsoleHub, controller: any ConsoleController, history: EventStore? = nil, log: RefusalLog? = nil
+        hub: ConsoleHub, controller: any ControlSession, history: EventStore? = nil, log: RefusalLog? = nil
     ) {
         self.address = address
         let routes = ConsoleRoutes(
@@ -75,12 +57,12 @@ public final class ConsoleServer: Sendable {
 /// method gets 405, any other path 404.
 public struct ConsoleRoutes: HTTPHandler {
     let hub: ConsoleHub
-    let controller: any ConsoleController
+    let controller: any ControlSession
     private let gate: SiteGate
 
     /// `history`: the events folder of `--events`, `nil` when the run keeps none.
     public init(
-        hub: ConsoleHub, controller: any ConsoleController, history: EventStore? = nil, token: AccessToken, rules: SiteRules = SiteRules(),
+        hub: ConsoleHub, controller: any ControlSession, history: EventStore? = nil, token: AccessToken, rules: SiteRules = SiteRules(),
         log: RefusalLog? = nil
     ) {
         self.hub = hub
@@ -117,7 +99,7 @@ public struct ConsoleRoutes: HTTPHandler {
 /// What each route does.
 struct ConsoleAPI: Sendable {
     let hub: ConsoleHub
-    let controller: any ConsoleController
+    let controller: any ControlSession
 
     /// Bodies above this are refused (413) before they are read.
     static let maximumBody = 16 * 1024

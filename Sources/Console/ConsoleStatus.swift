@@ -200,34 +200,3 @@ struct RecentSamples: Sendable {
         return sorted[min(filled - 1, Int((Double(filled - 1) * p).rounded()))]
     }
 }
-
-/// One live setting as the page shows it: its field, grouped and labelled,
-/// with what it takes. Sent once (`GET /api/settings`); the values come
-/// with it and after each change.
-public struct SettingField: Codable, Sendable, Equatable {
-    /// The long flag's name: the key of `POST /api/settings` and of the settings file.
-    public var key: String
-    /// The heading it is shown under.
-    public var group: String
-    public var label: String
-    /// After the number ("°", "s"); "" for none.
-    public var unit: String
-    /// The flag's help, shown when the label is pointed at.
-    public var help: String
-    /// `number`, `integer`, `rate` (a number or `every`), `switch` or `choice`.
-    public var kind = "number"
-    public var minimum: Double?
-    public var maximum: Double?
-    /// A choice's words; "" is "automatic" (the flag left out).
-    public var choices: [String]?
-    /// A tuning knob, folded under "advanced" on the page.
-    public var advanced = false
-
-    public init(key: String, group: String, label: String, unit: String, help: String) {
-        self.key = key
-        self.group = group
-        self.label = label
-        self.unit = unit
-        self.help = help
-    }
-}

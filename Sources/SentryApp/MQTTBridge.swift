@@ -45,7 +45,7 @@ final class MQTTBridge: FrameObserver {
 
     private let client: MQTTClient
     private let topics: SentryTopics
-    private let liveSettings: LiveSettingsControl
+    private let session: any ControlSession
     private let logger: Logger
     private var published: (state: PublishedState, at: Double)?
     private var rate = FrameRateMeter()
@@ -56,7 +56,7 @@ final class MQTTBridge: FrameObserver {
     private let faces: FacePictures?
 
     /// `encodesFaces`: encode each event's face here (no `--events` folder does it, and hands it to `faceSink`).
-    init(settings: MQTTSettings, liveSettings: LiveSettingsControl, changes: RunChanges, encodesFaces: Bool, logger: Logger) {
+    init(settings: MQTTSettings, session: any ControlSession, encodesFaces: Bool, logger: Logger) {
         let topics = settings.topics
         let discovery = HomeAssistantDiscovery(topics: topics, version: settings.version)
         var options = MQTTClientOptions(host: settings.broker.host, port: settings.broker.port, clientID: settings.clientID)
@@ -69,9 +69,9 @@ final class MQTTBridge: FrameObserver {
         // published with the discovery (sentry starting with someone in view) would reach nobody.
         options.eventsAfterAnnouncing = 1.5
         self.topics = topics
-        self.liveSettings = liveSettings
+        self.session = session
         self.logger = logger
-        let requests = Requests(topics: topics, discovery: discovery, liveSettings: liveSettings, changes: changes, logger: logger)
+        let requests = Requests(topics: topics, discovery: discovery, session: session, logger: logger)
         self.requests = requests
         let client = MQTTClient(options: options, logger: logger, connected: { [topics.online] + discovery.messages }) { message in requests.handle(message) }
         self.client = client
@@ -92,7 +92,7 @@ final class MQTTBridge: FrameObserver {
         requests.frameSize.withLock { $0 = size }
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
-        if now - expressions.at >= 1 { expressions = (liveSettings.editor.values["expressions"] == "true", now) }
+        if now - expressions.at >= 1 { expressions = (session.settings["expressions"] == "true", now) }
         let state = PublishedState(
             faces: result.detections.count, target: result.target.map { [$0.x, $0.y, $0.width, $0.height] }, pan: result.commanded.pan,
             tilt: result.commanded.tilt,
@@ -127,16 +127,15 @@ final class MQTTBridge: FrameObserver {
     final class Requests: Sendable {
         let topics: SentryTopics
         let discovery: HomeAssistantDiscovery
-        let liveSettings: LiveSettingsControl
-        let changes: RunChanges
+        let session: any ControlSession
         let logger: Logger
         /// Set once the client exists (it hands messages here).
         let client = Mutex<MQTTClient?>(nil)
         /// The last frame's size, for a `point` command.
         let frameSize = Mutex<(width: Int, height: Int)?>(nil)
 
-        init(topics: SentryTopics, discovery: HomeAssistantDiscovery, liveSettings: LiveSettingsControl, changes: RunChanges, logger: Logger) {
-            (self.topics, self.discovery, self.liveSettings, self.changes, self.logger) = (topics, discovery, liveSettings, changes, logger)
+        init(topics: SentryTopics, discovery: HomeAssistantDiscovery, session: any ControlSession, logger: Logger) {
+            (self.topics, self.discovery, self.session, self.logger) = (topics, discovery, session, logger)
         }
 
         func handle(_ message: MQTTMessage) {
@@ -153,12 +152,12 @@ final class MQTTBridge: FrameObserver {
             do throws(ControlRefusal) {
                 switch request {
                 case .settings(let body):
-                    let wanted = try ControlRequests.settingChanges(fromJSON: body, known: Set(liveSettings.editor.values.keys))
-                    let after = try liveSettings.change(wanted).get()
+                    let wanted = try ControlRequests.settingChanges(fromJSON: body, known: Set(session.settings.keys))
+                    let after = try session.change(wanted).get()
                     logger.notice("mqtt: settings changed on \(message.topic): \(wanted.keys.sorted().map { "\($0) = \(after[$0] ?? "")" }.joined(separator: ", "))")
                 case .command(let body):
                     let steering = try ControlRequests.steering(fromJSON: body, frame: frame)
-                    changes.submit(.steer(steering))
+                    session.steer(steering)
                     logger.info("mqtt: \(steering.action) on \(message.topic)")
                 case .homeAssistantOnline:
                     for config in discovery.messages { publish(config) }

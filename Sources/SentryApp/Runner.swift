@@ -128,8 +128,11 @@ public enum Runner {
         let changes = RunChanges()
         let liveSettings = LiveSettingsControl(editor: options.liveSettings, detector: options.detector, changes: changes, logger: logger)
         let eventStore = try options.events.map { try EventStore(directory: $0.directory, keep: $0.keep, maximumBytes: $0.maximumBytes) }
+        // One session for every control source: what each may ask, checked in one place.
+        let session = LiveControlSession(
+            settings: liveSettings, changes: changes, configPath: options.web?.configPath, keysGivenAsFlags: options.web?.keysGivenAsFlags ?? [])
         let web = try options.web.map {
-            try WebConsole(options: $0, settings: liveSettings, detectorName: detectorName, changes: changes, history: eventStore, logger: logger)
+            try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, logger: logger)
         }
         defer { web?.close() }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
@@ -145,7 +148,7 @@ public enum Runner {
         defer { hotPlug?.stop() }
         let lockEvents = LockEvents(logger: logger)
         let eventHooks = EventHooks(settings: options.hooks, logger: logger)
-        let mqtt = options.mqtt.map { MQTTBridge(settings: $0, liveSettings: liveSettings, changes: changes, encodesFaces: eventStore == nil, logger: logger) }
+        let mqtt = options.mqtt.map { MQTTBridge(settings: $0, session: session, encodesFaces: eventStore == nil, logger: logger) }
         let eventLog = eventStore.map { store in
             EventLog(
                 writer: EventWriter(store: store, logger: logger) { [hub = web?.hub, face = mqtt?.faceSink] record, jpeg in

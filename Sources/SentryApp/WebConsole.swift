@@ -40,62 +40,24 @@ public struct WebOptions: Sendable {
     }
 }
 
-/// The console's requests, checked when they arrive and submitted as
-/// `RunChange`s, which the frame loop applies between frames.
-final class LiveControl: ConsoleController {
-    private let options: WebOptions
-    private let settingsControl: LiveSettingsControl
-    private let changes: RunChanges
-
-    init(options: WebOptions, settings: LiveSettingsControl, changes: RunChanges) {
-        self.options = options
-        self.settingsControl = settings
-        self.changes = changes
-    }
-
-    var settings: [String: String] { settingsControl.editor.values }
-
-    var fields: [SettingField] { settingsControl.editor.fields }
-
-    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> { settingsControl.change(changes) }
-
-    func save() -> Result<String, ControlRefusal> {
-        let values = settingsControl.editor.fileValues
-        do {
-            try ConfigFile.write(values, to: options.configPath)
-        } catch {
-            return .failure(ControlRefusal(error.description))
-        }
-        let overridden = options.keysGivenAsFlags.intersection(values.map(\.key)).sorted()
-        let note = overridden.isEmpty ? "" : "; \(overridden.map { "--\($0)" }.joined(separator: ", ")) also given as flags, which win at the next start"
-        return .success("saved to \(options.configPath)\(note)")
-    }
-
-    func steer(_ request: SteeringRequest) {
-        changes.submit(.steer(request))
-    }
-}
-
 /// `--web` seen from the frame loop: each frame's outcome published after
-/// it, and the console's requests submitted as `RunChange`s. Nothing here
+/// it; the console's requests go to the run's `ControlSession`. Nothing here
 /// waits for the server; encoding and serving run on their own threads.
 final class WebConsole: FrameObserver {
     let hub: ConsoleHub
     private let server: ConsoleServer
-    private let control: LiveControl
     /// The detector named in the last status, to log a change of it.
     private var detectorName: String
     private var rate = FrameRateMeter()
 
     /// `history`: the events folder of `--events`, which the console shows.
     init(
-        options: WebOptions, settings: LiveSettingsControl, detectorName: String, changes: RunChanges, history: EventStore?, logger: Logger
+        options: WebOptions, session: any ControlSession, detectorName: String, history: EventStore?, logger: Logger
     ) throws {
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
-        control = LiveControl(options: options, settings: settings, changes: changes)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
-            controller: control, history: history, log: RefusalLog(logger: logger))
+            controller: session, history: history, log: RefusalLog(logger: logger))
         self.detectorName = detectorName
         do {
             try server.start()

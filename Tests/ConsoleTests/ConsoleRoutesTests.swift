@@ -13,7 +13,7 @@ import Video
 import WebServing
 
 /// Stands in for the running sentry: records what the console asked for.
-final class RecordingController: ConsoleController {
+final class RecordingController: ControlSession {
     let requests = Mutex<[SteeringRequest]>([])
     let changes = Mutex<[[String: String]]>([])
     var settings: [String: String] { ["offset": "40", "tilt": "false"] }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import RunControl
 import Detectors
 import Expressions
 import FoundationEssentials
