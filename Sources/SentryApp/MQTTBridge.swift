@@ -133,6 +133,8 @@ final class MQTTBridge: FrameObserver {
         let client = Mutex<MQTTClient?>(nil)
         /// The last frame's size, for a `point` command.
         let frameSize = Mutex<(width: Int, height: Int)?>(nil)
+        /// The retained requests refused so far (topic and payload), each said once.
+        let refusedRetained = Mutex<Set<String>>([])
 
         init(topics: SentryTopics, discovery: HomeAssistantDiscovery, session: any ControlSession, logger: Logger) {
             (self.topics, self.discovery, self.session, self.logger) = (topics, discovery, session, logger)
@@ -144,6 +146,8 @@ final class MQTTBridge: FrameObserver {
             // A retained request is one made once, replayed by the broker at every (re)connection:
             // obeyed, it would override a person's steering each time, on every sentry it names.
             if message.retain, request.isPersonsRequest {
+                // Said once per topic and payload: the broker replays it at every reconnection.
+                guard refusedRetained.withLock({ $0.insert("\(message.topic) \(message.payload)").inserted }) else { return }
                 let reason =
                     "retained requests are not obeyed (the broker would replay it at every reconnection); publish it without the retain flag, and clear this one: mosquitto_pub -r -n -t \(message.topic)"
                 logger.warning("mqtt: refused on \(message.topic): \(reason)")
