@@ -96,6 +96,9 @@ public final class MQTTClient: Sendable {
 
     public var figures: Figures { outbox.withLock { $0.figures } }
 
+    /// Whether the client's thread has ended (after `stop`).
+    var hasEnded: Bool { done.load(ordering: .relaxed) }
+
     /// Hands `message` over; returns at once.
     public func publish(_ message: MQTTMessage) {
         let dropped: Int = outbox.withLock { outbox in
