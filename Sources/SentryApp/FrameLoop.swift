@@ -50,7 +50,8 @@ public protocol FrameObserver: AnyObject {
     func cameraBack(_ path: String)
     /// The loop ended, however it ended (the stream ended, `--frames`, a
     /// signal, an error thrown), after the parting command was flushed where
-    /// the link still took it: the last call, where an observer's threads end.
+    /// the link still took it. Threads are not ended here: the run's
+    /// services (`RunServices`) stop them, in one order.
     func loopFinished()
 }
 

@@ -118,7 +118,8 @@ final class MQTTBridge: FrameObserver {
     /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.
     var faceSink: @Sendable ([UInt8]) -> Void { { [client, topics] jpeg in client.publish(topics.face(jpeg)) } }
 
-    func loopFinished() {
+    /// Ends the face encoder, then the client (its `offline` and DISCONNECT): a service of the run (`RunServices`).
+    func stop() {
         faces?.stop()
         client.stop()
     }

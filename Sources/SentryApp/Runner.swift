@@ -103,14 +103,17 @@ public enum Runner {
     /// link, the camera, the pipeline, and the observers of the frame loop.
     public static func run(_ options: RunOptions, logger: Logger) throws -> Summary {
         StopSignal.install()
+        // Everything started below is stopped by this one owner, the last started first, on every way out.
+        let services = RunServices()
+        defer { services.stopAll() }
         let (detector, detectorName) = try options.detector.makeDetector(logger: logger)
         let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
         let simulator =
             options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
-        defer { simulator?.stop() }
+        if let simulator { services.started("simulated servo", stop: simulator.stop) }
         let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
-        defer { link.close() }
+        services.started("link", stop: link.close)
         let source: any FrameSource
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
@@ -124,6 +127,7 @@ public enum Runner {
         let expressions =
             options.detector.expressions || options.hasControlSource
             ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
+        if let expressions { services.started("--on-expression hooks", stop: expressions.finish) }
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
         let liveSettings = LiveSettingsControl(editor: options.liveSettings, detector: options.detector, changes: changes, logger: logger)
@@ -134,21 +138,23 @@ public enum Runner {
         let web = try options.web.map {
             try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, logger: logger)
         }
-        defer { web?.close() }
+        if let web { services.started("web console", stop: web.close) }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
             () throws(VideoError) in try openCamera(options, colour: detector.readsColour, logger: logger)
         }
-        defer { camera.close() }
+        services.started("camera", stop: camera.close)
 
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
         let pipeline = Pipeline(
             detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
-        defer { hotPlug?.stop() }
+        if let hotPlug { services.started("serial hot-plug", stop: hotPlug.stop) }
         let lockEvents = LockEvents(logger: logger)
         let eventHooks = EventHooks(settings: options.hooks, logger: logger)
+        if let eventHooks { services.started("--on-event hooks") { eventHooks.runner.finish() } }
         let mqtt = options.mqtt.map { MQTTBridge(settings: $0, session: session, encodesFaces: eventStore == nil, logger: logger) }
+        if let mqtt { services.started("MQTT", stop: mqtt.stop) }
         let eventLog = eventStore.map { store in
             EventLog(
                 writer: EventWriter(store: store, logger: logger) { [hub = web?.hub, face = mqtt?.faceSink] record, jpeg in
@@ -156,6 +162,8 @@ public enum Runner {
                     face?(jpeg)
                 })
         }
+        // Started after MQTT and the console, which it publishes to: stopped (its queue written) before them.
+        if let eventLog { services.started("event writer", stop: eventLog.writer.finish) }
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []
         if let web { observers.append(web) }
@@ -171,6 +179,8 @@ public enum Runner {
         let frames = try FrameLoop(pipeline: pipeline, camera: camera, observers: observers, changes: changes, logger: logger)
             .run(maxFrames: options.maxFrames, onExit: options.onExit)
         simulator?.waitForBytes(link.output.bytesWritten, timeout: 0.5)
+        // Stopped before the summary reads them: the hooks' counts are final, the events written.
+        services.stopAll()
         if StopSignal.isRequested { logger.info("stopped by signal") }
         return Summary(
             frames: frames, bytesWritten: link.output.bytesWritten, results: recorder?.results ?? [],

@@ -78,6 +78,7 @@ struct LifecycleTests {
         }
         let loop = FrameLoop(pipeline: pipeline, camera: camera, observers: [EventLog(writer: writer)], changes: RunChanges(), logger: log.logger)
         _ = try loop.run(maxFrames: nil, onExit: .hold)
+        writer.finish()
         let records = try FileManager.default.subpathsOfDirectory(atPath: scratch.file("events").path).filter { $0.hasSuffix(".json") }.sorted()
         #expect(records.map { $0.contains("-lock-") ? "lock" : $0.contains("-lost-") ? "lost" : "other" }.filter { $0 != "other" } == ["lock", "lost"], "\(records)")
         let lost = records.first { $0.contains("-lost-29") }
@@ -86,5 +87,15 @@ struct LifecycleTests {
             let picture = scratch.file("events").path + "/" + lost.dropLast(5) + ".jpg"
             #expect(FileManager.default.fileExists(atPath: picture), "\(picture)")
         }
+    }
+
+    @Test("the run's services stop in the reverse of the order they started, once, however many times they are told")
+    func servicesStopInReverse() {
+        let services = RunServices()
+        var stopped: [String] = []
+        for name in ["link", "MQTT", "event writer"] { services.started(name) { stopped.append(name) } }
+        services.stopAll()
+        services.stopAll()
+        #expect(stopped == ["event writer", "MQTT", "link"])
     }
 }

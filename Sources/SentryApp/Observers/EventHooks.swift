@@ -53,8 +53,6 @@ final class EventHooks: FrameObserver {
         if let lost { run(lost.record, frame: lost.lastFrame) }
     }
 
-    func loopFinished() { runner.finish() }
-
     private func run(_ record: EventRecord, frame: Frame) {
         guard let command = settings.commands[record.kind] else { return }
         var job = HookRunner.Job(name: "on-\(record.kind.rawValue)", command: command, environment: Self.environment(of: record))

@@ -15,9 +15,10 @@ public struct EventSettings: Sendable {
 }
 
 /// Hands each frame's events (`FrameResult.events`), with their frame, to
-/// the writer: nothing here waits for a disk.
+/// the writer: nothing here waits for a disk. The writer is a service of the
+/// run (`RunServices`), stopped after the loop.
 final class EventLog: FrameObserver {
-    private let writer: EventWriter
+    let writer: EventWriter
 
     init(writer: EventWriter) { self.writer = writer }
 
@@ -29,5 +30,4 @@ final class EventLog: FrameObserver {
         if let lost { writer.submit(lost.record, frame: lost.lastFrame) }
     }
 
-    func loopFinished() { writer.finish() }
 }

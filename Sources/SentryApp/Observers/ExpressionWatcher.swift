@@ -46,7 +46,8 @@ final class ExpressionWatcher: FrameObserver {
         forget()
     }
 
-    func loopFinished() { for runner in runners { runner.finish() } }
+    /// Stops the hooks (a service of the run, `RunServices`).
+    func finish() { for runner in runners { runner.finish() } }
 
     /// No face: every state ends.
     private func forget() {
