@@ -71,11 +71,13 @@ struct FrameEventFinder {
 }
 
 extension FrameOutcome {
-    /// `event` as the events folder and the hooks record it.
-    func record(of event: FrameEvent) -> EventRecord {
+    /// `event` as the events folder and the hooks record it; `at` and `turret`: when it
+    /// happened and what the turret held then, if not this frame's (the camera gone after it).
+    func record(of event: FrameEvent, at time: Double? = nil, turret: Aim? = nil) -> EventRecord {
+        let turret = turret ?? result.commanded
         var record = EventRecord(
-            kind: event.kind, unixTime: unixTime, frameTime: result.timestamp, frame: result.index, box: event.box, pan: result.commanded.pan,
-            tilt: result.commanded.tilt)
+            kind: event.kind, unixTime: time ?? unixTime, frameTime: result.timestamp, frame: result.index, box: event.box, pan: turret.pan,
+            tilt: turret.tilt)
         record.armed = settings.fire != nil
         if let fired = event.expression {
             record.ruleFired(fired.rule, state: fired.state.rawValue, score: (Double(fired.score) * 100).rounded() / 100)

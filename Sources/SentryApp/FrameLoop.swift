@@ -148,15 +148,10 @@ final class FrameLoop {
 extension CameraLossEvent {
     /// The lock `event` lost now, the camera gone after the frame of `last`; `turret`: what it holds now.
     init(_ event: LockOn.Event, after last: FrameOutcome, turret: Aim) {
-        lock = LockEventContext(event: event, turret: turret, frameTime: last.result.timestamp)
         let box: Box = switch event {
         case .locked(let box), .lost(let box): box
         }
-        var record = EventRecord(
-            kind: .lost, unixTime: Date().timeIntervalSince1970, frameTime: last.result.timestamp, frame: last.result.index, box: box,
-            pan: turret.pan, tilt: turret.tilt)
-        record.armed = last.settings.fire != nil
-        self.record = record
+        record = last.record(of: FrameEvent(kind: .lost, box: box), at: Date().timeIntervalSince1970, turret: turret)
         lastFrame = last.frame
     }
 }

@@ -83,11 +83,7 @@ final class MQTTBridge: FrameObserver {
 
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result, frame = outcome.frame
-        for event in result.events {
-            let record = outcome.record(of: event)
-            for message in topics.event(record) { client.publish(message) }
-            faces?.submit(record, frame: frame)
-        }
+        for event in result.events { publish(outcome.record(of: event), frame: frame) }
         let size = (width: frame.image.width, height: frame.image.height)
         requests.frameSize.withLock { $0 = size }
         let now = monotonicSeconds()
@@ -110,9 +106,13 @@ final class MQTTBridge: FrameObserver {
     }
 
     func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
-        guard let lost else { return }
-        for message in topics.event(lost.record) { client.publish(message) }
-        faces?.submit(lost.record, frame: lost.lastFrame)
+        if let lost { publish(lost.record, frame: lost.lastFrame) }
+    }
+
+    /// An event on its topics, and its face for the picture (unless `--events` encodes it).
+    private func publish(_ record: EventRecord, frame: Frame) {
+        for message in topics.event(record) { client.publish(message) }
+        faces?.submit(record, frame: frame)
     }
 
     /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.

@@ -6,13 +6,13 @@
 /// therefore stopped before what it was started on and uses: the event
 /// writer, which publishes each face to MQTT and the console, before either.
 final class RunServices {
-    private var running: [(name: String, stop: () -> Void)] = []
+    private var stops: [() -> Void] = []
 
-    /// `name` has started; `stop` ends it (its threads joined, its queue written).
-    func started(_ name: String, stop: @escaping () -> Void) { running.append((name, stop)) }
+    /// A part has started; `stop` ends it (its threads joined, its queue written).
+    func started(stop: @escaping () -> Void) { stops.append(stop) }
 
     /// Stops every part, the last started first; a second call does nothing.
     func stopAll() {
-        while let service = running.popLast() { service.stop() }
+        while let stop = stops.popLast() { stop() }
     }
 }

@@ -111,9 +111,9 @@ public enum Runner {
         let simulator =
             options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
-        if let simulator { services.started("simulated servo", stop: simulator.stop) }
+        if let simulator { services.started(stop: simulator.stop) }
         let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
-        services.started("link", stop: link.close)
+        services.started(stop: link.close)
         let source: any FrameSource
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
@@ -127,7 +127,7 @@ public enum Runner {
         let expressions =
             options.detector.expressions || options.hasControlSource
             ? ExpressionWatcher(rules: options.expressionRules, hookTimeout: options.hooks.timeout, logger: logger) : nil
-        if let expressions { services.started("--on-expression hooks", stop: expressions.finish) }
+        if let expressions { services.started(stop: expressions.finish) }
         // The changes to the run that control sources (the console) submit, for the frame loop to apply.
         let changes = RunChanges()
         let liveSettings = LiveSettingsControl(editor: options.liveSettings, detector: options.detector, changes: changes, logger: logger)
@@ -138,23 +138,23 @@ public enum Runner {
         let web = try options.web.map {
             try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, logger: logger)
         }
-        if let web { services.started("web console", stop: web.close) }
+        if let web { services.started(stop: web.close) }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
             () throws(VideoError) in try openCamera(options, colour: detector.readsColour, logger: logger)
         }
-        services.started("camera", stop: camera.close)
+        services.started(stop: camera.close)
 
         var settings = options.settings
         if virtualScene != nil { settings.turretClock = .frames }
         let pipeline = Pipeline(
             detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
-        if let hotPlug { services.started("serial hot-plug", stop: hotPlug.stop) }
+        if let hotPlug { services.started(stop: hotPlug.stop) }
         let lockEvents = LockEvents(logger: logger)
         let eventHooks = EventHooks(settings: options.hooks, logger: logger)
-        if let eventHooks { services.started("--on-event hooks") { eventHooks.runner.finish() } }
+        if let eventHooks { services.started { eventHooks.runner.finish() } }
         let mqtt = options.mqtt.map { MQTTBridge(settings: $0, session: session, encodesFaces: eventStore == nil, logger: logger) }
-        if let mqtt { services.started("MQTT", stop: mqtt.stop) }
+        if let mqtt { services.started(stop: mqtt.stop) }
         let eventLog = eventStore.map { store in
             EventLog(
                 writer: EventWriter(store: store, logger: logger) { [hub = web?.hub, face = mqtt?.faceSink] record, jpeg in
@@ -163,7 +163,7 @@ public enum Runner {
                 })
         }
         // Started after MQTT and the console, which it publishes to: stopped (its queue written) before them.
-        if let eventLog { services.started("event writer", stop: eventLog.writer.finish) }
+        if let eventLog { services.started(stop: eventLog.writer.finish) }
         let recorder = options.keepResults ? ResultRecorder() : nil
         var observers: [any FrameObserver] = []
         if let web { observers.append(web) }

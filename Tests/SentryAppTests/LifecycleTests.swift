@@ -93,7 +93,7 @@ struct LifecycleTests {
     func servicesStopInReverse() {
         let services = RunServices()
         var stopped: [String] = []
-        for name in ["link", "MQTT", "event writer"] { services.started(name) { stopped.append(name) } }
+        for name in ["link", "MQTT", "event writer"] { services.started { stopped.append(name) } }
         services.stopAll()
         services.stopAll()
         #expect(stopped == ["event writer", "MQTT", "link"])

@@ -29,5 +29,4 @@ final class EventLog: FrameObserver {
     func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
         if let lost { writer.submit(lost.record, frame: lost.lastFrame) }
     }
-
 }

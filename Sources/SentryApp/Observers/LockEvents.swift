@@ -6,20 +6,11 @@ import Tracking
 import TurretProtocol
 import Video
 
-/// A lock gained or lost, with what the turret held at that moment.
-public struct LockEventContext: Sendable {
-    public var event: LockOn.Event
-    /// The angles the turret holds.
-    public var turret: Aim
-    /// The frame's timestamp (the clock of `--track`).
-    public var frameTime: Double
-}
-
 /// The lock lost because the camera went away: the same `lost` event every
 /// observer tells of (the events folder, MQTT, the hooks), with the last
 /// frame seen, where the target still was, for its pictures.
 public struct CameraLossEvent: Sendable {
-    public var lock: LockEventContext
+    /// A `lost` record: where the target was last seen, what the turret holds now.
     public var record: EventRecord
     public var lastFrame: Frame
 }
@@ -37,7 +28,7 @@ final class LockEvents: FrameObserver {
     }
 
     func cameraLost(_ error: VideoError, lost: CameraLossEvent?) {
-        if let lost { report(lost.lock.event) }
+        if let lost { report(.lost(lost.record.box)) }
     }
 
     private func report(_ event: LockOn.Event) {

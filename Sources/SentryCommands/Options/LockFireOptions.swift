@@ -63,11 +63,6 @@ struct LockFireOptions: ParsableArguments {
                 "--fire-below \(String(printf: "%g", fireBelow)) puts the fire point on the face, where an armed sentry never fires; with --fire use \(String(printf: "%g", FirePoint.smallestBelow)) or more (1.5: the chest)"
             )
         }
-        for (flag, command) in [("on-lock", onLock), ("on-lost", onLost)] {
-            if let command, command.allSatisfy(\.isWhitespace) {
-                throw ValidationError("--\(flag) needs a shell command, e.g. --\(flag) 'notify-send sentry \"$SENTRY_EVENT\"'")
-            }
-        }
         _ = try eventCommands()
     }
 
@@ -84,7 +79,8 @@ struct LockFireOptions: ParsableArguments {
                 throw ValidationError("\(flag): '\(kindName)' is no event; give KIND=CMD with KIND one of \(kinds), e.g. --on-event 'arrive=notify-send sentry \"$SENTRY_EVENT\"'")
             }
             guard !command.allSatisfy(\.isWhitespace) else {
-                throw ValidationError("\(flag) needs a shell command after '=', e.g. --on-event '\(kind.rawValue)=notify-send sentry \"$SENTRY_EVENT\"'")
+                let example = flag.hasPrefix("--on-event") ? " after '=', e.g. --on-event '\(kind.rawValue)=" : ", e.g. \(flag) '"
+                throw ValidationError("\(flag) needs a shell command\(example)notify-send sentry \"$SENTRY_EVENT\"'")
             }
             guard commands[kind] == nil else {
                 throw ValidationError("\(flag): \(kind.rawValue) has a command already (--on-event \(kind.rawValue)=… and --on-\(kind.rawValue) are one); join them in one shell command")
