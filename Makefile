@@ -49,10 +49,11 @@ firmware: setup
 test:
 	tools/test-stages
 
-# The Swift tests alone (after setup and the firmware they run in simavr).
-check: setup firmware
+# The Swift tests alone (after setup, the firmware they run in simavr and the
+# release binary they run as a user does), two processes side by side (tools/swift-tests).
+check: setup firmware $(INSTALL_BUILD)
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	tools/swift-tests
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its man pages and
 # completions, the BlazeFace and face mesh models, the firmware (hex and sketch),

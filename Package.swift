@@ -245,9 +245,11 @@ let package = Package(
         .testTarget(name: "WebSocketFramesTests", dependencies: ["WebSocketFrames"]),
         .testTarget(name: "WebServingTests", dependencies: ["Waiting", "HTTPTestClient", "LogRecording", "WebServing", "WebSocketFrames", "MonotonicTime"]),
         .testTarget(name: "ServoSimTests", dependencies: ["ServoSim", "Serial"]),
-        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "Waiting", "ServoSim", "TurretProtocol"]),
+        .testTarget(name: "FirmwareTests", dependencies: ["Scratch", "Waiting", "TestClips", "SentryBinary", "ServoSim", "TurretProtocol"]),
         // The demo clip and the clips made from the project's photos, for the tests of both targets below.
-        .target(name: "TestClips", dependencies: ["Scratch"], path: "Tests/Support/TestClips"),
+        .target(name: "TestClips", path: "Tests/Support/TestClips"),
+        // The sentry binary the tests run: the release build make test and make check name, or the debug one.
+        .target(name: "SentryBinary", path: "Tests/Support/SentryBinary"),
         // A test's own directory of real files, removed when the test is done.
         .target(name: "Scratch", path: "Tests/Support/Scratch"),
         .target(name: "Mosquitto", dependencies: ["Scratch", "Waiting"], path: "Tests/Support/Mosquitto"),
@@ -259,7 +261,7 @@ let package = Package(
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
-        .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Mosquitto", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "JPEG", "Imaging", "Geometry", "MonotonicTime",
+        .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Mosquitto", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "SentryBinary", "JPEG", "Imaging", "Geometry", "MonotonicTime",
                                                           "TurretProtocol", "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "FaceDetection",
                                                           "ProcessThreads", "WebSocketFrames", .product(name: "Logging", package: "swift-log")]),
     ],

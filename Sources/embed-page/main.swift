@@ -54,8 +54,12 @@ let swift = """
     }
 
     """
+// The same text is not written again: a rewritten file, even unchanged, makes
+// SwiftPM compile its module again, which each build relinking this tool did.
 do {
-    try swift.write(to: output, atomically: true, encoding: .utf8)
+    if (try? String(contentsOf: output, encoding: .utf8)) != swift {
+        try swift.write(to: output, atomically: true, encoding: .utf8)
+    }
 } catch {
     StandardStream.fail("embed-page: cannot write \(output.path): \(error)")
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Scratch
+import SentryBinary
 import Testing
 
 /// Bytes by address from an Intel hex file (data, extended segment and
@@ -49,7 +50,7 @@ struct FlashTests {
         let pty = try #require(text.split(separator: "\n").first { $0.hasPrefix("pty ") }?.dropFirst(4))
 
         let flash = Process()
-        flash.executableURL = Bundle.main.bundleURL.appendingPathComponent("sentry")
+        flash.executableURL = URL(fileURLWithPath: SentryBinary.path)
         flash.arguments = ["flash", String(pty)]
         let flashOutput = Pipe()
         flash.standardOutput = flashOutput

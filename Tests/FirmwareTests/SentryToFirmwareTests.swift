@@ -1,5 +1,7 @@
 import Foundation
 import Scratch
+import SentryBinary
+import TestClips
 import Testing
 import Waiting
 
@@ -38,7 +40,7 @@ final class FirmwareOnPty {
     /// The real `sentry` on the firmware's pty, started.
     func startSentry(_ arguments: [String], output: Pipe? = nil) throws -> Process {
         let sentry = Process()
-        sentry.executableURL = Bundle.main.bundleURL.appendingPathComponent("sentry")
+        sentry.executableURL = URL(fileURLWithPath: SentryBinary.path)
         sentry.arguments = arguments + ["--serial", ptyPath]
         sentry.standardOutput = output ?? FileHandle.nullDevice
         sentry.standardError = FileHandle.nullDevice
@@ -95,14 +97,7 @@ struct SentryToFirmwareTests {
     @Test("the firmware's pan servo follows the demo face: every aim sentry sends arrives, in order; after the exit the turret stands still")
     func followsDemoFace() throws {
         let scratch = try ScratchDirectory("firmware")
-        let clip = scratch.file("demo.mkv").path
-        let maker = Process()
-        maker.executableURL = FirmwareSimulator.repository.appendingPathComponent("tools/make-demo-clip")
-        maker.arguments = [clip]
-        try maker.run()
-        maker.waitUntilExit()
-        try #require(maker.terminationStatus == 0)
-
+        let clip = DemoClip.path
         let firmware = try FirmwareOnPty(scratch: scratch)
         let (track, status) = try firmware.runSentry(["--camera", clip, "--track", "--quiet"])
         #expect(status == 0)
@@ -163,7 +158,7 @@ struct SentryToFirmwareTests {
         let firmware = try FirmwareOnPty()
         let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
         let sentry = Process()
-        sentry.executableURL = Bundle.main.bundleURL.appendingPathComponent("sentry")
+        sentry.executableURL = URL(fileURLWithPath: SentryBinary.path)
         sentry.arguments = ["--camera", photo, "--fire", "--serial", firmware.ptyPath]
         let errors = Pipe()
         sentry.standardError = errors

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
+import SentryBinary
 
 /// A finished run of the `sentry` binary (or another program): its status
 /// and what it printed. Both pipes are read at once, so a child that fills
 /// one (64 KiB of log on stderr) while the other is being read never blocks.
 struct SentryProcess {
-    static let executable = Bundle.main.bundleURL.appendingPathComponent("sentry").path
+    static let executable = SentryBinary.path
 
     var status: Int32
     var standardOutput: String { String(decoding: outputBytes, as: UTF8.self) }

@@ -1,27 +1,18 @@
 import Foundation
 
-/// Clips made once per test process with ffmpeg, beside the demo clip.
+/// Clips made by ffmpeg, once per checkout (`ClipCache`).
 public enum Clips {
-    /// `name` beside the demo clip, made by ffmpeg from `arguments` with
-    /// `codec` (lossless FFV1 unless a test wants a camera's compression).
+    /// The clip `name` made by ffmpeg from `arguments` with `codec` (lossless
+    /// FFV1 unless a test wants a camera's compression).
     public static func make(_ name: String, _ arguments: [String], codec: [String] = ["-c:v", "ffv1"]) -> String {
-        let path = (DemoClip.path as NSString).deletingLastPathComponent + "/" + name
-        if !FileManager.default.fileExists(atPath: path) { ffmpeg(arguments + codec, output: path) }
-        return path
-    }
-
-    /// Runs ffmpeg with `arguments` into `output`, written under another name
-    /// and renamed when whole: tests running in parallel that ask for the
-    /// same clip never read one still being written.
-    public static func ffmpeg(_ arguments: [String], output: String) {
-        let url = URL(fileURLWithPath: output)
-        let partial = url.deletingPathExtension().path + "-partial-\(UUID().uuidString)." + url.pathExtension
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + [partial]
-        try? process.run()
-        process.waitUntilExit()
-        rename(partial, output)
+        let command = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + codec
+        return ClipCache.clip(name, recipe: command) { output in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = command + [output]
+            try? process.run()
+            process.waitUntilExit()
+        }
     }
 
     /// The demo clip mirrored: the face leaves on the right.

@@ -1,5 +1,4 @@
 import Foundation
-import Scratch
 
 /// The demo clip made by `tools/make-demo-clip` and the face path it encodes.
 public enum DemoClip {
@@ -12,15 +11,17 @@ public enum DemoClip {
         return url
     }()
 
-    /// Makes the clip once per test process, in the process's shared scratch directory.
+    /// The clip, made once per checkout (`ClipCache`).
     public static let path: String = {
-        let clip = ScratchDirectory.shared.appendingPathComponent("demo.mkv").path
-        let process = Process()
-        process.executableURL = repository.appendingPathComponent("tools/make-demo-clip")
-        process.arguments = [clip]
-        try? process.run()
-        process.waitUntilExit()
-        return clip
+        let script = repository.appendingPathComponent("tools/make-demo-clip").path
+        let photo = repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
+        return ClipCache.clip("demo.mkv", recipe: [script, photo]) { output in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: script)
+            process.arguments = [output]
+            try? process.run()
+            process.waitUntilExit()
+        }
     }()
 
     public static let frameWidth = 640, frameHeight = 480

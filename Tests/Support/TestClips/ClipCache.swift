@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where the clips the tests play are kept: the checkout's `.cache/test-clips`, each
+/// named by a hash of its recipe (the command that makes it, the contents of the files
+/// it reads, ffmpeg's version). Some take seconds of CPU to make (a camera's grain under
+/// H.264), and made per test process they were a tenth of the suite's time; kept here,
+/// a run made again and test processes side by side make each clip once. A changed
+/// recipe is a new name; `make clean` empties the folder.
+enum ClipCache {
+    static let folder: URL = {
+        let url = DemoClip.repository.appendingPathComponent(".cache/test-clips")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// The clip `name` (`still-0.mp4`) that `recipe` makes, made now by `make` (given
+    /// the path to write) unless the cache holds it. `make` writes under another name,
+    /// renamed when whole: processes side by side never read a clip still being written.
+    static func clip(_ name: String, recipe: [String], make: (String) -> Void) -> String {
+        let url = URL(fileURLWithPath: name)
+        let stem = url.deletingPathExtension().lastPathComponent, suffix = url.pathExtension
+        let path = folder.appendingPathComponent("\(stem)-\(key(recipe)).\(suffix)").path
+        if !FileManager.default.fileExists(atPath: path) {
+            let partial = folder.appendingPathComponent("\(stem)-partial-\(UUID().uuidString).\(suffix)").path
+            make(partial)
+            rename(partial, path)
+        }
+        return path
+    }
+
+    /// FNV-1a over the recipe's words, the contents of each word that names a file,
+    /// and ffmpeg's version, as 16 hex digits.
+    private static func key(_ recipe: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            hash = (hash ^ 0xff) &* 0x0000_0100_0000_01b3
+        }
+        for word in recipe + [ffmpegVersion] {
+            mix(word.utf8)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: word, isDirectory: &isFolder), !isFolder.boolValue,
+                let contents = FileManager.default.contents(atPath: word)
+            {
+                mix(contents)
+            }
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// `ffmpeg -version`'s first line: another ffmpeg may encode another clip.
+    private static let ffmpegVersion: String = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-version"]
+        let output = Pipe()
+        process.standardOutput = output
+        try? process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix { $0 != "\n" })
+    }()
+}
