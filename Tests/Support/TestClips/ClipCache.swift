@@ -13,22 +13,27 @@ enum ClipCache {
         return url
     }()
 
-    /// The clip `name` (`still-0.mp4`) that `recipe` makes, made now by `make` (given
-    /// the path to write) unless the cache holds it. `make` writes under another name,
-    /// renamed when whole: processes side by side never read a clip still being written.
-    static func clip(_ name: String, recipe: [String], make: (String) -> Void) -> String {
+    /// The clip `name` (`still-0.mp4`) that `command` writes to the path put after
+    /// its arguments, made now unless the cache holds it; `reads` are the files it
+    /// reads that its arguments do not name. It writes under another name, renamed
+    /// when whole: processes side by side never read a clip still being written.
+    static func clip(_ name: String, command: [String], reads: [String] = []) -> String {
         let url = URL(fileURLWithPath: name)
         let stem = url.deletingPathExtension().lastPathComponent, suffix = url.pathExtension
-        let path = folder.appendingPathComponent("\(stem)-\(key(recipe)).\(suffix)").path
+        let path = folder.appendingPathComponent("\(stem)-\(key(command + reads)).\(suffix)").path
         if !FileManager.default.fileExists(atPath: path) {
             let partial = folder.appendingPathComponent("\(stem)-partial-\(UUID().uuidString).\(suffix)").path
-            make(partial)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst()) + [partial]
+            try? process.run()
+            process.waitUntilExit()
             rename(partial, path)
         }
         return path
     }
 
-    /// FNV-1a over the recipe's words, the contents of each word that names a file,
+    /// FNV-1a over the words, the contents of each word that names a file,
     /// and ffmpeg's version, as 16 hex digits.
     private static func key(_ recipe: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

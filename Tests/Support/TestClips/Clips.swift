@@ -5,14 +5,7 @@ public enum Clips {
     /// The clip `name` made by ffmpeg from `arguments` with `codec` (lossless
     /// FFV1 unless a test wants a camera's compression).
     public static func make(_ name: String, _ arguments: [String], codec: [String] = ["-c:v", "ffv1"]) -> String {
-        let command = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + codec
-        return ClipCache.clip(name, recipe: command) { output in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = command + [output]
-            try? process.run()
-            process.waitUntilExit()
-        }
+        ClipCache.clip(name, command: ["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + codec)
     }
 
     /// The demo clip mirrored: the face leaves on the right.

@@ -13,15 +13,9 @@ public enum DemoClip {
 
     /// The clip, made once per checkout (`ClipCache`).
     public static let path: String = {
-        let script = repository.appendingPathComponent("tools/make-demo-clip").path
-        let photo = repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
-        return ClipCache.clip("demo.mkv", recipe: [script, photo]) { output in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: script)
-            process.arguments = [output]
-            try? process.run()
-            process.waitUntilExit()
-        }
+        ClipCache.clip(
+            "demo.mkv", command: [repository.appendingPathComponent("tools/make-demo-clip").path],
+            reads: [repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path])
     }()
 
     public static let frameWidth = 640, frameHeight = 480
