@@ -159,7 +159,7 @@ struct ConsoleAPI: Sendable {
     func settings() -> HTTPResponse {
         struct Settings: Encodable {
             var fields: [SettingField]
-            var settings: [String: String]
+            var settings: [String: SettingValue]
         }
         return Self.json(.ok, Settings(fields: controller.fields, settings: controller.settings))
     }
@@ -182,8 +182,7 @@ struct ConsoleAPI: Sendable {
         }
         switch controller.change(changes) {
         case .success(let settings):
-            let said = changes.keys.sorted().map { "\($0) = \(settings[$0] ?? "")" }.joined(separator: ", ")
-            hub.log("settings", "changed: \(said)")
+            hub.log("settings", "changed: \(ControlRequests.describe(changes, after: settings))")
             return Self.json(.ok, ["settings": settings])
         case .failure(let refusal):
             return Self.json(.badRequest, ["error": refusal.description])

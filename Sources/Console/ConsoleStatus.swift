@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Geometry
+import RunControl
 
 /// A face as the console shows it: its box in frame pixels and, for
 /// BlazeFace, its score.
@@ -72,7 +73,7 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     /// The followed face read as points (`--expressions`); nil without them or without a face.
     public var face: FaceReadingStatus?
     /// `/api/status` only: the live settings and the stream's figures.
-    public var settings: [String: String]?
+    public var settings: [String: SettingValue]?
     public var stream: StreamFigures?
 
     public init(

@@ -20,15 +20,15 @@ public struct ControlRefusal: Error, Equatable, CustomStringConvertible {
 /// (`{"action": "point", "x": 320, "y": 240}`), checked before anything
 /// is handed to the run.
 public enum ControlRequests {
-    /// `{"KEY": VALUE, …}`: each value as it would be typed after the flag.
+    /// `{"KEY": VALUE, …}`: each value in JSON's own type (the run parses it as the flag would).
     /// `known`: the settings that may change (the run checks the values).
-    public static func settingChanges(fromJSON body: [UInt8], known: Set<String>) throws(ControlRefusal) -> [String: String] {
-        let changes = try decode([String: Scalar].self, from: body)
+    public static func settingChanges(fromJSON body: [UInt8], known: Set<String>) throws(ControlRefusal) -> [String: SettingValue] {
+        let changes = try decode([String: SettingValue].self, from: body)
         guard !changes.isEmpty else { throw ControlRefusal("no settings given; send e.g. {\"offset\": 30}") }
         if let unknown = changes.keys.sorted().first(where: { !known.contains($0) }) {
             throw ControlRefusal("'\(unknown)' cannot be changed while running; these can: \(known.sorted().joined(separator: ", "))")
         }
-        return changes.mapValues(\.argument)
+        return changes
     }
 
     /// `{"action": …}`: `point` (x, y inside the frame), `nudge` (pan, tilt in
@@ -65,37 +65,6 @@ public enum ControlRequests {
         var y: Double?
         var pan: Int?
         var tilt: Int?
-    }
-
-    /// A JSON value a setting may take.
-    enum Scalar: Decodable {
-        case bool(Bool)
-        case integer(Int)
-        case number(Double)
-        case text(String)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
-
-        /// As it would be typed after the flag.
-        var argument: String {
-            switch self {
-            case .bool(let value): String(value)
-            case .integer(let value): String(value)
-            case .number(let value): String(value)
-            case .text(let value): value
-            }
-        }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(ControlRefusal) -> T {

@@ -7,13 +7,13 @@ import Tracking
 /// `ControlRefusal`); the frame loop applies them before its next frame.
 public protocol ControlSession: Sendable {
     /// The settings that can change while running, by long flag name.
-    var settings: [String: String] { get }
+    var settings: [String: SettingValue] { get }
     /// How the page shows each of them, in its order.
     var fields: [SettingField] { get }
     /// Validates `changes` with the rest as they are, exactly as the flags
     /// are; on success they take effect from the next frame. Returns the
     /// settings after the change.
-    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal>
+    func change(_ changes: [String: SettingValue]) -> Result<[String: SettingValue], ControlRefusal>
     /// Writes the settings to the config file; says where (and what a flag overrides).
     func save() -> Result<String, ControlRefusal>
     /// Hands the turret to a person, or back to face tracking.

@@ -21,11 +21,11 @@ final class LiveControlSession: ControlSession {
         self.keysGivenAsFlags = keysGivenAsFlags
     }
 
-    var settings: [String: String] { settingsControl.editor.values }
+    var settings: [String: SettingValue] { settingsControl.editor.values }
 
     var fields: [SettingField] { settingsControl.editor.fields }
 
-    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> { settingsControl.change(changes) }
+    func change(_ changes: [String: SettingValue]) -> Result<[String: SettingValue], ControlRefusal> { settingsControl.change(changes) }
 
     func save() -> Result<String, ControlRefusal> {
         guard let configPath else { return .failure(ControlRefusal("this run has no settings file to save to; start it with --web")) }

@@ -23,26 +23,40 @@ public protocol LiveSettingsEditor: Sendable {
     /// What the page shows for each, in its order.
     var fields: [SettingField] { get }
     /// Each setting's value now, by long flag name.
-    var values: [String: String] { get }
+    var values: [String: SettingValue] { get }
     /// Checks `changes` with the rest as they are; when they pass, hands the
     /// resulting settings to `applying`, and keeps them only if that succeeds.
     /// Returns the values after the change. `applying` may build a detector
     /// for a second: `values` must not wait for it (the frame loop reads them).
-    func change(_ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>) -> Result<[String: String], ControlRefusal>
-    /// The values as the settings file holds them (typed, in the page's order).
-    var fileValues: [(key: String, value: ConfigValue)] { get }
+    func change(_ changes: [String: SettingValue], applying: (LiveSettings) -> Result<Void, ControlRefusal>) -> Result<[String: SettingValue], ControlRefusal>
+}
+
+extension LiveSettingsEditor {
+    /// The values as the settings file holds them, in the page's order; an
+    /// automatic choice ("") is left out, as its flag would be.
+    public var fileValues: [(key: String, value: ConfigValue)] {
+        let values = self.values
+        return fields.compactMap { field in
+            switch values[field.key] {
+            case .bool(let value): (field.key, .bool(value))
+            case .integer(let value): (field.key, .integer(value))
+            case .number(let value): (field.key, .number(value))
+            case .word(let word) where !word.isEmpty: (field.key, .string(word))
+            case .word, nil: nil
+            }
+        }
+    }
 }
 
 /// A run whose settings nothing may change (no control source asked for them).
 public struct NoLiveSettings: LiveSettingsEditor {
     public init() {}
     public var fields: [SettingField] { [] }
-    public var values: [String: String] { [:] }
-    public var fileValues: [(key: String, value: ConfigValue)] { [] }
+    public var values: [String: SettingValue] { [:] }
 
     public func change(
-        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>
-    ) -> Result<[String: String], ControlRefusal> {
+        _ changes: [String: SettingValue], applying: (LiveSettings) -> Result<Void, ControlRefusal>
+    ) -> Result<[String: SettingValue], ControlRefusal> {
         .failure(ControlRefusal("no setting can be changed while this run goes on"))
     }
 }
@@ -67,7 +81,7 @@ public final class LiveSettingsControl: Sendable {
     }
 
     /// Applies `changes` (by long flag name) from the next frame, all or none: the values after, or why not.
-    public func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> {
+    public func change(_ changes: [String: SettingValue]) -> Result<[String: SettingValue], ControlRefusal> {
         detector.withLock { current in
             editor.change(changes) { live in
                 var handOff: DetectorHandOff?

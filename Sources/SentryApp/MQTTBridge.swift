@@ -90,7 +90,7 @@ final class MQTTBridge: FrameObserver {
         requests.frameSize.withLock { $0 = size }
         let now = monotonicSeconds()
         let fps = rate.tick(at: now)
-        if now - expressions.at >= 1 { expressions = (session.settings["expressions"] == "true", now) }
+        if now - expressions.at >= 1 { expressions = (session.settings["expressions"] == .bool(true), now) }
         let state = PublishedState(
             faces: result.detections.count, target: result.target.map { [$0.x, $0.y, $0.width, $0.height] }, pan: result.commanded.pan,
             tilt: result.commanded.tilt,
@@ -161,7 +161,7 @@ final class MQTTBridge: FrameObserver {
                 case .settings(let body):
                     let wanted = try ControlRequests.settingChanges(fromJSON: body, known: Set(session.settings.keys))
                     let after = try session.change(wanted).get()
-                    logger.notice("mqtt: settings changed on \(message.topic): \(wanted.keys.sorted().map { "\($0) = \(after[$0] ?? "")" }.joined(separator: ", "))")
+                    logger.notice("mqtt: settings changed on \(message.topic): \(ControlRequests.describe(wanted, after: after))")
                 case .command(let body):
                     let steering = try ControlRequests.steering(fromJSON: body, frame: frame)
                     session.steer(steering)

@@ -15,8 +15,8 @@ import WebServing
 /// Stands in for the running sentry: records what the console asked for.
 final class RecordingController: ControlSession {
     let requests = Mutex<[SteeringRequest]>([])
-    let changes = Mutex<[[String: String]]>([])
-    var settings: [String: String] { ["offset": "40", "tilt": "false"] }
+    let changes = Mutex<[[String: SettingValue]]>([])
+    var settings: [String: SettingValue] { ["offset": .integer(40), "tilt": .bool(false)] }
     var fields: [SettingField] {
         var offset = SettingField(key: "offset", group: "Aim", label: "Clear of each end", unit: "°", help: "Degrees kept clear.")
         (offset.kind, offset.minimum, offset.maximum) = ("integer", 0, 89)
@@ -25,8 +25,8 @@ final class RecordingController: ControlSession {
         return [offset, tilt]
     }
 
-    func change(_ changes: [String: String]) -> Result<[String: String], ControlRefusal> {
-        if changes["offset"] == "99" { return .failure(ControlRefusal("--offset 99 must be between 0 and 89")) }
+    func change(_ changes: [String: SettingValue]) -> Result<[String: SettingValue], ControlRefusal> {
+        if changes["offset"] == .integer(99) { return .failure(ControlRefusal("--offset 99 must be between 0 and 89")) }
         self.changes.withLock { $0.append(changes) }
         return .success(settings.merging(changes) { $1 })
     }
@@ -113,7 +113,8 @@ struct ConsoleRoutesTests {
         for key in ["mode", "fps", "detectMs", "serial", "detector", "steering", "commanded", "settings", "stream"] {
             #expect(json[key] != nil, "missing \(key)")
         }
-        #expect((json["settings"] as? [String: String])?["offset"] == "40")
+        #expect((json["settings"] as? [String: Any])?["offset"] as? Int == 40)
+        #expect((json["settings"] as? [String: Any])?["tilt"] as? Bool == false)
         hub.close()
     }
 
@@ -158,7 +159,7 @@ struct ConsoleRoutesTests {
     func settings() async throws {
         let ok = routes().respond(to: request("POST", "/api/settings", body: #"{"offset": 30, "tilt": true}"#))
         #expect(ok.status == .ok)
-        #expect(controller.changes.withLock { $0 } == [["offset": "30", "tilt": "true"]])
+        #expect(controller.changes.withLock { $0 } == [["offset": .integer(30), "tilt": .bool(true)]])
         let cases: [(String, String)] = [
             (#"{"offset": 99}"#, "--offset 99 must be between 0 and 89"),
             (#"{"serial": "/dev/ttyS0"}"#, "'serial' cannot be changed while running"),
@@ -184,7 +185,7 @@ struct ConsoleRoutesTests {
         #expect(response.status == .ok)
         struct Reply: Decodable {
             var fields: [SettingField]
-            var settings: [String: String]
+            var settings: [String: SettingValue]
         }
         let reply = try JSONDecoder().decode(Reply.self, from: Data(bodyText(response).utf8))
         #expect(reply.fields == controller.fields)

@@ -59,16 +59,16 @@ struct HostileWebTests {
             client.send(request)
             return String(decoding: client.readAll(), as: UTF8.self)
         }
-        func deadband() throws -> String? {
+        func deadband() throws -> Double? {
             let reply = try HTTP.request(port: console.port, "GET", "/api/status", headers: ["Authorization: Bearer s3cret"])
             let json = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
-            return (json?["settings"] as? [String: Any])?["deadband"] as? String
+            return (json?["settings"] as? [String: Any])?["deadband"] as? Double
         }
         let before = try deadband()
         let smuggled = try send(
             "POST /api/settings HTTP/1.1\r\nHost: 127.0.0.1\r\n\(auth)Content-Type: text/plain\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n{\"deadband\": 5}")
         #expect(!smuggled.hasPrefix("HTTP/1.1 200"), "\(smuggled)")
-        #expect(try deadband() == before && before != "5")
+        #expect(try deadband() == before && before != 5)
 
         let forged = [
             "GET /x%0AINJECTED%20line HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET /x%E2%80%A8INJECTED HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",

@@ -140,7 +140,7 @@ struct WebConsoleProcessTests {
     @Test("every bad setting is refused with the flag's own message (or, for what is no value of its type, what it takes) and changes nothing")
     func settingsTable() throws {
         let console = try RunningConsole()
-        let before = try #require(try console.status()["settings"] as? [String: String])
+        let before = try #require(try console.status()["settings"] as? NSDictionary)
         let table: [(String, String)] = [
             ("offset", "99"), ("offset", "-1"), ("offset", "\"abc\""), ("deadband", "181"), ("lost-after", "-1"), ("lost-after", "\"nan\""),
             ("min-score", "2"), ("detector", "\"nope\""), ("switch-frames", "0"), ("switch-margin", "-1"), ("search", "\"nowhere\""),
@@ -167,7 +167,7 @@ struct WebConsoleProcessTests {
             #expect(try console.post("/api/settings", "{\"\(switchKey)\": \"maybe\"}").status == 400)
         }
         #expect(try console.post("/api/settings", "{\"serial\": \"/dev/ttyS0\"}").status == 400)
-        #expect(try console.status()["settings"] as? [String: String] == before)
+        #expect(try console.status()["settings"] as? NSDictionary == before)
         #expect(console.process.isRunning)
     }
 
@@ -456,7 +456,7 @@ struct WebConsoleBrowserTests {
         _ = try browser.eval("document.getElementById('settings').scrollIntoView()")
         _ = try Self.screenshot(browser, of: console, keptAs: "console-phone.png")
         _ = try browser.eval("(s => { s.value = 'hold'; s.dispatchEvent(new Event('change')); })(document.getElementById('setting-search'))")
-        #expect(eventually(within: 10) { (try? console.status()["settings"] as? [String: String])?["search"] == "hold" })
+        #expect(eventually(within: 10) { (try? console.status()["settings"] as? [String: Any])?["search"] as? String == "hold" })
         #expect(console.stop() == 0)
     }
 
@@ -476,14 +476,14 @@ struct WebConsoleBrowserTests {
         #expect(
             folded == ["hysteresis", "kd", "ki", "kp", "smooth-beta", "smooth-cutoff", "switch-frames", "switch-margin", "trim-x", "trim-y"], "\(folded ?? [])")
         #expect(try browser.eval("document.getElementById('setting-offset').closest('details') === null") as? Bool == true)
-        let before = try console.status()["settings"] as? [String: String]
+        let before = try console.status()["settings"] as? [String: Any]
         _ = try browser.eval("(i => { i.value = '95'; i.dispatchEvent(new Event('change')); })(document.getElementById('setting-offset'))")
         try browser.run(["wait": "document.getElementById('refusal-offset') !== null", "timeout": 10])
         let refusal = try browser.eval(
             "(r => [r.textContent, r.previousElementSibling.previousElementSibling.id, document.getElementById('setting-offset').value])(document.getElementById('refusal-offset'))"
         ) as? [String]
         #expect(refusal?.first?.contains("--offset 95 must be between") == true && refusal?.dropFirst().first == "setting-offset" && refusal?.last == "95", "\(refusal ?? [])")
-        #expect((try console.status()["settings"] as? [String: String])?["offset"] == before?["offset"])
+        #expect((try console.status()["settings"] as? [String: Any])?["offset"] as? Double == before?["offset"] as? Double)
         // A refused tuning knob opens its fold to show why.
         _ = try browser.eval("(i => { i.value = '7'; i.dispatchEvent(new Event('change')); })(document.getElementById('setting-kp'))")
         try browser.run(["wait": "document.getElementById('refusal-kp') !== null", "timeout": 10])
@@ -581,7 +581,7 @@ struct WebConsoleBrowserTests {
         try Self.type("4", intoSetting: "trim-x", in: browser)
         #expect(Self.waitFor(servo, pan: 94), "servo at \(servo.current.pan); got \(String(decoding: servo.receivedBytes, as: UTF8.self).suffix(40))")
         let status = try console.status()
-        #expect((status["settings"] as? [String: String])?["trim-x"] == "4")
+        #expect((status["settings"] as? [String: Any])?["trim-x"] as? Double == 4)
         #expect((status["commanded"] as? [String: Any])?["pan"] as? Int == 90, "\(status["commanded"] ?? "none")")
     }
 
@@ -621,7 +621,7 @@ struct WebConsoleBrowserTests {
         _ = eventually(within: 10) {
             guard let status = try? console.status() else { return false }
             let frame = status["frame"] as? Int ?? 0
-            if changedAt == nil, (status["settings"] as? [String: String])?["offset"] == "20" { changedAt = frame }
+            if changedAt == nil, (status["settings"] as? [String: Any])?["offset"] as? Double == 20 { changedAt = frame }
             if let changedAt, frame > changedAt + 1, let target = status["target"] as? Int,
                 let faces = status["faces"] as? [[String: Any]], let sent = (status["commands"] as? [String])?.first(where: { $0.hasPrefix("X") })
             {
@@ -651,12 +651,12 @@ struct CrossSiteTests {
             let reply = try HTTP.request(port: console.port, "GET", path, headers: ["Host: evil.example:\(console.port)"])
             #expect(reply.status == 403, "\(path)")
         }
-        let offset = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
+        let offset = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? Double }
         let refused = try HTTP.request(
             port: console.port, "POST", "/api/settings", body: #"{"offset": 33}"#,
             headers: ["Origin: http://evil.example", "Content-Type: text/plain"])
         #expect(refused.status == 403)
-        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String } == offset)
+        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? Double } == offset)
         #expect(console.stop() == 0)
         let refusals = console.log.split(separator: "\n").filter { $0.contains("refused 127.0.0.1:") }
         #expect(refusals.count == 2, "one line per kind (a foreign host, a foreign origin) within 10 s: \(refusals)")
@@ -680,7 +680,7 @@ struct CrossSiteTests {
     func hostilePage() throws {
         let relay = try RunningRelay()
         let console = try RunningConsole()
-        let before = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String }
+        let before = try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? Double }
         let page = """
             <!doctype html><title>evil</title><script>
             window.done = 0; window.results = [];
@@ -702,7 +702,7 @@ struct CrossSiteTests {
         let results = try browser.eval("window.results") as? [String] ?? []
         #expect(!results.contains("ws open"), "\(results)")
         #expect(relay.received(within: 0.3).isEmpty)
-        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? String } == before)
+        #expect(try console.status()["settings"].flatMap { ($0 as? [String: Any])?["offset"] as? Double } == before)
         #expect(try console.status()["steering"] as? String == "auto")
         #expect(console.stop() == 0)
         #expect(relay.stop() == 0)

@@ -76,7 +76,7 @@ struct OptionGroupTests {
     }
 
     /// `changes` applied to a run parsed from `base`: the settings handed on, or the refusal.
-    static func live(_ changes: [String: String], on editor: LiveRunSettings) -> Result<LiveSettings, ControlRefusal> {
+    static func live(_ changes: [String: SettingValue], on editor: LiveRunSettings) -> Result<LiveSettings, ControlRefusal> {
         var handed: LiveSettings?
         return editor.change(changes) { live in
             handed = live
@@ -88,22 +88,24 @@ struct OptionGroupTests {
     func liveSettings() throws {
         let editor = LiveRunSettings(try Run.parse(Self.base + ["--deadband", "2"]))
         let before = editor.values
-        #expect(before["deadband"] == "2" && before["offset"] == "40" && before["detector"] == "" && before["spare"] == "none")
-        let accepted = try Self.live(["hysteresis": "0", "offset": "30", "tilt": "true"], on: editor).get()
+        #expect(before["deadband"] == .integer(2) && before["offset"] == .integer(40) && before["detector"] == .word("") && before["spare"] == .word("none"))
+        let accepted = try Self.live(["hysteresis": .integer(0), "offset": .integer(30), "tilt": .bool(true)], on: editor).get()
         #expect(accepted.pipeline.tracking.hysteresis == 0)
         #expect(accepted.pipeline.tracking.mapper.offset == 30)
         #expect(accepted.pipeline.tiltEnabled)
         #expect(accepted.pipeline.deadband == 2)
-        #expect(editor.values["offset"] == "30" && editor.values["tilt"] == "true")
-        let refusals: [([String: String], String)] = [
-            (["hysteresis": "-1"], "--hysteresis -1 must be between 0 and 5 degrees"),
-            (["tilt": "maybe"], "--tilt is on or off"),
-            (["offset": "abc"], "--offset takes a whole number from 0 to 89, not 'abc'"),
-            (["search": "nowhere"], "--search takes one of scan, hold, last-seen, not 'nowhere'"),
-            (["detect-fps": "often"], "--detect-fps takes a number from 0.5 to 240 or 'every'"),
+        #expect(editor.values["offset"] == .integer(30) && editor.values["tilt"] == .bool(true))
+        let refusals: [([String: SettingValue], String)] = [
+            (["hysteresis": .integer(-1)], "--hysteresis -1 must be between 0 and 5 degrees"),
+            (["tilt": .word("maybe")], "--tilt is on or off"),
+            (["tilt": .integer(1)], "--tilt is on or off"),
+            (["offset": .word("abc")], "--offset takes a whole number from 0 to 89, not 'abc'"),
+            (["offset": .number(30.5)], "--offset takes a whole number from 0 to 89, not '30.5'"),
+            (["search": .word("nowhere")], "--search takes one of scan, hold, last-seen, not 'nowhere'"),
+            (["detect-fps": .word("often")], "--detect-fps takes a number from 0.5 to 240 or 'every'"),
             // All or nothing: a good value beside a bad one is not kept either.
-            (["offset": "20", "search": "last-seen"], "--search last-seen needs --lost-after above 0"),
-            (["serial": "/dev/ttyS0"], "'serial' cannot be changed while running"),
+            (["offset": .integer(20), "search": .word("last-seen")], "--search last-seen needs --lost-after above 0"),
+            (["serial": .word("/dev/ttyS0")], "'serial' cannot be changed while running"),
         ]
         let kept = editor.values
         for (changes, message) in refusals {
@@ -115,7 +117,7 @@ struct OptionGroupTests {
         }
         #expect(editor.values == kept)
         // A refusal from the one applying them (a detector that cannot be built) keeps nothing either.
-        let vetoed = editor.change(["offset": "10"]) { _ in .failure(ControlRefusal("no model")) }
+        let vetoed = editor.change(["offset": .integer(10)]) { _ in .failure(ControlRefusal("no model")) }
         #expect((try? vetoed.get()) == nil && editor.values == kept)
     }
 
@@ -125,7 +127,7 @@ struct OptionGroupTests {
         let building = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let changed = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            _ = editor.change(["min-score": "0.4"]) { _ in
+            _ = editor.change(["min-score": .number(0.4)]) { _ in
                 building.signal()
                 release.wait()
                 return .success(())
@@ -134,21 +136,22 @@ struct OptionGroupTests {
         }
         building.wait()
         // Read from another thread: were the read to wait for the build, the test would see it, not hang.
-        let read = Mutex<[String: String]?>(nil)
+        let read = Mutex<[String: SettingValue]?>(nil)
         Thread.detachNewThread {
             let values = editor.values
             read.withLock { $0 = values }
         }
         #expect(eventually(within: 5) { read.withLock { $0 != nil } }, "values waited for the detector's build")
-        #expect(read.withLock { $0?["min-score"] } == "0.5", "a change in progress is not seen before it is kept")
+        #expect(read.withLock { $0?["min-score"] } == .number(0.5), "a change in progress is not seen before it is kept")
         release.signal()
         changed.wait()
-        #expect(editor.values["min-score"] == "0.4")
+        #expect(editor.values["min-score"] == .number(0.4))
     }
 
-    @Test("Save writes each live setting with its type, automatic choices left out")
+    @Test("each live setting is read with its type (a number, a switch, a word), and Save writes it so, automatic choices left out")
     func fileValues() throws {
-        let editor = LiveRunSettings(try Run.parse(Self.base + ["--detect-fps", "every", "--tilt"]))
+        let editor = LiveRunSettings(try Run.parse(Self.base + ["--detect-fps", "every", "--tilt", "--min-score", "0.3"]))
+        #expect(editor.values["min-score"] == .number(0.3) && editor.values["detect-fps"] == .word("every") && editor.values["tilt"] == .bool(true))
         let values = Dictionary(uniqueKeysWithValues: editor.fileValues.map { ($0.key, $0.value) })
         #expect(values["offset"] == .integer(40) && values["tilt"] == .bool(true) && values["kp"] == .number(TurretLoop.Gains.standard.proportional))
         #expect(values["detect-fps"] == .string("every") && values["expressions-fps"] == .number(15) && values["search"] == .string("scan"))

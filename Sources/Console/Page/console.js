@@ -75,7 +75,7 @@ function fieldElements(field) {
   } else if (field.kind === "switch") {
     input = document.createElement("input");
     input.type = "checkbox";
-    input.checked = value === "true";
+    input.checked = value === true;
   } else {
     input = document.createElement("input");
     input.type = "text";
@@ -223,7 +223,7 @@ function showStatus(s) {
   $("mode").textContent = s.mode;
   $("armedBanner").hidden = !s.armed;
   $("heldFire").textContent = s.heldFire ? "Holding fire: " + s.heldFire + "." : "";
-  $("angles").textContent = s.commanded.pan + "° / " + (settings.tilt === "true" ? s.commanded.tilt + "°" : "–") + (s.commands.length ? "  (sent " + s.commands.join(" ") + ")" : "");
+  $("angles").textContent = s.commanded.pan + "° / " + (settings.tilt === true ? s.commanded.tilt + "°" : "–") + (s.commands.length ? "  (sent " + s.commands.join(" ") + ")" : "");
   $("steering").textContent = s.steering;
   $("faces").textContent = s.faces.length + (s.target !== undefined && s.target !== null ? ", target #" + s.target : "");
   $("fps").textContent = s.fps.toFixed(1);
@@ -465,7 +465,7 @@ function drawChart() {
     for (const p of history) if (p[key] !== null) g.fillRect(X(p.t) - 1.5, Y(p[key]) - 1.5, 3, 3);
   };
   line("pan", "#4da3ff", 180);
-  if (settings.tilt === "true") line("tilt", "#ffb347", 180);
+  if (settings.tilt === true) line("tilt", "#ffb347", 180);
   dots("fx", "#49d17d");
   dots("fy", "#c58cff");
   requestAnimationFrame(drawChart);

@@ -10,43 +10,74 @@ import Tracking
 import WebServing
 
 /// A live setting tied to the field of `run` that holds it: read as the
-/// console shows it, and set from one value parsed as its flag parses it.
+/// typed value control sources see, and set from a value parsed as its flag
+/// parses it (so a change is refused exactly as the flag would be).
 struct LiveBinding: Sendable {
     let setting: LiveSetting
-    let read: @Sendable (Run) -> String
-    /// Sets the field from `text`; false when `text` is no value of its type.
-    let assign: @Sendable (inout Run, String) -> Bool
+    let read: @Sendable (Run) -> SettingValue
+    /// Sets the field from `value`; false when `value` is no value of its type.
+    let assign: @Sendable (inout Run, SettingValue) -> Bool
 
-    /// `shown`: the value as the console shows it and the flag takes it.
+    /// `shown`: the value as control sources see it.
     init<Value: ExpressibleByArgument & Sendable>(
-        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value> & Sendable, shown: @escaping @Sendable (Value) -> String = { "\($0)" }
+        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value> & Sendable, shown: @escaping @Sendable (Value) -> SettingValue
     ) {
         self.setting = setting
         read = { run in shown(run[keyPath: field]) }
-        assign = { run, text in
-            guard let value = Value(argument: text) else { return false }
-            run[keyPath: field] = value
+        assign = { run, value in
+            guard let parsed = Value(argument: value.argument) else { return false }
+            run[keyPath: field] = parsed
             return true
         }
+    }
+
+    init<Value: ExpressibleByArgument & LiveValue & Sendable>(_ setting: LiveSetting, _ field: WritableKeyPath<Run, Value> & Sendable) {
+        self.init(setting, field, shown: \.settingValue)
     }
 
     /// A flag that may be left out: `absent` ("" or a word the choices give, such as `none`) leaves it out.
     init<Value: ExpressibleByArgument & Sendable>(
-        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value?> & Sendable, absent: String,
-        shown: @escaping @Sendable (Value) -> String = { "\($0)" }
+        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value?> & Sendable, absent: String, shown: @escaping @Sendable (Value) -> String
     ) {
         self.setting = setting
-        read = { run in run[keyPath: field].map(shown) ?? absent }
-        assign = { run, text in
+        read = { run in .word(run[keyPath: field].map(shown) ?? absent) }
+        assign = { run, value in
+            let text = value.argument
             if text.isEmpty || text == absent {
                 run[keyPath: field] = nil
                 return true
             }
-            guard let value = Value(argument: text) else { return false }
-            run[keyPath: field] = value
+            guard let parsed = Value(argument: text) else { return false }
+            run[keyPath: field] = parsed
             return true
         }
     }
+}
+
+/// A flag's value type as control sources see it.
+protocol LiveValue {
+    var settingValue: SettingValue { get }
+}
+
+extension Bool: LiveValue {
+    var settingValue: SettingValue { .bool(self) }
+}
+
+extension Int: LiveValue {
+    var settingValue: SettingValue { .integer(self) }
+}
+
+extension Double: LiveValue {
+    var settingValue: SettingValue { .number(self) }
+}
+
+extension Float: LiveValue {
+    /// The number as written (0.3, not 0.30000001192…), as the flag took it.
+    var settingValue: SettingValue { .number(Double("\(self)") ?? Double(self)) }
+}
+
+extension DetectRate: LiveValue {
+    var settingValue: SettingValue { perSecond.map(SettingValue.number) ?? .word("every") }
 }
 
 extension Run {
@@ -61,7 +92,7 @@ extension Run {
         LiveBinding(.deadband, \.trackingOptions.deadband),
         LiveBinding(.hysteresis, \.trackingOptions.hysteresis),
         LiveBinding(.lostAfter, \.trackingOptions.lostAfter),
-        LiveBinding(.search, \.trackingOptions.search) { $0.rawValue },
+        LiveBinding(.search, \.trackingOptions.search) { .word($0.rawValue) },
         LiveBinding(.switchMargin, \.trackingOptions.switchMargin),
         LiveBinding(.switchFrames, \.trackingOptions.switchFrames),
         LiveBinding(.smooth, \.trackingOptions.smooth),
@@ -75,8 +106,8 @@ extension Run {
         LiveBinding(.detectFps, \.detection.detectFps),
         LiveBinding(.expressions, \.faces.expressions),
         LiveBinding(.expressionsFps, \.faces.expressionsFps),
-        LiveBinding(.spare, \.faces.spare, absent: "none"),
-        LiveBinding(.mount, \.trackingOptions.mount) { $0.rawValue },
+        LiveBinding(.spare, \.faces.spare, absent: "none") { $0 },
+        LiveBinding(.mount, \.trackingOptions.mount) { .word($0.rawValue) },
         LiveBinding(.fov, \.trackingOptions.fov),
         LiveBinding(.kp, \.trackingOptions.kp),
         LiveBinding(.ki, \.trackingOptions.ki),
@@ -122,24 +153,24 @@ final class LiveRunSettings: LiveSettingsEditor {
 
     var fields: [SettingField] { Run.live.map(\.setting.field) }
 
-    var values: [String: String] { Self.values(of: run.withLock { $0 }) }
+    var values: [String: SettingValue] { Self.values(of: run.withLock { $0 }) }
 
     /// Each live setting's value in `run`, by key.
-    private static func values(of run: Run) -> [String: String] {
+    private static func values(of run: Run) -> [String: SettingValue] {
         Dictionary(uniqueKeysWithValues: Run.live.map { ($0.setting.key, $0.read(run)) })
     }
 
     func change(
-        _ changes: [String: String], applying: (LiveSettings) -> Result<Void, ControlRefusal>
-    ) -> Result<[String: String], ControlRefusal> {
+        _ changes: [String: SettingValue], applying: (LiveSettings) -> Result<Void, ControlRefusal>
+    ) -> Result<[String: SettingValue], ControlRefusal> {
         changing.withLock { _ in
             // Only changes write `run`, and they take turns: the copy stays current until kept.
             var changed = run.withLock { $0 }
-            for (key, text) in changes.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
                 guard let binding = Run.live.first(where: { $0.setting.key == key }) else {
                     return .failure(ControlRefusal("'\(key)' cannot be changed while running"))
                 }
-                guard binding.assign(&changed, text) else { return .failure(ControlRefusal(binding.setting.notAValue(text))) }
+                guard binding.assign(&changed, value) else { return .failure(ControlRefusal(binding.setting.notAValue(value.argument))) }
             }
             do {
                 try changed.validateLive()
@@ -151,20 +182,6 @@ final class LiveRunSettings: LiveSettingsEditor {
             }
             run.withLock { $0 = changed }
             return .success(Self.values(of: changed))
-        }
-    }
-
-    var fileValues: [(key: String, value: ConfigValue)] {
-        let values = self.values
-        return Run.live.compactMap { binding in
-            let (setting, text) = (binding.setting, values[binding.setting.key] ?? "")
-            switch setting.kind {
-            case .onOff: return (setting.key, .bool(text == "true"))
-            case .number(_, whole: true): return Int(text).map { (setting.key, .integer($0)) }
-            case .number: return Double(text).map { (setting.key, .number($0)) }
-            case .rate: return (setting.key, Double(text).map(ConfigValue.number) ?? .string(text))
-            case .choice: return text.isEmpty ? nil : (setting.key, .string(text))
-            }
         }
     }
 }
