@@ -150,9 +150,11 @@ let package = Package(
             swiftSettings: onlyImportedMembers),
         // sentry's topics on a broker: state, events, Home Assistant discovery, the requests it obeys.
         .target(name: "MQTTTopics", dependencies: ["MQTT", "Events", "Tracking"], swiftSettings: onlyImportedMembers),
+        // An event's pictures as JPEG (the frame, the face with a margin), and MQTT's newest face encoded off the frame loop.
+        .target(name: "EventPictures", dependencies: ["Geometry", "Imaging", "JPEG", "Threading"], swiftSettings: onlyImportedMembers),
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
-            name: "Events", dependencies: ["Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
+            name: "Events", dependencies: ["EventPictures", "Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
             swiftSettings: onlyImportedMembers),
         // The detector the options choose (`DetectorOptions`), built from its model or cascade file, read here at the edge.
         .target(
@@ -161,7 +163,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "Detectors", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
+                "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
                 "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -221,7 +223,7 @@ let package = Package(
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTopics", "Events", "Geometry", "Mosquitto", "LogRecording", "Waiting"]),
-        .testTarget(name: "EventsTests", dependencies: ["Events", "Geometry"]),
+        .testTarget(name: "EventsTests", dependencies: ["EventPictures", "Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),

@@ -96,20 +96,6 @@ struct CivilTime {
     }
 }
 
-/// The part of the frame a face picture shows: the box with a margin of half
-/// its size on every side, at least `minimumSide` pixels on its long side
-/// where the frame is that large, inside the frame, on even pixels (so that
-/// 4:2:0 colour crops cleanly).
-public func faceCrop(around box: Box, frameWidth: Int, frameHeight: Int, minimumSide: Int = 128) -> Box {
-    let centreX = box.x + box.width / 2, centreY = box.y + box.height / 2
-    var width = max(2 * box.width, minimumSide), height = max(2 * box.height, minimumSide)
-    width = min(width, frameWidth) & ~1
-    height = min(height, frameHeight) & ~1
-    let x = min(max(0, centreX - width / 2), frameWidth - width) & ~1
-    let y = min(max(0, centreY - height / 2), frameHeight - height) & ~1
-    return Box(x: x, y: y, width: width, height: height)
-}
-
 /// Which recorded events to delete, oldest first, so that at most `keep`
 /// remain and they take at most `maximumBytes` together. `events`: each
 /// event's id and the bytes of its files, in any order.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import EventPictures
 import Geometry
 import Glibc
 import Imaging
@@ -89,9 +90,9 @@ public final class EventWriter: Sendable {
                 continue
             }
             do {
-                let whole = try Self.encode(frame, crop: nil, with: encoder)
-                let face = try Self.encode(
-                    frame, crop: faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height), with: encoder)
+                let whole = try EventPicture.jpeg(of: frame, crop: nil, with: encoder)
+                let crop = faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height)
+                let face = try EventPicture.jpeg(of: frame, crop: crop, with: encoder)
                 try store.save(record, frame: whole, face: face)
                 waiting.withLock { $0.counts.written += 1 }
                 saved(record, face)
@@ -108,30 +109,6 @@ public final class EventWriter: Sendable {
             }
         }
     }
-
-    /// The frame, or the part of it `crop` names, as JPEG bytes.
-    static func encode(_ frame: Frame, crop: Box?, with encoder: JPEGEncoder) throws -> [UInt8] {
-        let area = crop ?? Box(x: 0, y: 0, width: frame.image.width, height: frame.image.height)
-        let chroma = YUVPicture.chroma(of: frame.chroma?.layout)
-        var picture = YUVPicture(width: area.width, height: area.height, chroma: chroma)
-        let width = frame.image.width
-        for row in 0..<area.height {
-            let from = (area.y + row) * width + area.x
-            picture.y.replaceSubrange(row * area.width..<(row + 1) * area.width, with: frame.image.pixels[from..<from + area.width])
-        }
-        if let planes = frame.chroma {
-            let (shiftX, shiftY) = planes.layout.shifts
-            let planeWidth = (width + (1 << shiftX) - 1) >> shiftX
-            let size = YUVPicture.chromaSize(width: area.width, height: area.height, chroma)
-            for row in 0..<size.height {
-                let from = ((area.y >> shiftY) + row) * planeWidth + (area.x >> shiftX)
-                let to = row * size.width
-                picture.u.replaceSubrange(to..<to + size.width, with: planes.u[from..<from + size.width])
-                picture.v.replaceSubrange(to..<to + size.width, with: planes.v[from..<from + size.width])
-            }
-        }
-        return try encoder.encode(picture) { Array($0) }
-    }
 }
 
 /// An event's two pictures for a hook (`SENTRY_SNAPSHOT`, `SENTRY_FACE`):
@@ -147,10 +124,10 @@ public enum HookPictures {
         let directory = String(cString: made)
         let (snapshot, face) = (directory + "/frame.jpg", directory + "/face.jpg")
         let crop = faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height)
-        if let whole = try? EventWriter.encode(frame, crop: nil, with: encoder), (try? EventStore.write(whole, to: snapshot)) != nil {
+        if let whole = try? EventPicture.jpeg(of: frame, crop: nil, with: encoder), (try? EventStore.write(whole, to: snapshot)) != nil {
             environment["SENTRY_SNAPSHOT"] = snapshot
         }
-        if let part = try? EventWriter.encode(frame, crop: crop, with: encoder), (try? EventStore.write(part, to: face)) != nil {
+        if let part = try? EventPicture.jpeg(of: frame, crop: crop, with: encoder), (try? EventStore.write(part, to: face)) != nil {
             environment["SENTRY_FACE"] = face
         }
         return (environment, {
@@ -158,54 +135,5 @@ public enum HookPictures {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] { unlink(directory + "/" + name) }
             rmdir(directory)
         })
-    }
-}
-
-/// The face of the newest event, encoded on a thread of its own: what MQTT's
-/// picture shows when no `--events` folder encodes it already. Newest wins:
-/// a face still waiting is replaced, nothing queues, the frame loop never waits.
-public final class FacePictures: Sendable {
-    private struct Slot {
-        var waiting: (record: EventRecord, frame: Frame)?
-        var stopped = false
-    }
-
-    private let slot = Mutex(Slot())
-    private let condition = Condition()
-
-    /// `encoded`: each face's JPEG, on the encoder's thread.
-    public init(encoded: @escaping @Sendable ([UInt8]) -> Void) {
-        startThread(named: "sentry-faces") { [self] in
-            guard let encoder = try? JPEGEncoder(quality: 85) else { return }
-            while let (record, frame) = next() {
-                let crop = faceCrop(around: record.box, frameWidth: frame.image.width, frameHeight: frame.image.height)
-                if let jpeg = try? EventWriter.encode(frame, crop: crop, with: encoder) { encoded(jpeg) }
-            }
-        }
-    }
-
-    /// Hands the event's frame over; returns at once.
-    public func submit(_ record: EventRecord, frame: Frame) {
-        slot.withLock { $0.waiting = (record, frame) }
-        condition.withLock { condition.signal() }
-    }
-
-    /// Ends the thread (a face still waiting is not encoded).
-    public func stop() {
-        slot.withLock { $0.stopped = true }
-        condition.withLock { condition.signal() }
-    }
-
-    /// The next face to encode; nil once stopped.
-    private func next() -> (record: EventRecord, frame: Frame)? {
-        while true {
-            let (taken, stopped) = slot.withLock { slot in
-                defer { slot.waiting = nil }
-                return (slot.waiting, slot.stopped)
-            }
-            if stopped { return nil }
-            if let taken { return taken }
-            condition.withLock { if slot.withLock({ $0.waiting == nil && !$0.stopped }) { condition.wait(seconds: 1) } }
-        }
     }
 }

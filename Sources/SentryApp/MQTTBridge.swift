@@ -1,3 +1,4 @@
+import EventPictures
 import Events
 import Expressions
 import Geometry
@@ -114,7 +115,7 @@ final class MQTTBridge: FrameObserver {
     /// An event on its topics, and its face for the picture (unless `--events` encodes it).
     private func publish(_ record: EventRecord, frame: Frame) {
         for message in topics.event(record) { client.publish(message) }
-        faces?.submit(record, frame: frame)
+        faces?.submit(face: record.box, frame: frame)
     }
 
     /// Takes the face of each event just kept (`--events`), for Home Assistant's image entity.

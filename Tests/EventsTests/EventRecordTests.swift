@@ -1,4 +1,5 @@
 import Foundation
+import EventPictures
 import Geometry
 import Testing
 @testable import Events
