@@ -20,7 +20,7 @@ public final class EventStore: Sendable {
     /// The whole events and their bytes, oldest first: read from the folder at the first
     /// save, then kept up to date by this store's own saves and deletions, so the
     /// retention after each event neither lists nor stats the whole folder.
-    private let index = Mutex<[(id: String, bytes: Int)]?>(nil)
+    let index = Mutex<[(id: String, bytes: Int)]?>(nil)
 
     /// An existing folder, to read (`sentry events`).
     public init(reading directory: String) throws(EventStoreError) {
@@ -121,7 +121,7 @@ public final class EventStore: Sendable {
     }
 
     /// Every whole event in the folder with its bytes, oldest first.
-    private func onDisk() -> [(id: String, bytes: Int)] {
+    func onDisk() -> [(id: String, bytes: Int)] {
         recordIDs().map { id in
             let paths = paths(of: id)
             return (id, [paths.record, paths.frame, paths.face].reduce(0) { $0 + Self.size(of: $1) })

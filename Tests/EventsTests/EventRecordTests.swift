@@ -81,6 +81,29 @@ struct EventStoreTests {
         #expect(try FileManager.default.subpathsOfDirectory(atPath: directory).allSatisfy { !$0.contains(".tmp") })
     }
 
+    @Test("the retention's index is read from the folder at the first save only, then kept by the store's own saves, in order or not, as the folder is")
+    func retentionIndex() throws {
+        let directory = Self.folder("index")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let earlier = try EventStore(directory: directory, keep: 100, maximumBytes: 1 << 30)
+        for index in 1...5 { try earlier.save(Self.record(index * 10), frame: [UInt8](repeating: 1, count: index), face: [2]) }
+        let store = try EventStore(directory: directory, keep: 4, maximumBytes: 1 << 30)
+        #expect(store.index.withLock { $0 == nil }, "the folder is read at the first save, not before")
+        func indexed() -> [String] { store.index.withLock { ($0 ?? []).map { "\($0.id) \($0.bytes)" } } }
+        func onDisk() -> [String] { store.onDisk().map { "\($0.id) \($0.bytes)" } }
+        // The events already there count: 5 + 1 > 4, so the two oldest go.
+        try store.save(Self.record(60), frame: [1], face: [2])
+        #expect(store.recordIDs() == [30, 40, 50, 60].map { Self.record($0).id })
+        #expect(indexed() == onDisk())
+        // One older than every kept event (a late camera-loss record) is the oldest: it goes at once.
+        try store.save(Self.record(5), frame: [1], face: [2])
+        #expect(store.recordIDs() == [30, 40, 50, 60].map { Self.record($0).id })
+        // One in between takes its place in order, and the oldest goes.
+        try store.save(Self.record(45), frame: [UInt8](repeating: 3, count: 7), face: [2])
+        #expect(store.recordIDs() == [40, 45, 50, 60].map { Self.record($0).id })
+        #expect(indexed() == onDisk() && indexed().count == 4)
+    }
+
     @Test("the history pages newest first: limit, before, and whether more remain")
     func pages() throws {
         let directory = Self.folder("pages")

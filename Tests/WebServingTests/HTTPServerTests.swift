@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTPTestClient
 import MonotonicTime
@@ -182,6 +183,40 @@ struct HTTPServerTests {
         #expect(server.figures.open == 0)
         server.stop()  // again: nothing left to stop, and no wait
         viewer.close()
+    }
+
+    @Test("stopped while clients keep connecting, every connection ends: none is accepted after the stop and left streaming")
+    func stopDuringAccepts() throws {
+        for round in 0..<20 {
+            let server = try startServer {
+                $0.maximumClients = 64
+                $0.maximumStreams = 64
+            }
+            let port = server.port
+            let clients = Mutex<[RawClient]>([])
+            let connecting = Atomic(true)
+            let stoppedConnecting = DispatchSemaphore(value: 0)
+            for _ in 0..<2 {
+                Thread.detachNewThread {
+                    while connecting.load(ordering: .relaxed) {
+                        guard let client = try? RawClient(port: port) else { continue }
+                        client.send("GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        clients.withLock { $0.append(client) }
+                    }
+                    stoppedConnecting.signal()
+                }
+            }
+            #expect(eventually { clients.withLock { $0.count >= 4 } })
+            server.stop()
+            connecting.store(false, ordering: .relaxed)
+            for _ in 0..<2 { stoppedConnecting.wait() }
+            // A stream the server still serves would fill the 4 MiB; a closed one ends at once.
+            for client in clients.withLock({ $0 }) {
+                #expect(client.readAll(limit: 4 << 20).count < 4 << 20, "round \(round): a connection outlived stop()")
+                client.close()
+            }
+            #expect(server.figures.open == 0, "round \(round)")
+        }
     }
 }
 
