@@ -147,7 +147,8 @@ final class FrameLoopWatchdog: Sendable {
         let gaps = gaps.withLock { $0 }
         guard gaps.frames > 1 else { return }
         let (median, p99) = (gaps.work.percentile(0.5) * 1000, gaps.work.percentile(0.99) * 1000)
-        logger.info(
+        // At the default level: the guides point a user here to see what a frame costs.
+        logger.notice(
             "frame loop: \(gaps.frames) frames, work per frame \(String(printf: "%.2f", median)) ms median, \(String(printf: "%.2f", p99)) ms p99, longest gap \(String(printf: "%.2f", gaps.longest)) s before frame \(gaps.longestAtFrame) (\(String(printf: "%.2f", gaps.longestSlowest.seconds)) s of it \(describe(gaps.longestSlowest.step)))"
         )
     }

@@ -68,7 +68,9 @@ public final class FileFrameSource: FrameSource {
         }
         var arguments = ["-nostdin", "-v", "error"]
         if realtime { arguments.append("-re") }
-        if loop { arguments += ["-stream_loop", "-1"] }
+        // A picture is one frame to ffmpeg's image2 demuxer, which -stream_loop does not replay
+        // (ffmpeg 5.1: a JPEG gave one frame); its own -loop repeats it.
+        if loop { arguments += StillImage.isPicture(path) ? ["-loop", "1"] : ["-stream_loop", "-1"] }
         arguments += ["-i", path, "-map", "0:v:0"]
         // Full range: the luma of 4:2:0 is then byte for byte ffmpeg's gray.
         let scale = [size.map { "\($0.width):\($0.height)" }, colour ? "out_range=full" : nil].compactMap { $0 }

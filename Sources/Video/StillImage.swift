@@ -34,6 +34,12 @@ public final class StillImage: FrameSource {
     /// The names ffmpeg reads as one picture (its image2 demuxer), where `.mjpeg` is a stream of them.
     static let jpegExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif"]
 
+    /// Whether ffmpeg reads `path` as one picture (its image2 demuxer), by its name as ffmpeg judges it.
+    static func isPicture(_ path: String) -> Bool {
+        let suffix = URL(fileURLWithPath: path).pathExtension.lowercased()
+        return jpegExtensions.contains(suffix) || ["png", "bmp", "tif", "tiff", "pgm", "ppm", "pnm", "webp"].contains(suffix)
+    }
+
     private init(_ decoded: Decoded, name: String) {
         (width, height) = (decoded.image.width, decoded.image.height)
         frame = Frame(image: decoded.image, timestamp: 0, index: 0, chroma: decoded.chroma)

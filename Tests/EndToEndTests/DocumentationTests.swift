@@ -63,4 +63,14 @@ struct DocumentationTests {
             ["python3", root.appendingPathComponent("tools/option-tables").path, SentryProcess.executable, root.appendingPathComponent("docs/guide/running.md").path, "--check"])
         #expect(run.status == 0, "\(run.standardError)")
     }
+
+    @Test("the lines the guides send a user to look for are printed at the default log level: the console's address, the lock, the frame loop's cost")
+    func linesTheGuidesName() throws {
+        let run = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--quiet", "--web", "0", "--frames", "60"])
+        #expect(run.status == 0, "\(run.standardError)")
+        // console.md, lock-and-fire.md, troubleshooting.md and raspberry-pi.md name these.
+        for line in [#/web console on http://127\.0\.0\.1:\d+//#, #/target locked at /#, #/frame loop: 60 frames, work per frame [\d.]+ ms median/#] {
+            #expect(run.standardError.contains(line), "\(run.standardError)")
+        }
+    }
 }

@@ -98,6 +98,18 @@ struct StillImageTests {
         #expect(StillImage.open(path: stream) == nil)
     }
 
+    @Test("a photo given --loop is the same picture again and again, JPEG and PNG alike (ffmpeg's -stream_loop gave a JPEG once)")
+    func loopedPhotos() throws {
+        for photo in ["astronaut-colour.jpg", "astronaut.png"] {
+            let source = try FileFrameSource.open(path: Self.fixture(photo), loop: true)
+            defer { source.close() }
+            var frames: [Frame] = []
+            while frames.count < 30, let frame = try source.nextFrame() { frames.append(frame) }
+            #expect(frames.count == 30, "\(photo): \(frames.count) frames")
+            #expect(frames.allSatisfy { $0.image.pixels == frames[0].image.pixels }, "\(photo)")
+        }
+    }
+
     @Test("a truncated JPEG, a text file named .jpg, EXIF blocks cut short: no in-process picture, no crash; ffmpeg's error as before")
     func badFiles() throws {
         let folder = try ScratchDirectory("jpeg")

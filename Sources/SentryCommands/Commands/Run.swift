@@ -58,7 +58,7 @@ struct Run: ParsableCommand {
     var quiet = false
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "warning"
+    var logLevel: String = "notice"
 
     @OptionGroup var detection: DetectionOptions
 
