@@ -60,7 +60,7 @@ public enum Checkup {
         let videos = cameras ?? (machine.isLive ? DeviceList.videoNodes().filter { V4L2Camera.describe($0) != nil } : [])
         if videos.isEmpty, cameras == nil {
             findings.append(
-                Finding(.warning, "cameras", "none found", fix: "plug a USB camera in (sentry devices lists them); without one, sentry runs on a video file or --camera demo"))
+                Finding(.warning, "cameras", "none found", fix: "plug a USB camera in (sentry devices lists them); without one, sentry runs on a video or a photo: sentry --camera photo.jpg --loop --serial sim"))
         }
         for camera in videos { findings.append(check(camera: camera, on: machine)) }
         findings.append(modemManager(on: machine))

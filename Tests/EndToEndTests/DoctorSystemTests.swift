@@ -91,6 +91,22 @@ struct DoctorSystemTests {
         #expect(status == 0, "warnings alone exit 0: \(run.standardOutput)")
     }
 
+    @Test("with no camera, the command doctor suggests runs as it is given (a photo, looped); --camera given a file is checked as a file")
+    func noCamera() throws {
+        let system = try RecordedSystem("healthy")
+        let (_, checks, run) = try system.doctor(["--serial", "sim"])
+        let fix = try #require(checks["cameras"]?.fix, "\(run.standardOutput)")
+        let suggested = try #require(fix.firstMatch(of: #/sentry (--camera photo\.jpg .*)$/#)?.1, "\(fix)")
+        let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut-colour.jpg").path
+        let arguments = suggested.split(separator: " ").map { $0 == "photo.jpg" ? photo : String($0) } + ["--frames", "20", "--quiet"]
+        let suggestedRun = try SentryProcess(arguments)
+        #expect(suggestedRun.status == 0 && suggestedRun.standardOutput.contains("20 frames"), "\(arguments): \(suggestedRun.standardError)")
+        let (fileStatus, fileChecks, _) = try system.doctor(["--serial", "sim", "--camera", photo])
+        #expect(fileChecks["camera \(photo)"]?.status == "ok" && fileStatus == 0)
+        let (missingStatus, missingChecks, _) = try system.doctor(["--serial", "sim", "--camera", "demo"])
+        #expect(missingChecks["camera demo"]?.status == "problem" && missingStatus == 1)
+    }
+
     @Test("a user without dialout is told to join it, for the group and for the port; one added since this login began, to log in again")
     func groups() throws {
         let outside = try RecordedSystem("no-dialout")

@@ -44,13 +44,27 @@ struct DoctorCommand: ParsableCommand {
         try checkRange(wait, "wait", 0.1...60, " seconds")
     }
 
+    /// Whether `--camera` names a video or photo (anything but a folder outside /dev), as `run` reads it.
+    static func namesAFile(_ path: String) -> Bool {
+        var isFolder = false
+        return !path.hasPrefix("/dev/") && !(FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder)
+    }
+
+    /// `--camera` given a file, as `run` takes one: it needs no camera, only to be there.
+    func fileFinding(_ path: String) -> Finding {
+        FileManager.default.isReadableFile(atPath: path)
+            ? Finding(.ok, "camera \(path)", "a video or a photo needs no camera; sentry run opens it as it is given")
+            : Finding(.problem, "camera \(path)", "no such file, or not readable", fix: "pass a video or photo you can read, or a camera such as /dev/video0")
+    }
+
     func run() throws {
         // `sim` is the documented simulated servo: no board to find, nothing to fix.
         let machine = Machine(root: root ?? "/")
         let cameras: [String]? =
             switch camera {
             case nil: nil
-            case "demo", "auto"?: []
+            case "auto"?: []
+            case let path? where Self.namesAFile(path): []
             case let device?: [device]
             }
         var findings =
@@ -58,7 +72,7 @@ struct DoctorCommand: ParsableCommand {
             ? [Finding(.ok, "serial port sim", "the simulated servo needs no board; for a real one pass its port, e.g. --serial /dev/ttyACM0")]
                 + Checkup.run(on: machine, ports: [], cameras: cameras, readyWait: wait)
             : Checkup.run(on: machine, ports: serial.map { [$0] }, cameras: cameras, readyWait: wait)
-        if camera == "demo" { findings.insert(Finding(.ok, "camera demo", "the bundled demo clip needs no camera"), at: 0) }
+        if let file = camera, file != "auto", Self.namesAFile(file) { findings.insert(fileFinding(file), at: 0) }
         let settingsPath = self.settingsPath
         findings.append(settingsFinding(settingsPath))
         if broker.mqtt != nil || settingsPath.flatMap({ SettingsFile.configuredValue("mqtt", config: $0) }) != nil {
