@@ -76,7 +76,9 @@ public struct ConfigFile: Sendable {
     /// Which file to read: `--config FILE` (which must exist), else
     /// `$XDG_CONFIG_HOME/sentry/sentry.toml` (`~/.config` when unset), else
     /// `/etc/sentry/sentry.toml`; `nil` when none of the last two exists.
-    public static func locate(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func locate(
+        explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment, systemPath: String = systemPath
+    ) -> String? {
         if let explicit { return explicit }
         return [userPath(environment: environment), systemPath].first { FileManager.default.fileExists(atPath: $0) }
     }

@@ -202,4 +202,20 @@ struct OptionGroupTests {
             #expect(error.description.contains("\(path):2: hysteresis"), "\(error)")
         }
     }
+
+    @Test("a user who falls back on the system's settings file runs without the service's events folder, told why; named with --config, it is kept")
+    func systemEventsFolder() throws {
+        let scratch = try ScratchDirectory("options")
+        // A folder no user can make (under a file), as /var/lib/sentry/events is to all but the service's user.
+        let unwritable = try scratch.write("", to: "a-file") + "/events"
+        let system = try scratch.write("events = \"\(unwritable)\"\noffset = 30\n", to: "system.toml")
+        let environment = ["XDG_CONFIG_HOME": scratch.file("nothing-here").path, "HOME": scratch.path]
+        let fellBack = try SettingsFile.merge(["--camera", "photo.png"], environment: environment, systemPath: system)
+        #expect(!fellBack.arguments.contains("--events") && fellBack.arguments.contains("--offset"), "\(fellBack.arguments)")
+        #expect(fellBack.notes.count == 1 && fellBack.notes[0].contains(unwritable) && fellBack.notes[0].contains("--events DIR"))
+        let named = try SettingsFile.merge(["--config", system], environment: environment, systemPath: system)
+        #expect(named.arguments.contains("--events") && named.notes.isEmpty)
+        let writable = try scratch.write("events = \"\(scratch.file("events").path)\"\n", to: "writable.toml")
+        #expect(try SettingsFile.merge([], environment: environment, systemPath: writable).arguments.contains("--events"))
+    }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Config
 import FoundationEssentials
+import Glibc
 import Synchronization
+import TextOutput
 
 /// The settings file in front of the command line: its entries become
 /// arguments placed before the user's, so a flag always wins over the file
@@ -24,6 +26,8 @@ enum SettingsFile {
         var arguments: [String]
         var sources: [Source]
         var file: ConfigFile?
+        /// What was left out of the file and why, one line each, for stderr.
+        var notes: [String] = []
     }
 
     /// The long names `run` takes, from its own definition.
@@ -73,19 +77,32 @@ enum SettingsFile {
         if otherCommands.contains(first) || first == "config" { return arguments }
         let commandWord = first == "run" ? 1 : 0
         let merged = try merge(Array(arguments[commandWord...]))
+        for note in merged.notes { StandardStream.writeError("sentry: \(note)\n") }
         return Array(arguments[..<commandWord]) + merged.arguments
     }
 
     /// The file `--config` names (or the default one) merged in front of
     /// `flags`, every entry checked: a bad key or value names its line.
-    static func merge(_ flags: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Merged {
+    static func merge(
+        _ flags: [String], environment: [String: String] = ProcessInfo.processInfo.environment, systemPath: String = ConfigFile.systemPath
+    ) throws(ConfigError) -> Merged {
         let explicit = configArgument(in: flags)
         if let explicit, explicit.isEmpty { throw ConfigError("--config needs a file path, e.g. --config /etc/sentry/sentry.toml") }
-        guard let path = ConfigFile.locate(explicit: explicit, environment: environment) else {
+        guard let path = ConfigFile.locate(explicit: explicit, environment: environment, systemPath: systemPath) else {
             return Merged(arguments: flags, sources: flags.map { _ in .flag }, file: nil)
         }
         let file = try ConfigFile(path: path)
-        let converted = try file.arguments(for: flagCatalog)
+        var converted = try file.arguments(for: flagCatalog)
+        var notes: [String] = []
+        // The system file is the service's (its unit names it with --config): a folder there that
+        // only the service's user may write must not end the run of a user who merely fell back on it.
+        if explicit == nil, path == systemPath, !flags.contains(where: { $0 == "--events" || $0.hasPrefix("--events=") }),
+            let entry = converted.first(where: { $0.entry.key == "events" })?.entry, case .string(let folder) = entry.value, !isWritableFolder(folder)
+        {
+            converted.removeAll { $0.entry.key == "events" }
+            notes.append(
+                "events = \"\(folder)\" in \(path) is the service's folder, which this user cannot write: this run keeps no events (pass --events DIR to keep them)")
+        }
         for (entry, entryArguments) in converted {
             if let arming = entryArguments.first(where: commandLineOnly.contains) {
                 throw ConfigError(
@@ -99,9 +116,23 @@ enum SettingsFile {
             arguments += entryArguments
             sources += entryArguments.map { _ in .file(line: entry.line) }
         }
-        let merged = Merged(arguments: arguments + flags, sources: sources + flags.map { _ in .flag }, file: file)
+        let merged = Merged(arguments: arguments + flags, sources: sources + flags.map { _ in .flag }, file: file, notes: notes)
         try check(merged, converted)
         return merged
+    }
+
+    /// Whether this user may keep events in `folder`: it is a writable folder, or it is missing and its nearest existing parent is one.
+    static func isWritableFolder(_ folder: String) -> Bool {
+        var path = folder
+        while access(path, F_OK) != 0 {
+            guard let slash = path.lastIndex(of: "/") else {
+                path = "."
+                break
+            }
+            path = slash == path.startIndex ? "/" : String(path[..<slash])
+        }
+        var isFolder = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder && access(path, W_OK | X_OK) == 0
     }
 
     /// Parses the merged settings as `run` would; when they fail because of
