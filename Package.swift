@@ -151,7 +151,7 @@ let package = Package(
         // sentry's topics on a broker: state, events, Home Assistant discovery, the requests it obeys.
         .target(name: "MQTTTopics", dependencies: ["MQTT", "Events", "Tracking"], swiftSettings: onlyImportedMembers),
         // An event's pictures as JPEG (the frame, the face with a margin), and MQTT's newest face encoded off the frame loop.
-        .target(name: "EventPictures", dependencies: ["Geometry", "Imaging", "JPEG", "Threading"], swiftSettings: onlyImportedMembers),
+        .target(name: "EventPictures", dependencies: ["Geometry", "Imaging", "JPEG", "Threading", "Video"], swiftSettings: onlyImportedMembers),
         // Events kept with their pictures (`--events`): records, the folder and its retention, a writer off the frame loop.
         .target(
             name: "Events", dependencies: ["EventPictures", "Geometry", "Imaging", "JPEG", "MonotonicTime", "TextOutput", "Threading", .product(name: "Logging", package: "swift-log")],
@@ -187,7 +187,7 @@ let package = Package(
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
-            dependencies: ["Benchmarking", "Detectors", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", 
+            dependencies: ["Benchmarking", "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", 
                 "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,11 +1,14 @@
+import FoundationEssentials
 import Geometry
 import Imaging
 import JPEG
 import Synchronization
 import Threading
+import Video
 
 /// An event's pictures as JPEG: the whole frame, and the face with a margin
-/// (`faceCrop`), for the events folder, a hook and MQTT alike.
+/// (`faceCrop`), for the events folder, a hook and MQTT alike; and a frame
+/// saved as a still of the scene (JPEG or PNG).
 public enum EventPicture {
     /// The frame, or the part of it `crop` names, as JPEG bytes.
     public static func jpeg(of frame: Frame, crop: Box?, with encoder: JPEGEncoder) throws -> [UInt8] {
@@ -29,6 +32,41 @@ public enum EventPicture {
             }
         }
         return try encoder.encode(picture) { Array($0) }
+    }
+
+    /// The frame as R'G'B' triples, rows top to bottom: its colour where it has any, else gray.
+    public static func rgb(of frame: Frame) -> [UInt8] {
+        let (width, height) = (frame.image.width, frame.image.height)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        guard let planes = frame.chroma else {
+            for (index, luma) in frame.image.pixels.enumerated() { (pixels[3 * index], pixels[3 * index + 1], pixels[3 * index + 2]) = (luma, luma, luma) }
+            return pixels
+        }
+        let conversion = RGBConversion(planes.range)
+        let (shiftX, shiftY) = planes.layout.shifts
+        for row in 0..<height {
+            for column in 0..<width {
+                let chroma = (row >> shiftY) * planes.width + (column >> shiftX), index = row * width + column
+                let (red, green, blue) = conversion.rgb(y: frame.image.pixels[index], cb: planes.u[chroma], cr: planes.v[chroma])
+                (pixels[3 * index], pixels[3 * index + 1], pixels[3 * index + 2]) = (red, green, blue)
+            }
+        }
+        return pixels
+    }
+
+    /// The names `save` takes: the picture's format by its extension.
+    public static let fileExtensions = ["jpg", "jpeg", "png"]
+
+    /// Writes the frame to `path`, a JPEG or a PNG by its name (`sentry capture --save`).
+    public static func save(_ frame: Frame, to path: String) throws {
+        if path.lowercased().hasSuffix(".png") {
+            try PNGWriting.write(rgb: rgb(of: frame), width: frame.image.width, height: frame.image.height, to: path)
+            return
+        }
+        let bytes = try jpeg(of: frame, crop: nil, with: JPEGEncoder(quality: 92))
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw VideoError(source: path, reason: "cannot be written", hint: "check the folder exists and is writable")
+        }
     }
 }
 

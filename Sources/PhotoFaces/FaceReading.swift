@@ -36,15 +36,17 @@ public final class FaceReader {
         public var faces: [Face]
     }
 
-    private let detector: BlazeFaceDetector
+    private let detector: any FaceDetector
     private let mesh: FaceMesh
 
-    /// BlazeFace's full-range model (its eye keypoints turn the mesh's crop) and the mesh.
-    public init() throws {
-        guard let path = ModelLocator.file(.blazeFaceFullRange) else {
-            throw DetectorError(description: "BlazeFace's model is not installed; run tools/setup or set SENTRY_DATA_DIR")
-        }
-        detector = try BlazeFaceDetector(modelPath: path)
+    /// The detector `options` choose, as `run` builds it (BlazeFace's full-range model by
+    /// default: its eye keypoints turn the mesh's crop), and the mesh. A photo is one frame:
+    /// the detector looks at all of it, whatever rate `options` give.
+    public init(detector options: DetectorOptions = DetectorOptions()) throws {
+        var options = options
+        options.detectRate = nil
+        options.expressions = false
+        detector = try options.makeDetector().detector
         mesh = try FaceMesh()
     }
 
@@ -69,8 +71,7 @@ public final class FaceReader {
 
     /// Every face in `image` (found in its `colour` where it has any), biggest first.
     public func read(_ image: GrayImage, colour: ChromaPlanes? = nil, file: String) -> Report {
-        var detections: [ScoredFace] = []
-        detector.detect(in: image, colour: colour, into: &detections)
+        var detections = faces(in: image, colour: colour)
         detections.sort { $0.width * $0.height > $1.width * $1.height }
         let faces = detections.compactMap { detection -> Face? in
             guard let points = mesh.landmarks(in: image, colour: colour, region: FaceMesh.region(for: detection)) else { return nil }
@@ -89,6 +90,24 @@ public final class FaceReader {
                 measures: reading.measures, appearance: reading.appearance)
         }
         return Report(file: file, width: image.width, height: image.height, faces: faces)
+    }
+
+    /// BlazeFace's faces with its eyes; a cascade's boxes with the eyes where a level face has them
+    /// (a cascade finds upright faces only), which places the mesh's crop as well.
+    private func faces(in image: GrayImage, colour: ChromaPlanes?) -> [ScoredFace] {
+        var detections: [ScoredFace] = []
+        if let blazeFace = detector as? BlazeFaceDetector {
+            blazeFace.detect(in: image, colour: colour, into: &detections)
+            return detections
+        }
+        var boxes: [Box] = []
+        detector.detectFaces(in: image, colour: colour, at: 0, into: &boxes)
+        return boxes.map { box in
+            let (x, y, width, height) = (Float(box.x), Float(box.y), Float(box.width), Float(box.height))
+            return ScoredFace(
+                x: x, y: y, width: width, height: height, score: 1,
+                rightEye: SIMD2(x + 0.32 * width, y + 0.38 * height), leftEye: SIMD2(x + 0.68 * width, y + 0.38 * height))
+        }
     }
 }
 

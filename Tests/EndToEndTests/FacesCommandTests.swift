@@ -1,5 +1,6 @@
 import Foundation
 import Scratch
+import TestClips
 import Testing
 
 /// `sentry faces` as a user runs it: JSON lines, drawings, bad files.
@@ -115,5 +116,37 @@ struct FacesCommandTests {
         let errors = run.standardError.split(separator: "\n")
         #expect(errors.count == 1 && errors[0].hasPrefix("sentry: image \(path): "), "\(run.standardError)")
         #expect(try Self.objects(run.standardOutput).count == 1, "the astronaut is still read")
+    }
+
+    @Test("faces takes run's detector flags: OpenCV's messi5 has no face to BlazeFace at any score, and one to the Haar cascade")
+    func detectorFlags() throws {
+        let messi = Self.photos.appendingPathComponent("messi5.png").path
+        for arguments in [[], ["--min-score", "0.3"]] {
+            let run = try SentryProcess(["faces", "--json", messi] + arguments)
+            let faces = try Self.objects(run.standardOutput).first?["faces"] as? [Any]
+            #expect(run.status == 0 && faces?.count == 0, "\(arguments): \(run.standardError)")
+        }
+        let haar = try SentryProcess(["faces", "--json", messi, "--detector", "haar"])
+        let faces = try #require(try Self.objects(haar.standardOutput).first?["faces"] as? [[String: Any]], "\(haar.standardError)")
+        #expect(faces.count == 1 && (faces.first?["landmarks"] as? [Any])?.count == 478)
+        let refused = try SentryProcess(["faces", messi, "--min-score", "2"])
+        #expect(refused.status != 0 && refused.standardError.contains("--min-score"))
+    }
+
+    @Test("capture --save keeps a still of the scene, JPEG or PNG by its name, which faces then reads; another name is refused")
+    func capturedStill() throws {
+        let folder = try ScratchDirectory("capture-save")
+        for name in ["scene.jpg", "scene.png"] {
+            let path = folder.file(name).path
+            let capture = try SentryProcess(["capture", "--camera", DemoClip.path, "--frames", "3", "--save", path])
+            #expect(capture.status == 0 && capture.standardOutput.contains("saved frame 3 to \(path)"), "\(capture.standardError)")
+            let read = try SentryProcess(["faces", "--json", path])
+            let report = try #require(try Self.objects(read.standardOutput).first, "\(read.standardError)")
+            #expect(report["width"] as? Double == 640 && report["height"] as? Double == 480 && (report["faces"] as? [Any])?.count == 1, "\(name)")
+        }
+        let gif = try SentryProcess(["capture", "--camera", DemoClip.path, "--frames", "3", "--save", folder.file("scene.gif").path])
+        #expect(gif.status != 0 && gif.standardError.contains("name a .jpg or .png file"))
+        let nowhere = try SentryProcess(["capture", "--camera", DemoClip.path, "--frames", "3", "--save", "/nonexistent/scene.jpg"])
+        #expect(nowhere.status == 1 && nowhere.standardError.contains("--save /nonexistent/scene.jpg: cannot be written"))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Devices
+import EventPictures
 import Imaging
 import SentryApp
 import TextOutput
@@ -14,10 +15,19 @@ struct Capture: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many frames.")
     var frames: Int = 60
 
+    @Option(
+        help: ArgumentHelp(
+            "Save the last frame as a still of your scene, JPEG or PNG by the name, to try detection (sentry faces) and calibration on.",
+            valueName: "file"), completion: .file(extensions: EventPicture.fileExtensions))
+    var save: String?
+
     @OptionGroup var capture: CameraOptions
 
     func validate() throws {
         guard (1...100_000).contains(frames) else { throw ValidationError("--frames \(frames) must be between 1 and 100000") }
+        if let save, !EventPicture.fileExtensions.contains(where: { save.lowercased().hasSuffix("." + $0) }) {
+            throw ValidationError("--save \(save): name a .jpg or .png file, e.g. --save scene.jpg")
+        }
     }
 
     func run() throws {
@@ -25,11 +35,13 @@ struct Capture: ParsableCommand {
             let path = camera == "auto" ? try DeviceList.onlyCamera() : camera
             let source = try Runner.openCamera(
                 path, size: capture.frameSize, realtime: false,
-                framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat,
+                framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat, colour: save != nil,
                 controls: capture.controls)
             defer { source.close() }
             var count = 0, first = 0.0, last = 0.0, mean = 0.0
+            var newest: Frame?
             while count < frames, let frame = try source.nextFrame() {
+                if save != nil { newest = frame }
                 if count == 0 { first = frame.timestamp }
                 last = frame.timestamp
                 mean += Double(frame.image.pixels.reduce(0) { $0 + Int($1) }) / Double(max(1, frame.image.pixels.count))
@@ -44,6 +56,14 @@ struct Capture: ParsableCommand {
                     + String(
                         printf: "nominal %.1f fps measured %.1f fps dropped %d mean-luma %.0f",
                         source.framesPerSecond, measured, dropped, mean / Double(max(1, count))))
+            if let save, let newest {
+                do {
+                    try EventPicture.save(newest, to: save)
+                } catch {
+                    throw ValidationError("--save \(save): \((error as? VideoError)?.reason ?? "\(error)"); pass a file in a folder you may write")
+                }
+                print("saved frame \(count) to \(save)")
+            }
         }
     }
 }

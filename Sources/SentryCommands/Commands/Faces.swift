@@ -21,6 +21,8 @@ struct Faces: ParsableCommand {
     @Option(help: ArgumentHelp("Also write each image with what was read drawn on it, as a PNG in this folder (made if it is not there).", valueName: "dir"))
     var draw: String?
 
+    @OptionGroup(title: "Detection (as run finds faces; --detect-fps is for videos)") var detection: DetectionOptions
+
     @Argument(help: ArgumentHelp("Photos (JPEG, PNG, or any picture ffmpeg reads).", valueName: "image"))
     var images: [String]
 
@@ -41,7 +43,7 @@ struct Faces: ParsableCommand {
                 throw ExitCode.validationFailure
             }
         }
-        let reader = try failingCleanly { try FaceReader() }
+        let reader = try failingCleanly { try FaceReader(detector: detection.options) }
         var failed = false
         for path in images {
             do {
