@@ -36,6 +36,8 @@ public struct RunOptions: Sendable {
     public var framesPerSecond: Double?
     public var pixelFormat: String?
     public var controls = CameraControls()
+    /// How the camera's picture is turned before detection (`--rotate 180`, `--mirror`).
+    public var orientation = FrameOrientation()
     public var realtime = false
     /// Stop after this many frames (`nil`: at the end of the stream).
     public var maxFrames: Int?
@@ -208,21 +210,24 @@ public enum Runner {
         }
     }
 
-    /// A frame source for `--camera`: a V4L2 device node, or a file.
+    /// A frame source for `--camera`: a V4L2 device node, or a file; its frames turned by `orientation`.
     public static func openCamera(
         _ path: String, size: FrameSize?, realtime: Bool, loop: Bool = false,
         framesPerSecond: Double? = nil, pixelFormat: String? = nil, colour: Bool = false,
-        controls: CameraControls = CameraControls(), logger: Logger? = nil
+        controls: CameraControls = CameraControls(), orientation: FrameOrientation = FrameOrientation(), logger: Logger? = nil
     ) throws(VideoError) -> any FrameSource {
+        let source: any FrameSource
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             let camera = try V4L2Camera(
                 path: path, size: size, framesPerSecond: framesPerSecond, fourcc: pixelFormat, colour: colour,
                 controls: controls, isCancelled: { StopSignal.isRequested })
             for note in camera.notes { logger?.notice("\(note)") }
-            return camera
+            source = camera
+        } else {
+            source = try FileFrameSource.open(path: path, size: size, realtime: realtime, loop: loop, colour: colour, isCancelled: { StopSignal.isRequested })
         }
-        return try FileFrameSource.open(path: path, size: size, realtime: realtime, loop: loop, colour: colour, isCancelled: { StopSignal.isRequested })
+        return orientation.isUpright ? source : OrientedFrames(source, orientation)
     }
 
     /// The camera `options` describe; `colour`: in a colour format where it has one.
@@ -230,6 +235,6 @@ public enum Runner {
         try openCamera(
             options.camera, size: options.size, realtime: options.realtime, loop: options.loop,
             framesPerSecond: options.framesPerSecond, pixelFormat: options.pixelFormat, colour: colour,
-            controls: options.controls, logger: logger)
+            controls: options.controls, orientation: options.orientation, logger: logger)
     }
 }

@@ -444,7 +444,7 @@ struct WebConsoleBrowserTests {
         try browser.run(["open": "\(console.base)/", "width": 390, "height": 844])
         try browser.run(["wait": "document.getElementById('setting-search') !== null && window.sentry.framesShown > 2", "timeout": 30])
         let legends = try browser.eval("[...document.querySelectorAll('#settings legend')].map(l => l.textContent)") as? [String]
-        #expect(legends == ["Aim", "Target", "Smoothing", "Lock and fire", "Detection", "Expressions", "Camera on the turret"])
+        #expect(legends == ["Aim", "Target", "Smoothing", "Lock and fire", "Detection", "Expressions", "Camera and mount"])
         let offset = try browser.eval(
             "(i => [i.labels[0].textContent, i.nextElementSibling.textContent, i.title])(document.getElementById('setting-offset'))") as? [String]
         #expect(offset?.prefix(2) == ["Clear of each end", "°"] && offset?.last?.contains("(--offset)") == true, "\(offset ?? [])")

@@ -29,7 +29,7 @@ struct EndToEndTests {
             let t = result.timestamp
             if let command = result.commands.last { lastCommand = command }
             if DemoClip.faceFullyInside(at: t) {
-                let expected = mapper.angle(position: DemoClip.faceCenter(at: t).x, extent: DemoClip.frameWidth)
+                let expected = mapper.angle(position: DemoClip.faceCenter(at: t).x, extent: DemoClip.frameWidth, frameWidth: DemoClip.frameWidth)
                 let pan = try #require(result.aim?.pan, "no face found at \(t)s though it is in the frame")
                 #expect(abs(pan - expected) <= 3, "at \(t)s aimed at \(pan)°, the face is at \(expected)°")
                 if case .pan(let written)? = lastCommand {
@@ -75,7 +75,7 @@ struct EndToEndTests {
         for _ in 0..<12 {
             let frame = try #require(try source.nextFrame())
             let result = try pipeline.process(frame)
-            let expected = mapper.angle(position: DemoClip.faceCenter(at: frame.timestamp).y, extent: DemoClip.frameHeight)
+            let expected = mapper.angle(position: DemoClip.faceCenter(at: frame.timestamp).y, extent: DemoClip.frameHeight, frameWidth: DemoClip.frameWidth)
             let tilt = try #require(result.aim?.tilt)
             #expect(abs(tilt - expected) <= 3, "at \(frame.timestamp)s tilt \(tilt)°, expected \(expected)°")
         }

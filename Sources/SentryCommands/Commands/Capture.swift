@@ -36,7 +36,7 @@ struct Capture: ParsableCommand {
             let source = try Runner.openCamera(
                 path, size: capture.frameSize, realtime: false,
                 framesPerSecond: capture.fps, pixelFormat: capture.pixelFormat, colour: save != nil,
-                controls: capture.controls)
+                controls: capture.controls, orientation: capture.orientation)
             defer { source.close() }
             var count = 0, first = 0.0, last = 0.0, mean = 0.0
             var newest: Frame?

@@ -134,6 +134,7 @@ struct Run: ParsableCommand {
         options.framesPerSecond = capture.fps
         options.pixelFormat = capture.pixelFormat
         options.controls = capture.controls
+        options.orientation = capture.orientation
         options.realtime = realtime
         options.loop = loop
         options.detector = detectorOptions

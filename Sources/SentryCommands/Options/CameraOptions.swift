@@ -28,6 +28,16 @@ struct CameraOptions: ParsableArguments {
     @Option(help: "Camera automatic exposure: on or off.")
     var autoExposure: Switch?
 
+    @Option(
+        parsing: .unconditional,
+        help: "Turn the picture before anything reads it: 180 for a camera mounted upside down (0: as it comes; --invert-x/--invert-y reverse the servos instead).")
+    var rotate: Int = 0
+
+    @Flag(inversion: .prefixedNo, help: "Mirror the picture left to right, for a camera that shows the room mirrored.")
+    var mirror = false
+
+    var orientation: FrameOrientation { FrameOrientation(upsideDown: rotate == 180, mirrored: mirror) }
+
     var controls: CameraControls {
         CameraControls(gain: gain, autoGain: autoGain.map { $0 == .on }, exposure: exposure, autoExposure: autoExposure.map { $0 == .on })
     }
@@ -35,6 +45,9 @@ struct CameraOptions: ParsableArguments {
     var frameSize: FrameSize? { size.flatMap(FrameSize.init(parsing:)) }
 
     func validate() throws {
+        guard rotate == 0 || rotate == 180 else {
+            throw ValidationError("--rotate \(rotate): a camera is turned 0 or 180 degrees (upside down); for a quarter turn, mount it level")
+        }
         if let fps, !(fps.isFinite && (1...240).contains(fps)) {
             throw ValidationError("--fps \(fps) must be between 1 and 240")
         }

@@ -37,7 +37,7 @@ struct TrackingOptions: ParsableArguments {
     var mount: Mount = .fixed
 
     @Option(parsing: .unconditional, help: LiveSetting.fov.flagHelp)
-    var fov: Double = 60
+    var fov: Double?
 
     @Option(parsing: .unconditional, help: LiveSetting.kp.flagHelp)
     var kp: Double = TurretLoop.Gains.standard.proportional
@@ -76,7 +76,7 @@ struct TrackingOptions: ParsableArguments {
         try LiveSetting.offset.check(offset)
         try LiveSetting.deadband.check(deadband)
         try LiveSetting.lostAfter.check(lostAfter)
-        try LiveSetting.fov.check(fov)
+        if let fov { try LiveSetting.fov.check(fov) }
         try LiveSetting.kp.check(kp)
         try LiveSetting.ki.check(ki)
         try LiveSetting.kd.check(kd)
@@ -93,13 +93,18 @@ struct TrackingOptions: ParsableArguments {
         }
     }
 
+    /// A typical webcam's horizontal field of view, where `--fov` is not given (the turret loop, the fire point's range).
+    static let typicalFieldOfView = 60.0
+
     /// What the link adds to each angle it writes.
     var trim: ServoTrim { ServoTrim(pan: trimX, tilt: trimY) }
 
     var settings: TrackingSettings {
-        var settings = TrackingSettings(mapper: AngleMapper(offset: offset, invertX: invertX, invertY: invertY), tiltEnabled: tilt)
+        // On a turret the loop reads the field of view; on a fixed mount, given, it sets the frame's span.
+        let mapper = AngleMapper(offset: offset, invertX: invertX, invertY: invertY, fieldOfView: mount == .fixed ? fov : nil)
+        var settings = TrackingSettings(mapper: mapper, tiltEnabled: tilt)
         settings.mount = mount
-        settings.fieldOfView = fov
+        settings.fieldOfView = fov ?? Self.typicalFieldOfView
         settings.gains = TurretLoop.Gains(proportional: kp, integral: ki, derivative: kd)
         settings.smoothing = smooth ? OneEuroFilter.Parameters(minCutoff: smoothCutoff, beta: smoothBeta) : nil
         settings.hysteresis = hysteresis

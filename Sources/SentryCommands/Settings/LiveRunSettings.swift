@@ -37,10 +37,10 @@ struct LiveBinding: Sendable {
 
     /// A flag that may be left out: `absent` ("" or a word the choices give, such as `none`) leaves it out.
     init<Value: ExpressibleByArgument & Sendable>(
-        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value?> & Sendable, absent: String, shown: @escaping @Sendable (Value) -> String
+        _ setting: LiveSetting, _ field: WritableKeyPath<Run, Value?> & Sendable, absent: String, shown: @escaping @Sendable (Value) -> SettingValue
     ) {
         self.setting = setting
-        read = { run in .word(run[keyPath: field].map(shown) ?? absent) }
+        read = { run in run[keyPath: field].map(shown) ?? .word(absent) }
         assign = { run, value in
             let text = value.argument
             if text.isEmpty || text == absent {
@@ -101,14 +101,14 @@ extension Run {
         LiveBinding(.lockAfter, \.lockFire.lockAfter),
         LiveBinding(.fireTolerance, \.lockFire.fireTolerance),
         LiveBinding(.fireCooldown, \.lockFire.fireCooldown),
-        LiveBinding(.detector, \.detection.detector, absent: "") { $0.rawValue },
+        LiveBinding(.detector, \.detection.detector, absent: "") { .word($0.rawValue) },
         LiveBinding(.minScore, \.detection.minScore),
         LiveBinding(.detectFps, \.detection.detectFps),
         LiveBinding(.expressions, \.faces.expressions),
         LiveBinding(.expressionsFps, \.faces.expressionsFps),
-        LiveBinding(.spare, \.faces.spare, absent: "none") { $0 },
+        LiveBinding(.spare, \.faces.spare, absent: "none") { .word($0) },
         LiveBinding(.mount, \.trackingOptions.mount) { .word($0.rawValue) },
-        LiveBinding(.fov, \.trackingOptions.fov),
+        LiveBinding(.fov, \.trackingOptions.fov, absent: "") { .number($0) },
         LiveBinding(.kp, \.trackingOptions.kp),
         LiveBinding(.ki, \.trackingOptions.ki),
         LiveBinding(.kd, \.trackingOptions.kd),

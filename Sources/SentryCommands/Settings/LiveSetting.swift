@@ -26,7 +26,7 @@ struct LiveSetting: Sendable {
         case lockFire = "Lock and fire"
         case detection = "Detection"
         case expressions = "Expressions"
-        case turretCamera = "Camera on the turret"
+        case turretCamera = "Camera and mount"
     }
 
     /// The values a setting takes.
@@ -206,7 +206,8 @@ extension LiveSetting {
         help: "Where the camera is: fixed (beside the turret: the frame maps to angles) or turret (on the pan/tilt head: a closed loop).")
     static let fov = LiveSetting(
         "fov", .turretCamera, "Field of view", unit: "°", .number(1...179), rangeNote: " degrees (a typical webcam sees 60)",
-        help: "The camera's horizontal field of view in degrees (--mount turret; the vertical one follows from the frame's aspect).")
+        help:
+            "The camera's horizontal field of view in degrees. On a fixed mount the frame then spans it around 90° (a 60° webcam: 60 to 120; without it, --offset's range, a 100° fish-eye's at 40), tilt the same degrees per pixel; on --mount turret the loop's degrees per pixel (60 unless given). The vertical one follows from the frame's aspect.")
     static let kp = LiveSetting(
         "kp", .turretCamera, "Proportional gain", .number(0.01...2), rangeNote: " (default \(TurretLoop.Gains.standard.proportional))",
         help: "Turret loop: proportional gain (share of the error corrected per frame).").tuning()
