@@ -136,7 +136,8 @@ public enum Runner {
         let eventStore = try options.events.map { try EventStore(directory: $0.directory, keep: $0.keep, maximumBytes: $0.maximumBytes) }
         // One session for every control source: what each may ask, checked in one place.
         let session = LiveControlSession(
-            settings: liveSettings, changes: changes, configPath: options.web?.configPath, keysGivenAsFlags: options.web?.keysGivenAsFlags ?? [])
+            settings: liveSettings, changes: changes, configPath: options.web?.configPath, keysGivenAsFlags: options.web?.keysGivenAsFlags ?? [],
+            stateDirectory: options.web?.stateDirectory)
         let web = try options.web.map {
             try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, logger: logger)
         }

@@ -32,6 +32,9 @@ public struct WebOptions: Sendable {
     public var configPath: String
     /// Keys also given as flags: the flag wins over the file at the next start.
     public var keysGivenAsFlags: Set<String> = []
+    /// Where Save writes when `configPath` cannot be written: the service's own
+    /// folder (systemd's `STATE_DIRECTORY`), whose settings file is root's.
+    public var stateDirectory: String?
 
     public init(address: ListenAddress, token: String?, configPath: String) {
         self.address = address

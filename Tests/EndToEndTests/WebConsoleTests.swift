@@ -193,6 +193,22 @@ struct WebConsoleProcessTests {
         #expect(unwritable.process.isRunning)
     }
 
+    @Test("under the service (systemd's STATE_DIRECTORY, a settings file it cannot write), Save keeps the values in the service's folder and says how to keep them")
+    func saveUnderTheService() throws {
+        let scratch = try ScratchDirectory("save-service")
+        let state = scratch.file("state").path
+        let console = try RunningConsole([], environment: ["XDG_CONFIG_HOME": "/proc/sentry-cannot-write", "STATE_DIRECTORY": state])
+        #expect(try console.post("/api/settings", #"{"offset": 25}"#).status == 200)
+        let saved = try console.post("/api/settings/save", "{}")
+        let kept = state + "/console-settings.toml"
+        #expect(saved.status == 200 && saved.text.contains("saved to \(kept) instead") && saved.text.contains("sudoedit"), "\(saved.text)")
+        let text = try String(contentsOfFile: kept, encoding: .utf8)
+        #expect(text.contains("offset = 25\n"), "\(text)")
+        // What it saved is a settings file sentry reads.
+        let config = try SentryProcess(["config", "--config", kept])
+        #expect(config.status == 0 && config.standardOutput.split(separator: "\n").contains { $0.hasPrefix("offset ") && $0.contains("25") })
+    }
+
     @Test("off loopback the console needs a token (refused at start without one); requests without it get 401")
     func token() throws {
         let refused = try SentryProcess(["--camera", DemoClip.path, "--serial", "sim", "--web", "0.0.0.0:0"])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import Console
 import Detectors
+import FoundationEssentials
 import RunControl
 import SentryApp
 import Synchronization
@@ -130,6 +131,8 @@ extension Run {
         options.framesPerSecond = webConsole.webFps
         options.rules = webConsole.siteRules
         options.maximumClients = webConsole.webMaxClients
+        // systemd lists the unit's state folders, colon-separated; the service has one.
+        options.stateDirectory = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         options.keysGivenAsFlags = Set(
             Self.live.map(\.setting.key).filter { key in
                 CommandLine.arguments.contains { $0 == "--\(key)" || $0.hasPrefix("--\(key)=") || $0 == "--no-\(key)" }
