@@ -10,7 +10,7 @@ DEMO_CLIP := .cache/demo.mkv
 # The project's own Python (tools/setup makes it): the tests' and tools' python3.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
-.PHONY: aarch64 test-aarch64 setup setup-demo build release demo demo-turret test check fuzz-build test-vm test-install test-setup install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
+.PHONY: aarch64 test-aarch64 setup setup-demo setup-firmware build release demo demo-turret test check fuzz-build test-vm test-install test-setup install uninstall man completions deb test-deb flash bench console-bench fixtures firmware fuzz fuzz-run soak memory-soak clean
 
 # SENTRY_SETUP_DONE=1 (make test sets it once tools/setup has run): not again.
 setup:
@@ -18,6 +18,10 @@ setup:
 
 setup-demo:
 	@[ -n "$(SENTRY_SETUP_DONE)" ] || tools/setup demo
+
+# Only the AVR toolchain and avrdude: make flash works on a Pi with the .deb and no Swift.
+setup-firmware:
+	@[ -n "$(SENTRY_SETUP_DONE)" ] || tools/setup firmware
 
 build: setup-demo
 	$(SWIFT) build
@@ -173,7 +177,7 @@ uninstall:
 		rmdir $(DESTDIR)$$dir 2>/dev/null || true; done
 
 # make flash [PORT=/dev/ttyACM0] [BOOTLOADER=old]: the sketch onto the board.
-flash: firmware
+flash: setup-firmware
 	$(MAKE) -C firmware flash $(if $(PORT),PORT=$(PORT)) $(if $(BOOTLOADER),BOOTLOADER=$(BOOTLOADER))
 
 # Installs into a scratch DESTDIR, checks the units and the footprint, uninstalls.

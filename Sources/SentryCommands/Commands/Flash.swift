@@ -37,7 +37,8 @@ struct Flash: ParsableCommand {
         let port = try failingCleanly { self.port == "auto" ? try DeviceList.onlySerialPort() : self.port }
         try failingCleanly { try check(port: port) }
         guard let hex = hex ?? Self.defaultHex() else {
-            throw fail("no firmware hex found; build it with make -C firmware, or pass --hex FILE")
+            throw fail(
+                "no firmware hex found; in a checkout, make flash PORT=\(port) builds and writes it (tools/setup firmware installs the AVR toolchain), or pass --hex FILE")
         }
         guard FileManager.default.isReadableFile(atPath: hex) else { throw fail("firmware \(hex): no such file or not readable; pass --hex FILE") }
         guard let avrdude = ["/usr/bin/avrdude", "/usr/local/bin/avrdude"].first(where: FileManager.default.isExecutableFile) else {
