@@ -35,7 +35,24 @@ public struct SentryCommand: ParsableCommand {
             StandardStream.writeOutput(helpMessage() + "\n\nTo start: sentry --camera FILE|/dev/video0 --serial PORT|sim (sentry run --help lists every flag).\n")
             Glibc.exit(0)
         }
-        main(arguments)
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            exitInOneLine(error, arguments: arguments)
+        }
+    }
+
+    /// A bad flag or value is one line that names it and where the flags are
+    /// listed (swift-argument-parser's own message adds the usage and a hint,
+    /// three lines); help, the version and errors of a run are its as usual.
+    static func exitInOneLine(_ error: any Error, arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        guard code == .validationFailure else { exit(withError: error) }
+        let said = message(for: error).split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: " ")
+        let command = configuration.subcommands.map { $0._commandName }.first { $0 == arguments.first } ?? Run._commandName
+        StandardStream.writeError("Error: \(said) (sentry \(command) --help lists every flag)\n")
+        Glibc.exit(code.rawValue)
     }
 
     public init() {}
