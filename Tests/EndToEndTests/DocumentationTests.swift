@@ -73,4 +73,13 @@ struct DocumentationTests {
             #expect(run.standardError.contains(line), "\(run.standardError)")
         }
     }
+
+    @Test("'test on a photo' (safety.md, first-turret.md): a JPEG given --loop plays as many frames as asked, as a PNG does")
+    func loopedPhoto() throws {
+        let photos = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos")
+        for photo in ["astronaut-colour.jpg", "astronaut.png"] {
+            let run = try SentryProcess(["--camera", photos.appendingPathComponent(photo).path, "--loop", "--frames", "100", "--serial", "sim", "--quiet"])
+            #expect(run.status == 0 && run.standardOutput.contains("100 frames"), "\(photo): \(run.standardOutput) \(run.standardError)")
+        }
+    }
 }
