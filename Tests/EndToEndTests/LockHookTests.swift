@@ -164,7 +164,8 @@ struct LockHookTests {
         #expect(StatusLine.hud(for: nil, armed: true, tiltEnabled: false) == "ARMED · Sentry mode — no targets")
         for (flags, modes) in [([String](), ["Tracking", "Locked", "Sentry mode"]), (["--fire", "--tilt"], ["ARMED · Shooting", "ARMED · Locked", "ARMED · Sentry mode"])] {
             let run = try SentryProcess(["--camera", Clips.comesAndGoes, "--serial", "sim", "--lock-after", "0.5"] + flags)
-            let hud = run.standardError.split(separator: "\n").filter { !$0.hasPrefix("sentry: ARMED") }.map { line in
+            // The status lines, not the log's (`… notice sentry: [SentryApp] target locked at …`).
+            let hud = run.standardError.split(separator: "\n").filter { !$0.hasPrefix("sentry: ARMED") && !$0.contains(" sentry: [") }.map { line in
                 String(line.prefix { $0 != "—" && $0 != "," }).trimmingCharacters(in: .whitespaces)
             }
             #expect(Array(hud.prefix(3)) == modes, "\(flags): \(run.standardError)")

@@ -21,7 +21,7 @@ struct FrameLoopWatchdogTests {
         #expect(stall != nil, "\(loggedDuringStall)")
         #expect(stall?.contains("s in the observer SlowObserver; the thread is blocked in system call") == true, "\(stall ?? "")")
         let summary = recorder.messages.withLock { $0 }.last ?? ""
-        #expect(summary.hasPrefix("info: frame loop: 2 frames, work per frame ") && summary.contains(", longest gap 0.4"), "\(summary)")
+        #expect(summary.hasPrefix("notice: frame loop: 2 frames, work per frame ") && summary.contains(", longest gap 0.4"), "\(summary)")
         #expect(summary.contains(" s of it in the observer SlowObserver)"), "\(summary)")
     }
 
