@@ -72,6 +72,8 @@ let package = Package(
         .target(name: "Evaluation", dependencies: ["Geometry", "MiniXML"]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
         .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol", "Turret"]),
+        // A moving target: its angular motion from recent frames, and when and where a shot meets it. Pure.
+        .target(name: "Motion"),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
         .target(name: "Expressions", dependencies: ["Geometry", "Imaging"], swiftSettings: optimisedInDebug),
         // A TFLite model reader and CPU interpreter for the operators BlazeFace, the face mesh and the iris model use.
@@ -226,6 +228,7 @@ let package = Package(
         .testTarget(name: "EventsTests", dependencies: ["EventPictures", "Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
+        .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["RunControl", "Scratch", "Waiting", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
