@@ -64,6 +64,8 @@ struct HomeAssistantTests {
         let kinds = report["event_types"] as? [String] ?? []
         #expect(Set(kinds) == ["arrive", "lock", "lost", "shot", "expression"], "\(kinds)")
         #expect(kinds.first == "arrive", "the first arrival, published with the discovery, reached Home Assistant: \(kinds)")
+        // mqtt.md's example automation, its trigger and condition as the page has them, ran on the lock.
+        #expect(report["doc_automation"] as? String == "on", "\(report["doc_automation"] ?? "no report")")
         #expect((report["problems"] as? [String] ?? []).isEmpty, "\(report["problems"] ?? [])")
     }
 }
