@@ -74,7 +74,9 @@ public struct SentryTopics: Sendable {
             var request: String
         }
         let request = String(decoding: message.payload.prefix(200), as: UTF8.self)
-        return MQTTMessage(topic: error, payload: Self.json(Reply(error: description, topic: message.topic, request: request)))
+        // QoS 1, as events are: each request gets its own answer. At QoS 0 the client keeps only
+        // a topic's newest message, and a second refusal in quick succession replaced the first.
+        return MQTTMessage(topic: error, payload: Self.json(Reply(error: description, topic: message.topic, request: request)), qos: 1)
     }
 
     /// What a message on a subscribed topic asks for.

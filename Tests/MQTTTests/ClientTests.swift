@@ -1,6 +1,7 @@
 import Foundation
 import LogRecording
 import Mosquitto
+import MQTTTopics
 import Synchronization
 import Testing
 import Waiting
@@ -75,6 +76,23 @@ struct ClientTests {
         #expect(broker.messages(on: "sentry/test/availability", count: 1) == ["sentry/test/availability online"])
         #expect(eventually { events.received().count == 5 }, "\(events.received())")
         #expect(events.received() == (0..<5).map { "sentry/test/event gap \($0)" })
+    }
+
+    @Test("two refusals in quick succession are two answers: an error reply is not a state, whose newest alone is kept")
+    func everyRefusalAnswered() throws {
+        let broker = try MosquittoBroker()
+        let client = MQTTClient(options: Self.options(broker), logger: LogRecorder().logger) { _ in }
+        defer { client.stop() }
+        #expect(eventually { client.figures.connected })
+        let topics = try SentryTopics(name: "test")
+        // Handed over while the broker is away, so neither has gone out before the other comes.
+        broker.kill()
+        client.publish(topics.error("--offset 99 must be between 0 and 89", answering: MQTTMessage(topic: topics.set, text: "{\"offset\": 99}")))
+        client.publish(topics.error("action 'fire' is not one of point, nudge, auto, scan, center", answering: MQTTMessage(topic: topics.command, text: "fire")))
+        try broker.start()
+        let errors = try broker.subscriber(topics.error)
+        #expect(eventually(within: 20) { errors.received().count == 2 }, "\(errors.received())")
+        #expect(errors.received().first?.contains("--offset 99") == true, "\(errors.received())")
     }
 
     @Test("a broker away for long: the events queue stays bounded, the oldest dropped and said once")
