@@ -53,6 +53,12 @@ public struct AngleMapper: Hashable, Sendable {
         return min(max(angle, Double(offset)), Double(180 - offset))
     }
 
+    /// Both axes' formula before truncation (no mirroring) for a point of a
+    /// `width` x `height` frame: tilt at the degrees per pixel the width sets.
+    public func unroundedAngles(at point: (x: Double, y: Double), frameWidth width: Int, frameHeight height: Int) -> (pan: Double, tilt: Double) {
+        (unroundedAngle(position: point.x, extent: width, frameWidth: width), unroundedAngle(position: point.y, extent: height, frameWidth: width))
+    }
+
     /// The angles this mapping can produce: `offset ... 180 - offset`.
     public var range: ClosedRange<Int> { offset...(180 - offset) }
 

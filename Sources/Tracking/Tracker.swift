@@ -200,8 +200,7 @@ public struct Tracker: Sendable {
         } else {
             let mapper = settings.mapper
             let pose = Self.pose(of: &turret, at: time)
-            let pan = mapper.unroundedAngle(position: point.x, extent: width, frameWidth: width)
-            let tilt = mapper.unroundedAngle(position: point.y, extent: height, frameWidth: width)
+            let (pan, tilt) = mapper.unroundedAngles(at: point, frameWidth: width, frameHeight: height)
             error = ((mapper.invertX ? 180 - pan : pan) - pose.pan, (mapper.invertY ? 180 - tilt : tilt) - pose.tilt)
         }
         if !settings.tiltEnabled { error.tilt = 0 }
@@ -231,8 +230,9 @@ public struct Tracker: Sendable {
             // SPEC §2's truncation, held at the degree sent until the exact angle clearly leaves it.
             var (x, y) = point
             if settings.smoothing != nil { (x, y) = (smoothX.filter(x, at: time), smoothY.filter(y, at: time)) }
-            let pan = steadyPan.degree(for: mapper.unroundedAngle(position: x, extent: width, frameWidth: width), rounding: .towardZero)
-            let tilt = steadyTilt.degree(for: mapper.unroundedAngle(position: y, extent: height, frameWidth: width), rounding: .towardZero)
+            let exact = mapper.unroundedAngles(at: (x, y), frameWidth: width, frameHeight: height)
+            let pan = steadyPan.degree(for: exact.pan, rounding: .towardZero)
+            let tilt = steadyTilt.degree(for: exact.tilt, rounding: .towardZero)
             return Aim(pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt)
         }
         defer { self.loop = loop }

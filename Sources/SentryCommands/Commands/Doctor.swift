@@ -60,11 +60,13 @@ struct DoctorCommand: ParsableCommand {
     func run() throws {
         // `sim` is the documented simulated servo: no board to find, nothing to fix.
         let machine = Machine(root: root ?? "/")
+        // A video or photo given as the camera is checked as a file, not as a device.
+        let file = camera.flatMap { $0 != "auto" && Self.namesAFile($0) ? $0 : nil }
         let cameras: [String]? =
             switch camera {
             case nil: nil
             case "auto"?: []
-            case let path? where Self.namesAFile(path): []
+            case _? where file != nil: []
             case let device?: [device]
             }
         var findings =
@@ -72,7 +74,7 @@ struct DoctorCommand: ParsableCommand {
             ? [Finding(.ok, "serial port sim", "the simulated servo needs no board; for a real one pass its port, e.g. --serial /dev/ttyACM0")]
                 + Checkup.run(on: machine, ports: [], cameras: cameras, readyWait: wait)
             : Checkup.run(on: machine, ports: serial.map { [$0] }, cameras: cameras, readyWait: wait)
-        if let file = camera, file != "auto", Self.namesAFile(file) { findings.insert(fileFinding(file), at: 0) }
+        if let file { findings.insert(fileFinding(file), at: 0) }
         let settingsPath = self.settingsPath
         findings.append(settingsFinding(settingsPath))
         if broker.mqtt != nil || settingsPath.flatMap({ SettingsFile.configuredValue("mqtt", config: $0) }) != nil {
