@@ -71,7 +71,7 @@ let package = Package(
         // Recall, precision and F1 of detections against labelled faces, and the label files they are read from.
         .target(name: "Evaluation", dependencies: ["Geometry", "MiniXML"]),
         // Faces to aims: identities, the sticky target, smoothing, the turret's closed loop, search, lock and fire. Pure.
-        .target(name: "Tracking", dependencies: ["Geometry", "TurretProtocol", "Turret"]),
+        .target(name: "Tracking", dependencies: ["Geometry", "Motion", "TurretProtocol", "Turret"]),
         // A moving target: its angular motion from recent frames, and when and where a shot meets it. Pure.
         .target(name: "Motion"),
         // A face's expression, head pose and gaze from its landmarks: scores, states with hysteresis. Pure.
@@ -110,6 +110,8 @@ let package = Package(
                                              .product(name: "SystemPackage", package: "swift-system")]),
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
+        // The virtual shooting range: people walking paths before a fixed camera, and a judge who flies each shot.
+        .target(name: "ShootingRange", dependencies: ["Geometry", "Imaging", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["CUdev", "MonotonicTime"]),
         // termios serial ports and pseudo-terminals.
@@ -166,7 +168,7 @@ let package = Package(
             name: "SentryApp",
             dependencies: [
                 "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
-                "Video", "VirtualCamera", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
+                "Video", "VirtualCamera", "ShootingRange", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: onlyImportedMembers
@@ -221,6 +223,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
+        .testTarget(name: "ShootingRangeTests", dependencies: ["ShootingRange"]),
         .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),

@@ -59,6 +59,11 @@ public struct AngleMapper: Hashable, Sendable {
         (unroundedAngle(position: point.x, extent: width, frameWidth: width), unroundedAngle(position: point.y, extent: height, frameWidth: width))
     }
 
+    /// Degrees one pixel spans in a frame `frameWidth` wide (the same on both axes with `--fov`).
+    public func degreesPerPixel(frameWidth: Int) -> Double {
+        (fieldOfView ?? Double(180 - 2 * offset)) / Double(frameWidth)
+    }
+
     /// The angles this mapping can produce: `offset ... 180 - offset`.
     public var range: ClosedRange<Int> { offset...(180 - offset) }
 

@@ -9,11 +9,17 @@ public struct Frame: Sendable {
     public var timestamp: Double
     /// 0 for the first frame.
     public var index: Int
+    /// When the picture was taken, on the turret's clock (the monotonic
+    /// clock for a camera, whose driver stamps each buffer; the frame clock
+    /// for a virtual one); nil when nothing says (a file). The time from
+    /// here to the wire is how far the target has moved since.
+    public var capturedAt: Double?
 
-    public init(image: GrayImage, timestamp: Double, index: Int, chroma: ChromaPlanes? = nil) {
+    public init(image: GrayImage, timestamp: Double, index: Int, chroma: ChromaPlanes? = nil, capturedAt: Double? = nil) {
         self.image = image
         self.chroma = chroma
         self.timestamp = timestamp
         self.index = index
+        self.capturedAt = capturedAt
     }
 }

@@ -20,6 +20,8 @@ public struct PipelineSettings: Sendable {
     /// When to send the fire command; `nil` (no `--fire`): never, and
     /// nothing new goes on the wire.
     public var fire: FireControl.Settings?
+    /// How long a shot takes to arrive (`--trigger-delay`, `--muzzle-speed`), and how far faces are.
+    public var lead = LeadSettings.typical
     /// The turret's clock, by which the firmware times its fire rules: the
     /// wall clock for real hardware, the frames' for the virtual camera's
     /// simulated servo.
@@ -115,6 +117,8 @@ public final class Pipeline {
     private var turret: TurretState
     private var lock: LockOn
     private var fire: FireControl?
+    /// Armed at a walking target: where and when dart and person meet.
+    private var lead = LeadingFire()
     /// The timestamp of the last frame processed.
     public private(set) var lastFrameTime = 0.0
     private var expressions = ExpressionReader()
@@ -162,6 +166,15 @@ public final class Pipeline {
         case .manual(let aim): intent = .aim(aim)
         case .manualScan: intent = .scan
         }
+        let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
+        // The frame's moment on the wire, on the frames' clock: how far a walker has gone since the picture.
+        let wireNow = frame.timestamp + (frame.capturedAt.map { min(max(wireTime - $0, 0), 1) } ?? 0)
+        let leading = fire != nil && steering == .tracking && settings.tracking.mount == .fixed
+        if leading {
+            lead.invertedTilt = settings.tracking.mapper.invertY
+            lead.observe(target.map { sighting(of: $0, in: frame) }, of: tracker.targetID)
+            if lock.isLocked, let aim = leadAim(wireNow: wireNow, at: frame.timestamp) { intent = .aim(aim) } else if !lock.isLocked { lead.drop() }
+        }
         var commands: [Command]
         switch intent {
         case .aim(let aim): commands = turret.write(aim, at: frame.timestamp)
@@ -171,14 +184,10 @@ public final class Pipeline {
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
         var heldFire: HeldFire?
         if fire != nil, steering == .tracking {
-            let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
             fire?.sent(commands, wireTime: wireTime)
             heldFire = target.flatMap { fireHold(at: $0, among: faces, frameHeight: frame.image.height) }
-            if spared == nil, heldFire == nil,
-                let shot = fire?.shot(
-                    locked: lock.isLocked, aimError: tracker.aimError, turret: turret.model,
-                    at: frame.timestamp, wireTime: wireTime)
-            {
+            if let plan = lead.plan, heldFire == nil, !isClear(plan.aim, of: faces, in: frame) { heldFire = .firePointOnFace }
+            if spared == nil, heldFire == nil, let shot = shot(locked: lock.isLocked, wireNow: wireNow, wireTime: wireTime, frame: frame) {
                 commands.append(shot)
                 turret.fire(shot, at: frame.timestamp)
             }
@@ -195,6 +204,50 @@ public final class Pipeline {
             commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, spared: spared,
             heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+    }
+
+    /// The shot this frame, if one goes: at a walking target when the plan's
+    /// moment has come, at a standing one when the aim is on it (never at a
+    /// walker's present place: the dart would arrive where it was).
+    private func shot(locked: Bool, wireNow: Double, wireTime: Double, frame: Frame) -> Command? {
+        guard locked, fire != nil else { return nil }
+        if lead.plan != nil {
+            // Frames come this far apart: the moment is taken on the frame nearest it.
+            let interval = min(max(frame.timestamp - lastFrameTime, 0), 0.2)
+            guard lead.isTimeToFire(wireNow: wireNow, frameInterval: interval, lead: settings.lead),
+                let shot = fire?.acceptedShot(turret: turret.model, at: frame.timestamp, wireTime: wireTime)
+            else { return nil }
+            lead.fired(at: wireNow)
+            return shot
+        }
+        guard !lead.isWalking else { return nil }
+        return fire?.shot(locked: locked, aimError: tracker.aimError, turret: turret.model, at: frame.timestamp, wireTime: wireTime)
+    }
+
+    /// The aim of the lead's plan this frame, if it has one.
+    private func leadAim(wireNow: Double, at time: Double) -> Aim? {
+        var model = turret.model
+        model.advance(to: time)
+        return lead.aim(
+            wireNow: wireNow, turret: model, servoSecondsPer60Degrees: settings.tracking.servoSecondsPer60Degrees,
+            range: settings.tracking.mapper.range, lead: settings.lead, cooldownLeft: fire?.cooldownLeft(at: wireNow) ?? 0)
+    }
+
+    /// The target's fire point and face size in the wire's degrees.
+    private func sighting(of box: Box, in frame: Frame) -> LeadingFire.Sighting {
+        let mapper = settings.tracking.mapper
+        let (width, height) = (frame.image.width, frame.image.height)
+        let point = settings.tracking.aimPoint(of: box, frameHeight: height, below: settings.firePointBelow)
+        let (pan, tilt) = mapper.unroundedAngles(at: point, frameWidth: width, frameHeight: height)
+        return LeadingFire.Sighting(
+            pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt,
+            faceDegrees: Double(box.width) * mapper.degreesPerPixel(frameWidth: width), time: frame.timestamp)
+    }
+
+    /// True when `aim`'s point in the frame lies off every face (grown by the margin).
+    private func isClear(_ aim: Aim, of faces: [Box], in frame: Frame) -> Bool {
+        let point = settings.tracking.mapper.framePoint(of: aim, width: frame.image.width, height: frame.image.height, tiltEnabled: settings.tiltEnabled)
+        return FirePoint.isClear(point, of: faces)
     }
 
     /// Why no shot may be taken at `target` now, if none may (SPEC §8: never

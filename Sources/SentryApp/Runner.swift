@@ -110,15 +110,20 @@ public enum Runner {
         defer { services.stopAll() }
         let (detector, detectorName) = try options.detector.makeDetector(logger: logger)
         let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
+        let range = try RangeCameraName(parsing: options.camera)
+        // A virtual camera's frames are on their own clock, and so is the servo it rides on or aims with.
+        let onFrameClock = virtualScene != nil || range != nil
         let simulator =
             options.serial == simulatedSerialName
-            ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: virtualScene != nil) : nil
+            ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: onFrameClock) : nil
         if let simulator { services.started(stop: simulator.stop) }
         let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
         services.started(stop: link.close)
         let source: any FrameSource
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
+        } else if let range, let simulator {
+            source = try openRangeCamera(range, detector: try options.detector.makeDetector().detector, simulator: simulator, output: link.output)
         } else {
             source = try openCamera(options, colour: detector.readsColour, logger: logger)
         }
@@ -148,7 +153,7 @@ public enum Runner {
         services.started(stop: camera.close)
 
         var settings = options.settings
-        if virtualScene != nil { settings.turretClock = .frames }
+        if onFrameClock { settings.turretClock = .frames }
         let pipeline = Pipeline(
             detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil

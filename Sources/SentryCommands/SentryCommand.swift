@@ -12,7 +12,7 @@ public struct SentryCommand: ParsableCommand {
         version: "\(BuildInfo.version) (\(BuildInfo.commit))",
         subcommands: [
             Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self,
-            DoctorCommand.self, EventsCommand.self, FleetCommand.self, MQTTCommand.self,
+            DoctorCommand.self, EventsCommand.self, FleetCommand.self, MQTTCommand.self, RangeCommand.self,
         ],
         defaultSubcommand: Run.self
     )

@@ -8,6 +8,35 @@ public struct TrackedFace: Sendable, Equatable {
     public var lastSeen: Double
     /// Seen in the latest frame.
     public var isVisible: Bool
+    /// Pixels per second its centre moved, averaged over its last sightings:
+    /// a walker missed by the detector for a few frames is looked for where
+    /// it has walked to, not where it was.
+    public var velocity: (x: Double, y: Double) = (0, 0)
+
+    public init(id: Int, box: Box, lastSeen: Double, isVisible: Bool) {
+        self.id = id
+        self.box = box
+        self.lastSeen = lastSeen
+        self.isVisible = isVisible
+    }
+
+    public static func == (a: TrackedFace, b: TrackedFace) -> Bool {
+        a.id == b.id && a.box == b.box && a.lastSeen == b.lastSeen && a.isVisible == b.isVisible && a.velocity == b.velocity
+    }
+
+    /// Where its box should be at `time` if it kept walking (at most `walkLimit` seconds on).
+    func predictedBox(at time: Double) -> Box {
+        let ahead = min(max(time - lastSeen, 0), Self.walkLimit)
+        var box = box
+        box.x += Int((velocity.x * ahead).rounded())
+        box.y += Int((velocity.y * ahead).rounded())
+        return box
+    }
+
+    /// Seconds a face's walk is carried on while the detector misses it.
+    static let walkLimit = 0.5
+    /// How much a new sighting moves the velocity (the rest is the old one's).
+    static let velocityWeight = 0.3
 }
 
 /// Gives the faces of each frame identities: a box that overlaps, or lies
@@ -34,7 +63,7 @@ public struct FaceTracks: Sendable {
         var pairs: [(score: Double, face: Int, box: Int)] = []
         for (f, face) in faces.enumerated() {
             for (b, box) in boxes.enumerated() {
-                if let score = Self.matchScore(face.box, box) { pairs.append((score, f, b)) }
+                if let score = Self.matchScore(face.predictedBox(at: time), box) { pairs.append((score, f, b)) }
             }
         }
         pairs.sort { $0.score > $1.score }
@@ -44,7 +73,13 @@ public struct FaceTracks: Sendable {
         for pair in pairs where !faceTaken[pair.face] && !boxTaken[pair.box] {
             faceTaken[pair.face] = true
             boxTaken[pair.box] = true
-            faces[pair.face].box = boxes[pair.box]
+            let face = faces[pair.face], box = boxes[pair.box]
+            if time > face.lastSeen {
+                let step = (x: (box.center.x - face.box.center.x) / (time - face.lastSeen), y: (box.center.y - face.box.center.y) / (time - face.lastSeen))
+                let weight = TrackedFace.velocityWeight
+                faces[pair.face].velocity = (face.velocity.x + weight * (step.x - face.velocity.x), face.velocity.y + weight * (step.y - face.velocity.y))
+            }
+            faces[pair.face].box = box
             faces[pair.face].lastSeen = time
             faces[pair.face].isVisible = true
         }

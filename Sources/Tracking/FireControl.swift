@@ -51,6 +51,13 @@ public struct FireControl: Sendable {
         at time: Double, wireTime: Double
     ) -> Command? {
         guard locked, let aimError, abs(aimError.pan) <= settings.tolerance, abs(aimError.tilt) <= settings.tolerance else { return nil }
+        return acceptedShot(turret: turret, at: time, wireTime: wireTime)
+    }
+
+    /// The fire command at the angle the firmware holds, if the firmware
+    /// would take it now (settled, standing still, its interval) and the
+    /// cooldown has passed; whether to shoot at all is the caller's.
+    public mutating func acceptedShot(turret: TurretModel, at time: Double, wireTime: Double) -> Command? {
         if let lastShot, wireTime - lastShot < max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) { return nil }
         if let lastAim, wireTime - lastAim < ServoController.fireSettle + Self.wireMargin { return nil }
         var turret = turret
@@ -61,6 +68,12 @@ public struct FireControl: Sendable {
         else { return nil }
         lastShot = wireTime
         return .fire(held.pan)
+    }
+
+    /// Seconds of cooldown left at `wireTime` (0: a shot may go).
+    public func cooldownLeft(at wireTime: Double) -> Double {
+        guard let lastShot else { return 0 }
+        return max(0, max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) - (wireTime - lastShot))
     }
 
     /// Notes the aims and sweeps that went on the wire at `wireTime`.

@@ -152,7 +152,14 @@ public final class V4L2Camera: FrameSource {
         defer { frameIndex += 1 }
         // The frame shares `image`'s pixels; once the caller lets go of it,
         // the next frame is written in place, with no allocation.
-        return Frame(image: image, timestamp: time - start, index: frameIndex, chroma: keepsColour ? chroma : nil)
+        return Frame(image: image, timestamp: time - start, index: frameIndex, chroma: keepsColour ? chroma : nil, capturedAt: Self.isMonotonic(buffer) ? time : nil)
+    }
+
+    /// The driver stamped the buffer on the monotonic clock (uvcvideo, vivid and
+    /// most others do; `V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC` says so), the one
+    /// `monotonicSeconds()` reads, so the time to the wire is a difference.
+    static func isMonotonic(_ buffer: v4l2_buffer) -> Bool {
+        buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
     }
 
     /// Unplugged, it may be plugged back: the run waits for it.

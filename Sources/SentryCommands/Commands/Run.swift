@@ -8,6 +8,7 @@ import ServoSim
 import TextOutput
 import Tracking
 import TurretProtocol
+import Video
 
 /// `sentry run` (the default command): track faces and drive the turret.
 struct Run: ParsableCommand {
@@ -73,6 +74,12 @@ struct Run: ParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        if camera.hasPrefix(rangeCameraPrefix) {
+            do { _ = try RangeCameraName(parsing: camera) } catch { throw ValidationError("--camera \(camera) \(error.reason): \(error.hint)") }
+            guard link.serial == simulatedSerialName else {
+                throw ValidationError("--camera \(camera) is the shooting range, aimed at by the simulated turret: use it with --serial sim")
+            }
+        }
         if camera.hasPrefix(virtualCameraPrefix) {
             guard camera.count > virtualCameraPrefix.count else { throw ValidationError("--camera sim: needs an image, e.g. --camera sim:room.png") }
             guard link.serial == simulatedSerialName else {
@@ -104,6 +111,7 @@ struct Run: ParsableCommand {
         var settings = PipelineSettings(tracking: trackingOptions.settings, deadband: trackingOptions.deadband)
         settings.lockAfter = lockFire.lockAfter
         settings.fire = lockFire.fireSettings
+        settings.lead = lockFire.leadSettings
         settings.spare = try? faces.spareState
         settings.firePointBelow = lockFire.fireBelow
         settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads
@@ -121,14 +129,11 @@ struct Run: ParsableCommand {
         return options
     }
 
-    func run() throws {
-        let logger = makeLogger(level: logLevel)
-        let camera = try failingCleanly { self.camera == "auto" ? try DeviceList.onlyCamera() : self.camera }
-        let serial = try failingCleanly { link.serial == "auto" ? try DeviceList.onlySerialPort() : link.serial }
+    /// The run these flags describe, on `camera` and `serial` (`auto` already looked up).
+    func runOptions(camera: String, serial: String) throws -> RunOptions {
         var options = RunOptions(camera: camera, serial: serial)
         options.baudRate = link.baud
         options.bootWait = link.bootWait
-        if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
         options.onExit = link.onExit
         options.size = capture.frameSize
         options.framesPerSecond = capture.fps
@@ -152,6 +157,15 @@ struct Run: ParsableCommand {
         options.virtualCameraNoise = simNoise
         options.showStatus = !quiet
         options.printTrack = track
+        if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
+        return options
+    }
+
+    func run() throws {
+        let logger = makeLogger(level: logLevel)
+        let camera = try failingCleanly { self.camera == "auto" ? try DeviceList.onlyCamera() : self.camera }
+        let serial = try failingCleanly { link.serial == "auto" ? try DeviceList.onlySerialPort() : link.serial }
+        let options = try runOptions(camera: camera, serial: serial)
         if lockFire.fire {
             let height = lockFire.panOnlyBelowHeads ? "level from below head height (--pan-only-below-heads)" : "\(String(printf: "%g", lockFire.fireBelow)) face heights below the face's centre"
             StandardStream.writeError(

@@ -52,8 +52,28 @@ struct LockFireOptions: ParsableArguments {
             "Aim this many face heights below the face's centre when armed, and draw the fire point there (1.5: the chest). With --fire at least 1: no shot is ever taken with the fire point on a face (docs/guide/safety.md).")
     var fireBelow: Double = 1.5
 
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds from the fire command reaching the turret to the dart leaving it (solenoid, flywheel spin-up); calibration.md says how to time it.")
+    var triggerDelay: Double = LeadSettings.typical.triggerDelay
+
+    @Option(parsing: .unconditional, help: "The dart's speed leaving the barrel, metres per second (a foam-dart blaster: 10 to 30).")
+    var muzzleSpeed: Double = LeadSettings.typical.muzzleSpeed
+
+    @Option(
+        parsing: .unconditional,
+        help: "Centimetres across the detector's box on an adult's face: with --fov it gives a face's distance, and so the dart's flight time.")
+    var faceWidth: Double = LeadSettings.typical.faceWidth * 100
+
+    @Option(parsing: .unconditional, help: "Metres to every target, instead of the distance from the face's size (--face-width).")
+    var range: Double?
+
     func validate() throws {
         try LiveSetting.lockAfter.check(lockAfter)
+        try checkRange(triggerDelay, "trigger-delay", 0...2, " seconds")
+        try checkRange(muzzleSpeed, "muzzle-speed", 1...200, " metres per second (a foam dart: 10 to 30)")
+        try checkRange(faceWidth, "face-width", 5...40, " centimetres (an adult's face: about 15)")
+        if let range { try checkRange(range, "range", 0.3...50, " metres") }
         try checkRange(hookTimeout, "hook-timeout", 0.1...3600, " seconds")
         try LiveSetting.fireCooldown.check(fireCooldown)
         try LiveSetting.fireTolerance.check(fireTolerance)
@@ -94,6 +114,11 @@ struct LockFireOptions: ParsableArguments {
         var hooks = EventHookSettings(commands: (try? eventCommands()) ?? [:])
         hooks.timeout = hookTimeout
         return hooks
+    }
+
+    /// What the lead needs to know of the blaster and the targets.
+    var leadSettings: LeadSettings {
+        LeadSettings(triggerDelay: triggerDelay, muzzleSpeed: muzzleSpeed, faceWidth: faceWidth / 100, fixedRange: range)
     }
 
     /// The fire control's settings; `nil` without `--fire`.

@@ -1,0 +1,110 @@
+import ArgumentParser
+import SentryApp
+import ServoSim
+import ShootingRange
+import TextOutput
+
+/// `sentry range`: the virtual shooting range. Each scenario's people walk
+/// before the camera, `run` aims and fires the simulated turret at them
+/// (armed, on the frame clock), and the judge flies every shot.
+struct RangeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "range",
+        abstract: "Fire the simulated turret at people walking before a virtual camera, and count the hits.",
+        discussion: """
+            Each scenario runs sentry armed (--fire --tilt) on --camera range:SCENARIO:PHOTO with --serial sim; \
+            a judge flies every shot (--trigger-delay, then the dart at --muzzle-speed) and says whether it met \
+            a torso, a face or nothing. Flags after -- go to the run, e.g. -- --fire-cooldown 2 --detector haar.
+            """
+    )
+
+    @Option(help: "A photo with a face: the head every person on the range wears.")
+    var face: String
+
+    @Option(help: "Scenarios, comma-separated (default: all): \(RangeScenario.all.map(\.name).joined(separator: ", ")).")
+    var scenarios: String?
+
+    @Flag(help: "Also list every shot: when, what it met, and how far from the torso's middle.")
+    var shots = false
+
+    @Argument(parsing: .captureForPassthrough, help: "Flags for the run, after --.")
+    var runFlags: [String] = []
+
+    func validate() throws {
+        guard !face.isEmpty else { throw ValidationError("--face needs a photo with a face") }
+        for name in chosen.names where RangeScenario.named(name) == nil {
+            throw ValidationError("--scenarios: '\(name)' is none of \(RangeScenario.all.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    private var chosen: (names: [String], scenarios: [RangeScenario]) {
+        let names = scenarios.map { $0.split(separator: ",").map(String.init) } ?? RangeScenario.all.map(\.name)
+        return (names, names.compactMap(RangeScenario.named))
+    }
+
+    func run() throws {
+        let logger = makeLogger(level: "warning")
+        var table = [["scenario", "speed", "shots", "hits", "misses", "faces", "first shot after lock", "median miss"]]
+        for scenario in chosen.scenarios {
+            let flags = runFlags.first == "--" ? Array(runFlags.dropFirst()) : runFlags
+            let run: Run
+            do {
+                run = try Run.parse(["--camera", "range:\(scenario.name):\(face)", "--serial", "sim", "--fire", "--tilt", "--fov", "\(RangeWorld().fieldOfView)", "--quiet"] + flags)
+            } catch {
+                throw ValidationError(Run.message(for: error))
+            }
+            let options = try run.runOptions(camera: run.camera, serial: simulatedSerialName)
+            var keeping = options
+            keeping.keepResults = true
+            let summary = try failingCleanly { try Runner.run(keeping, logger: logger) }
+            let judge = RangeJudge(world: RangeWorld(), triggerDelay: run.lockFire.triggerDelay, muzzleSpeed: run.lockFire.muzzleSpeed)
+            let score = RangeScore(scenario: scenario, summary: summary, judge: judge)
+            table.append(score.row)
+            if shots {
+                for outcome in score.outcomes {
+                    print(scenario.name.padded(to: 14) + String(printf: "%6.2f s  ", outcome.time) + outcome.kind.rawValue.padded(to: 6) + String(printf: "%+4.0f cm across, %+4.0f cm up", 100 * outcome.across, 100 * outcome.up))
+                }
+            }
+        }
+        let widths = table[0].indices.map { column in table.map { $0[column].count }.max()! + 2 }
+        for row in table { print(String(zip(row, widths).map { $0.padded(to: $1) }.joined().reversed().drop { $0 == " " }.reversed())) }
+    }
+}
+
+/// One scenario's shots, judged.
+struct RangeScore {
+    var scenario: RangeScenario
+    var outcomes: [RangeJudge.Outcome]
+    /// Seconds from the first lock to the first shot; nil without either.
+    var firstShotAfterLock: Double?
+
+    init(scenario: RangeScenario, summary: Runner.Summary, judge: RangeJudge) {
+        self.scenario = scenario
+        let track = summary.servoTrack
+        let shots = zip(track, track.dropFirst()).filter { $1.shots > $0.shots }.map { RangeJudge.Shot(time: $1.time) }
+        outcomes = shots.map { judge.judge($0, people: scenario.people) { time in Self.horns(at: time, in: track) } }
+        let lock = summary.results.first { $0.isLocked }?.timestamp
+        firstShotAfterLock = lock.flatMap { lock in shots.first.map { $0.time - lock } }
+    }
+
+    /// Where the horns pointed at `time`: the track's samples, joined by straight lines.
+    static func horns(at time: Double, in track: [SimulatedServo.Sample]) -> (pan: Double, tilt: Double) {
+        guard let after = track.firstIndex(where: { $0.time > time }) else { return (track.last?.panPosition ?? 90, track.last?.tiltPosition ?? 90) }
+        guard after > 0 else { return (track[0].panPosition, track[0].tiltPosition) }
+        let a = track[after - 1], b = track[after]
+        let share = (time - a.time) / (b.time - a.time)
+        return (a.panPosition + (b.panPosition - a.panPosition) * share, a.tiltPosition + (b.tiltPosition - a.tiltPosition) * share)
+    }
+
+    var row: [String] {
+        let hits = outcomes.filter { $0.kind == .hit }.count, faces = outcomes.filter { $0.kind == .face }.count
+        let misses = outcomes.count - hits - faces
+        let distances = outcomes.map { ($0.across * $0.across + $0.up * $0.up).squareRoot() }.sorted()
+        return [
+            scenario.name, scenario.speed == 0 ? "still" : String(printf: "%g m/s", scenario.speed), "\(outcomes.count)",
+            outcomes.isEmpty ? "0" : String(printf: "%d (%.0f%%)", hits, 100 * Double(hits) / Double(outcomes.count)), "\(misses)", "\(faces)",
+            firstShotAfterLock.map { String(printf: "%.2f s", $0) } ?? "-",
+            distances.isEmpty ? "-" : String(printf: "%.0f cm", 100 * distances[distances.count / 2]),
+        ]
+    }
+}

@@ -1,0 +1,176 @@
+import Geometry
+import Motion
+import Turret
+import TurretProtocol
+
+/// Shooting a target that walks (issue 71): the turret cannot fire while
+/// it moves (the firmware takes `F` only at an aim it has held
+/// `fireSettle`), so it waits in ambush. From the target's motion it picks
+/// the earliest point where dart and person can meet (`Intercept`), slews
+/// there, stands, and fires when the person's predicted place at the
+/// dart's arrival is that point. A person who stops, turns back or whose
+/// path is too uncertain is not shot at: the plan is dropped and made again.
+///
+/// Angles are the wire's (after `--invert-x`/`-y`), degrees; times are the
+/// motion's clock (the frames'), with the wire's moment of a frame being its
+/// time plus the capture-to-wire latency.
+public struct LeadingFire: Sendable {
+    /// A shot being prepared.
+    public struct Plan: Sendable, Equatable {
+        /// Where the turret waits, as sent.
+        public var aim: Aim
+        /// When `F` should reach the wire.
+        public var fireAt: Double
+        /// Seconds from `F` to the dart's arrival at this target's range.
+        public var arrivalDelay: Double
+        /// Set once fired: the aim is held until the dart has left.
+        public var firedAt: Double?
+    }
+
+    /// Below this speed (degrees per second, about 0.15 m/s at 2.5 m) a target counts as standing: the still aim's rules apply.
+    public static let walkingSpeed = 3.5
+    /// The farthest ahead a plan looks: beyond it a walker's path is a guess.
+    public static let longestLead = 1.2
+    /// Seconds more than the firmware's settling the plan allows: the shot goes on a frame, not at any moment.
+    static let frameSlack = 0.05
+    /// A plan not fired this long after its moment is dropped (the person stopped short).
+    public static let patience = 0.4
+
+    public private(set) var motion = TargetMotion()
+    /// `--invert-y`: a smaller tilt points lower.
+    public var invertedTilt = false
+    public private(set) var plan: Plan?
+    private var targetID: Int?
+
+    public init() {}
+
+    /// What one frame tells about the target.
+    public struct Sighting: Sendable {
+        /// The fire point's angles (unrounded, the wire's orientation), and the face's width in degrees.
+        public var pan: Double
+        public var tilt: Double
+        public var faceDegrees: Double
+        public var time: Double
+
+        public init(pan: Double, tilt: Double, faceDegrees: Double, time: Double) {
+            self.pan = pan
+            self.tilt = tilt
+            self.faceDegrees = faceDegrees
+            self.time = time
+        }
+    }
+
+    /// Takes the frame's sighting of target `id` (nil: not in sight); a new target or a gap starts the motion over.
+    public mutating func observe(_ sighting: Sighting?, of id: Int?) {
+        if id != targetID {
+            targetID = id
+            motion.reset()
+            plan = nil
+        }
+        guard let sighting else {
+            plan = plan?.firedAt == nil ? nil : plan
+            return
+        }
+        if let last = motion.recent.last, sighting.time - last.time > 0.25 { motion.reset() }
+        motion.add(TargetMotion.Sample(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt))
+        lastFaceDegrees = sighting.faceDegrees
+    }
+
+    private var lastFaceDegrees = 0.0
+
+    /// The target walks: the lead's rules apply rather than the still aim's.
+    public var isWalking: Bool {
+        guard let estimate = motion.estimate else { return false }
+        return abs(estimate.panSpeed) >= Self.walkingSpeed
+    }
+
+    /// Forgets the plan (the lock went, the steering changed).
+    public mutating func drop() { plan = nil }
+
+    /// The aim this frame while a plan stands or one can be made; nil
+    /// leaves the tracker's aim. `wireNow`: this frame's moment on the wire
+    /// (its time plus the latency); `turret`: the model at this frame's
+    /// time; `cooldownLeft`: seconds before a shot may go.
+    public mutating func aim(
+        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, range mapper: ClosedRange<Int>,
+        lead settings: LeadSettings, cooldownLeft: Double
+    ) -> Aim? {
+        if let fired = plan?.firedAt {
+            // Hold until the dart has left the barrel.
+            if wireNow - fired < settings.triggerDelay { return plan?.aim }
+            plan = nil
+        }
+        if plan == nil, isWalking { plan = makePlan(wireNow: wireNow, turret: turret, servoSecondsPer60Degrees: servoSecondsPer60Degrees, range: mapper, lead: settings, cooldownLeft: cooldownLeft) }
+        return plan?.aim
+    }
+
+    /// Whether to send `F` now: the plan's moment has come and the target's
+    /// predicted place at the dart's arrival is within `halfWidth` metres of
+    /// the aim. A target that passed the point or turned away drops the plan.
+    public mutating func isTimeToFire(wireNow: Double, frameInterval: Double, lead settings: LeadSettings) -> Bool {
+        guard let plan, plan.firedAt == nil, let estimate = motion.estimate else { return false }
+        let range = settings.range(faceSpanningDegrees: lastFaceDegrees)
+        let arrival = estimate.position(at: wireNow + plan.arrivalDelay)
+        let miss = arrival.pan - Double(plan.aim.pan)
+        let tolerance = Self.degrees(metres: Self.halfWidth(settings), at: range)
+        // Passed the point (the miss is along the walk and growing), or so late the person stopped short: start over.
+        if miss * estimate.panSpeed > 0 && abs(miss) > tolerance || wireNow > plan.fireAt + Self.patience {
+            self.plan = nil
+            return false
+        }
+        guard wireNow >= plan.fireAt - frameInterval / 2 else { return false }
+        // Fired on time the miss is the frames' spacing at most; a late shot (the turret not ready) is no shot: start over.
+        let spread = estimate.uncertainty(leading: plan.arrivalDelay)
+        guard abs(miss) + spread <= tolerance / 2, abs(arrival.tilt - Double(plan.aim.tilt)) <= tolerance else {
+            if wireNow > plan.fireAt + frameInterval { self.plan = nil }
+            return false
+        }
+        return true
+    }
+
+    /// The shot went at `wireNow`.
+    public mutating func fired(at wireNow: Double) { plan?.firedAt = wireNow }
+
+    /// A torso's half-width from a face's: shoulders are about 2.7 faces across.
+    static func halfWidth(_ settings: LeadSettings) -> Double { 1.3 * settings.faceWidth }
+
+    static func degrees(metres: Double, at range: Double) -> Double { atan2(metres, range) * 180 / .pi }
+
+    private func makePlan(
+        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, range limits: ClosedRange<Int>, lead settings: LeadSettings,
+        cooldownLeft: Double
+    ) -> Plan? {
+        guard let estimate = motion.estimate else { return nil }
+        let range = settings.range(faceSpanningDegrees: lastFaceDegrees)
+        let arrivalDelay = settings.arrivalDelay(range: range)
+        let now = estimate.position(at: wireNow)
+        // The firmware times its settling by its own idea of the servo's speed; the horns move at theirs: the slower governs.
+        let servoSpeed = 60 / max(servoSecondsPer60Degrees, ServoController.servoSecondsPer60Degrees, 1e-3)
+        let intercept = Intercept(
+            target: now.pan, targetSpeed: estimate.panSpeed, turret: turret.pan, servoSpeed: servoSpeed,
+            settle: ServoController.fireSettle + FireControl.wireMargin + Self.frameSlack, delay: arrivalDelay)
+        guard let shot = intercept.earliest else { return nil }
+        // Whole degrees on the wire: the next one along the walk, and the moment the target reaches it.
+        let direction = estimate.panSpeed > 0 ? 1.0 : -1.0
+        var pan = direction > 0 ? shot.aim.rounded(.up) : shot.aim.rounded(.down)
+        var after = (pan - now.pan) / estimate.panSpeed - arrivalDelay
+        // The cooldown may push the shot later: wait further along the walk.
+        if after < cooldownLeft {
+            pan += direction * ((cooldownLeft - after) * abs(estimate.panSpeed)).rounded(.up)
+            after = (pan - now.pan) / estimate.panSpeed - arrivalDelay
+        }
+        guard after <= Self.longestLead, limits.contains(Int(pan)) else { return nil }
+        // The predicted place may stray this far: wider than the torso, no shot.
+        let uncertainty = estimate.uncertainty(leading: after + arrivalDelay + (wireNow - estimate.time))
+        guard uncertainty <= Self.degrees(metres: Self.halfWidth(settings), at: range) else { return nil }
+        // The whole degree below the point, not above it: off the face rather than toward it.
+        let exactTilt = now.tilt + estimate.tiltSpeed * (after + arrivalDelay)
+        let tilt = invertedTilt ? exactTilt.rounded(.down) : exactTilt.rounded(.up)
+        guard limits.contains(Int(tilt)) else { return nil }
+        return Plan(aim: Aim(pan: Int(pan), tilt: Int(tilt)), fireAt: wireNow + after, arrivalDelay: arrivalDelay)
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif
