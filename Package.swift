@@ -111,7 +111,7 @@ let package = Package(
         // A camera on the simulated turret: the view of a wide image that follows the servo.
         .target(name: "VirtualCamera", dependencies: ["Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // The virtual shooting range: people walking paths before a fixed camera, and a judge who flies each shot.
-        .target(name: "ShootingRange", dependencies: ["Geometry", "Imaging", "Video"], swiftSettings: optimisedInDebug),
+        .target(name: "ShootingRange", dependencies: ["Geometry", "Imaging", "MonotonicTime", "Video"], swiftSettings: optimisedInDebug),
         // Cameras and serial ports on this machine (libudev).
         .target(name: "Devices", dependencies: ["CUdev", "MonotonicTime"]),
         // termios serial ports and pseudo-terminals.
@@ -193,7 +193,7 @@ let package = Package(
             name: "SentryCommands",
             dependencies: ["Benchmarking", "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", 
                 "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
-                "Serial", "TurretLinks", "ServoSim", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
+                "Serial", "TurretLinks", "ServoSim", "ShootingRange", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -29,9 +29,10 @@ public struct RangeCameraName: Sendable, Equatable {
 
 extension Runner {
     /// The range's camera, its people wearing the photo's largest face (found
-    /// by `detector`), its frames on the simulated servo's frame clock.
+    /// by `detector`): its frames on the simulated servo's frame clock, or
+    /// without one (a board, the firmware in simavr) in real time.
     static func openRangeCamera(
-        _ name: RangeCameraName, detector: any FaceDetector, simulator: SimulatedServo, output: any CommandOutput
+        _ name: RangeCameraName, detector: any FaceDetector, simulator: SimulatedServo?, output: any CommandOutput
     ) throws(VideoError) -> any FrameSource {
         let source = try FileFrameSource.open(path: name.photo, colour: true)
         defer { source.close() }
@@ -43,7 +44,9 @@ extension Runner {
         guard let face = faces.max(by: { $0.width * $0.height < $1.width * $1.height }) else {
             throw VideoError(source: name.photo, reason: "shows no face the detector finds", hint: "give a photo with one face, seen from the front")
         }
-        let camera = RangeCamera(scenario: RangeScenario.named(name.scenario)!, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face))
+        let camera = RangeCamera(
+            scenario: RangeScenario.named(name.scenario)!, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face), realtime: simulator == nil)
+        guard let simulator else { return camera }
         return FrameClockedSource(camera, simulator: simulator, output: output)
     }
 }

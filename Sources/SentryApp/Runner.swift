@@ -111,8 +111,8 @@ public enum Runner {
         let (detector, detectorName) = try options.detector.makeDetector(logger: logger)
         let virtualScene = options.camera.hasPrefix(virtualCameraPrefix) ? String(options.camera.dropFirst(virtualCameraPrefix.count)) : nil
         let range = try RangeCameraName(parsing: options.camera)
-        // A virtual camera's frames are on their own clock, and so is the servo it rides on or aims with.
-        let onFrameClock = virtualScene != nil || range != nil
+        // A virtual camera's frames are on their own clock, and so is the simulated servo it rides on or aims with.
+        let onFrameClock = virtualScene != nil || (range != nil && options.serial == simulatedSerialName)
         let simulator =
             options.serial == simulatedSerialName
             ? try SimulatedServo(secondsPer60Degrees: options.servoSecondsPer60Degrees, frameClock: onFrameClock) : nil
@@ -122,7 +122,7 @@ public enum Runner {
         let source: any FrameSource
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
-        } else if let range, let simulator {
+        } else if let range {
             source = try openRangeCamera(range, detector: try options.detector.makeDetector().detector, simulator: simulator, output: link.output)
         } else {
             source = try openCamera(options, colour: detector.readsColour, logger: logger)

@@ -3,6 +3,7 @@
 #endif
 import Geometry
 import Imaging
+import MonotonicTime
 import Video
 
 /// A face photo and where the detector found the face in it: the head every
@@ -23,10 +24,13 @@ public struct FaceSprite: Sendable {
 }
 
 /// The camera beside the turret on the range (`--camera range:SCENARIO:PHOTO`):
-/// each frame draws the scenario's people where they are at its time, on
-/// the frame clock. The picture is `latency` seconds old when its frame is
-/// handed over, as a real camera's is by the time its commands reach the
-/// wire (exposure, transfer, detection), and says so in `capturedAt`.
+/// each frame draws the scenario's people where they are at its time. The
+/// picture is `latency` seconds old when its frame is handed over, as a real
+/// camera's is by the time its commands reach the wire (exposure, transfer,
+/// detection), and says so in `capturedAt`: on the frame clock for the
+/// simulated servo, or, `realtime` (a real board, or the firmware in
+/// simavr), paced to the wall clock and stamped on the monotonic clock as a
+/// camera's driver stamps its buffers.
 public final class RangeCamera: FrameSource {
     public let scenario: RangeScenario
     public let world: RangeWorld
@@ -38,16 +42,22 @@ public final class RangeCamera: FrameSource {
     public var name: String { "range:\(scenario.name)" }
     public var keepsColour = false
     public var hasColour: Bool { sprite.chroma != nil }
+    public let realtime: Bool
     private let background: GrayImage
     private var index = 0
+    private var started: Double?
 
-    public init(scenario: RangeScenario, sprite: FaceSprite, world: RangeWorld = RangeWorld(), framesPerSecond: Double = 30, latency: Double = 0.1) {
+    public init(
+        scenario: RangeScenario, sprite: FaceSprite, world: RangeWorld = RangeWorld(), framesPerSecond: Double = 30, latency: Double = 0.1,
+        realtime: Bool = false
+    ) {
         precondition(framesPerSecond > 0 && latency >= 0)
         self.scenario = scenario
         self.sprite = sprite
         self.world = world
         self.framesPerSecond = framesPerSecond
         self.latency = latency
+        self.realtime = realtime
         background = Self.room(width: world.width, height: world.height)
     }
 
@@ -55,8 +65,16 @@ public final class RangeCamera: FrameSource {
         let time = Double(index) / framesPerSecond
         guard time < scenario.duration else { return nil }
         defer { index += 1 }
+        var capturedAt = time - latency
+        if realtime {
+            let start = started ?? monotonicSeconds()
+            started = start
+            let wait = start + time - monotonicSeconds()
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+            capturedAt += start
+        }
         let picture = render(at: time - latency, colour: keepsColour)
-        return Frame(image: picture.luma, timestamp: time, index: index, chroma: picture.chroma, capturedAt: time - latency)
+        return Frame(image: picture.luma, timestamp: time, index: index, chroma: picture.chroma, capturedAt: capturedAt)
     }
 
     public func close() {}

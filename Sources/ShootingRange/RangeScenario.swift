@@ -92,17 +92,17 @@ public struct RangeScenario: Sendable {
     }
 
     /// The exercises `sentry range` runs, people 2–3 m from the turret:
-    /// within the 60° camera's view they have about ±1.2 m to walk.
+    /// within the 60° camera's view they have about ±1.4 m to walk.
     public static let all: [RangeScenario] = [
         RangeScenario(
             name: "standing", summary: "stands still, 2.5 m away", speed: 0,
             people: [RangePerson(path: .standing(x: 0.3, z: 2.5))], duration: 12),
         RangeScenario(
             name: "crossing-1", summary: "crosses left and right at 1 m/s, 2.5 m away", speed: 1,
-            people: [RangePerson(path: .pacing(halfWidth: 1.1, z: 2.5, speed: 1, pause: 0.5))], duration: 20),
+            people: [RangePerson(path: .pacing(halfWidth: 1.3, z: 2.5, speed: 1, pause: 0.5))], duration: 20),
         RangeScenario(
             name: "crossing-2", summary: "crosses left and right at 2 m/s, 2.5 m away", speed: 2,
-            people: [RangePerson(path: .pacing(halfWidth: 1.1, z: 2.5, speed: 2, pause: 0.5))], duration: 20),
+            people: [RangePerson(path: .pacing(halfWidth: 1.3, z: 2.5, speed: 2, pause: 0.5))], duration: 20),
         RangeScenario(
             name: "stop-and-go", summary: "walks 1 m/s for 1.2 s, stands 1 s, on across", speed: 1,
             people: [RangePerson(path: RangePath([

@@ -189,4 +189,31 @@ struct SentryToFirmwareTests {
             #expect(fire ? sentShots >= 2 : sentShots == 0)
         }
     }
+
+    @Test("--fire at a person walking across the range: every F the lead sends, the firmware takes (one pulse each), at the aim it was told to wait at")
+    func leadsAWalkerThroughTheFirmware() throws {
+        let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut-colour.jpg").path
+        // 8 s of a person crossing at 1 m/s, 2.5 m away, in real time; Haar finds the walking face on every frame.
+        let range = [
+            "--camera", "range:crossing-1:\(photo)", "--frames", "240", "--detector", "haar", "--fov", "60", "--lock-after", "0.5", "--tilt",
+            "--track", "--quiet", "--fire", "--fire-cooldown", "1",
+        ]
+        let firmware = try FirmwareOnPty()
+        let (track, status) = try firmware.runSentry(range)
+        #expect(status == 0)
+        let log = try firmware.stop()
+        let lines = track.split(separator: "\n")
+        let shots = lines.filter { $0.contains("sent F") }
+        let pulses = log.split(separator: "\n").filter { $0.hasSuffix(" trigger 1") }.count
+        print("a walker: sentry sent \(shots.count) fire commands, the trigger pin rose \(pulses) times")
+        #expect(shots.count >= 2)
+        #expect(pulses == shots.count)
+        // Each shot names the pan of the last aim sent before it: the turret waited there.
+        var lastPan: String?
+        for line in lines {
+            for command in line.split(separator: " ") where command.hasPrefix("X") || command.hasPrefix("F") {
+                if command.hasPrefix("F") { #expect(String(command.dropFirst()) == lastPan) } else { lastPan = String(command.dropFirst()) }
+            }
+        }
+    }
 }

@@ -16,7 +16,7 @@ struct Run: ParsableCommand {
 
     @Option(
         help:
-            "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE."
+            "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE; 'range:SCENARIO:PHOTO' the shooting range's people walking before a fixed camera (sentry range)."
     )
     var camera: String
 
@@ -76,9 +76,6 @@ struct Run: ParsableCommand {
         }
         if camera.hasPrefix(rangeCameraPrefix) {
             do { _ = try RangeCameraName(parsing: camera) } catch { throw ValidationError("--camera \(camera) \(error.reason): \(error.hint)") }
-            guard link.serial == simulatedSerialName else {
-                throw ValidationError("--camera \(camera) is the shooting range, aimed at by the simulated turret: use it with --serial sim")
-            }
         }
         if camera.hasPrefix(virtualCameraPrefix) {
             guard camera.count > virtualCameraPrefix.count else { throw ValidationError("--camera sim: needs an image, e.g. --camera sim:room.png") }

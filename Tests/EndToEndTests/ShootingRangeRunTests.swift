@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import TestClips
+
+/// `sentry range` through the binary: people walking before the virtual
+/// camera, the simulated turret armed, every dart judged. Floors below the
+/// figures in PERFORMANCE.md, so that a lead that stops leading fails.
+@Suite("The virtual shooting range, through the binary")
+struct ShootingRangeRunTests {
+    static let face = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut-colour.jpg").path
+
+    /// The table's row for `scenario`: shots, hits, misses, faces.
+    static func row(_ output: String, _ scenario: String) throws -> (shots: Int, hits: Int, misses: Int, faces: Int) {
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix(scenario + " ") }, "\(output)")
+        let fields = line.split(separator: " ").filter { !$0.hasPrefix("(") }
+        // scenario, speed ("still" or "1 m/s"), shots, hits, misses, faces, …
+        let speedEnd = try #require(fields.firstIndex { $0 == "still" || $0 == "m/s" }, "\(line)")
+        let numbers = fields[(speedEnd + 1)...].compactMap { Int($0) }
+        try #require(numbers.count >= 4, "\(line)")
+        return (numbers[0], numbers[1], numbers[2], numbers[3])
+    }
+
+    @Test("a person crossing at 1 m/s is hit by most shots, and no dart meets a face")
+    func crossing() throws {
+        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "crossing-1", "--", "--detector", "haar", "--fire-cooldown", "1"])
+        #expect(range.status == 0, "\(range.standardError)")
+        let crossing = try Self.row(range.standardOutput, "crossing-1")
+        #expect(crossing.shots >= 8, "\(range.standardOutput)")
+        #expect(Double(crossing.hits) >= 0.6 * Double(crossing.shots), "\(range.standardOutput)")
+        #expect(crossing.faces == 0)
+    }
+
+    @Test("a person standing still is hit with the defaults, as before the lead")
+    func standing() throws {
+        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "standing", "--", "--fire-cooldown", "1"])
+        #expect(range.status == 0, "\(range.standardError)")
+        let standing = try Self.row(range.standardOutput, "standing")
+        #expect(standing.shots >= 5 && standing.hits == standing.shots && standing.faces == 0, "\(range.standardOutput)")
+    }
+
+    @Test("a scenario that is none, or a range camera without a photo, is one line")
+    func badInput() throws {
+        let unknown = try SentryProcess(["range", "--face", Self.face, "--scenarios", "jogging"])
+        #expect(unknown.status == 64)
+        #expect(unknown.standardError.contains("'jogging' is none of standing, crossing-1"), "\(unknown.standardError)")
+        let noPhoto = try SentryProcess(["--camera", "range:standing", "--serial", "sim"])
+        #expect(noPhoto.status == 64)
+        #expect(noPhoto.standardError.split(separator: "\n").count == 1 && noPhoto.standardError.contains("range:SCENARIO:PHOTO"), "\(noPhoto.standardError)")
+    }
+}

@@ -1,0 +1,84 @@
+import Geometry
+import Testing
+import Tracking
+import Turret
+
+@Suite("Leading a walker: wait where dart and person meet, fire when they will")
+struct LeadingFireTests {
+    let lead = LeadSettings.typical
+    /// A face 36 pixels wide at 60° over 640 pixels: about 2.5 m away.
+    let faceDegrees = 3.4
+
+    /// Runs a target along `pan(t)` at 30 frames a second from `start` to `end`, with the turret
+    /// obeying every aim at once; returns the shots' times and aims.
+    func walk(_ pan: (Double) -> Double, from start: Double = 0, to end: Double, cooldown: Double = 0) -> [(time: Double, aim: Int)] {
+        var leading = LeadingFire()
+        var shots: [(Double, Int)] = []
+        var turret = TurretModel(secondsPer60Degrees: 0.2)
+        var time = start
+        var lastShot = -Double.infinity
+        while time < end {
+            leading.observe(.init(pan: pan(time), tilt: 95, faceDegrees: faceDegrees, time: time), of: 1)
+            if let aim = leading.aim(
+                wireNow: time, turret: turret, servoSecondsPer60Degrees: 0.2, range: 0...180, lead: lead,
+                cooldownLeft: max(0, cooldown - (time - lastShot)))
+            {
+                for byte in "X\(aim.pan).Y\(aim.tilt).".utf8 where turret.controller.pan != aim.pan || turret.controller.tilt != aim.tilt { turret.receive(byte, at: time) }
+            }
+            turret.advance(to: time)
+            if leading.isTimeToFire(wireNow: time, frameInterval: 1 / 30.0, lead: lead), let plan = leading.plan {
+                shots.append((time, plan.aim.pan))
+                leading.fired(at: time)
+                lastShot = time
+            }
+            time += 1 / 30.0
+        }
+        return shots
+    }
+
+    @Test("a walker at 20°/s: shots at the aim the walker reaches as the dart arrives, within a degree")
+    func steadyWalk() {
+        let speed = 20.0
+        let shots = walk({ 70 + speed * $0 }, to: 3, cooldown: 1)
+        #expect(shots.count >= 2)
+        let delay = lead.arrivalDelay(range: lead.range(faceSpanningDegrees: faceDegrees))
+        for shot in shots {
+            let arrival = 70 + speed * (shot.time + delay)
+            #expect(abs(arrival - Double(shot.aim)) <= 1, "shot at \(shot.time) s, aim \(shot.aim), walker there \(arrival)")
+        }
+        // The first within a second of the motion being known.
+        #expect(shots[0].time < 1)
+    }
+
+    @Test("a standing face's jitter is no walk: no plan, the still aim's rules")
+    func jitter() {
+        var leading = LeadingFire()
+        for frame in 0..<60 {
+            let time = Double(frame) / 30
+            leading.observe(.init(pan: 90 + (frame % 2 == 0 ? 0.3 : -0.3), tilt: 95, faceDegrees: faceDegrees, time: time), of: 1)
+            #expect(!leading.isWalking)
+        }
+    }
+
+    @Test("a walker who turns back after the plan is made is not shot at: the plan is dropped")
+    func reversal() {
+        // 20°/s until 0.6 s, then back at 20°/s: a plan made before the turn never fires at the empty point.
+        let shots = walk({ $0 < 0.6 ? 70 + 20 * $0 : 82 - 20 * ($0 - 0.6) }, to: 1.2)
+        let delay = lead.arrivalDelay(range: lead.range(faceSpanningDegrees: faceDegrees))
+        for shot in shots {
+            let arrivalTime = shot.time + delay
+            let there = arrivalTime < 0.6 ? 70 + 20 * arrivalTime : 82 - 20 * (arrivalTime - 0.6)
+            #expect(abs(there - Double(shot.aim)) <= 3, "shot at \(shot.time) s, aim \(shot.aim), walker there \(there)")
+        }
+    }
+
+    @Test("another target starts the motion over")
+    func newTarget() {
+        var leading = LeadingFire()
+        for frame in 0..<20 { leading.observe(.init(pan: 70 + Double(frame), tilt: 95, faceDegrees: faceDegrees, time: Double(frame) / 30), of: 1) }
+        #expect(leading.isWalking)
+        leading.observe(.init(pan: 120, tilt: 95, faceDegrees: faceDegrees, time: 20 / 30), of: 2)
+        #expect(!leading.isWalking)
+        #expect(leading.motion.recent.count == 1)
+    }
+}
