@@ -91,7 +91,10 @@ public final class ScheduledDetector: FaceDetector {
         if time < lastTime { (nextFullPass, nextCalibration) = (-.infinity, -.infinity) }
         lastTime = time
         if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
-            return fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
+            let before = followed
+            fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
+            if let before { keepFollowing(before, in: image, colour: colour, into: &faces) }
+            return
         }
         guard let last = followed else {
             lastPass = .none
@@ -112,6 +115,27 @@ public final class ScheduledDetector: FaceDetector {
         let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
         followed = (box, nearest < scores.count ? scores[nearest] : 1)
         lastPass = .neighbourhood
+        report(into: &faces)
+    }
+
+    /// After a scheduled full pass: the full-range model misses faces of 40
+    /// pixels or less that the neighbourhood model still sees (a person a
+    /// few metres away, walking), so a followed face the pass did not find
+    /// is looked for where it was before it is given up; found, it is
+    /// followed still, beside whatever the pass found.
+    private func keepFollowing(_ before: (box: Box, score: Float), in image: GrayImage, colour: ChromaPlanes?, into faces: inout [Box]) {
+        let reach = Double(max(before.box.width, before.box.height))
+        guard min(image.width, image.height) >= Self.smallestNeighbourhood, !faces.contains(where: { Self.distance($0, before.box) < reach * reach }) else { return }
+        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: before.box, in: image), into: &found)
+        guard let nearest = found.indices.min(by: { Self.distance(found[$0], before.box) < Self.distance(found[$1], before.box) }) else { return }
+        let scores = neighbourhood.lastScores
+        let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
+        let score = nearest < scores.count ? scores[nearest] : before.score
+        if let followed {
+            others.append(followed.box)
+            otherScores.append(followed.score)
+        }
+        followed = (box, score)
         report(into: &faces)
     }
 

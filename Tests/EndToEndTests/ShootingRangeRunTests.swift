@@ -20,13 +20,13 @@ struct ShootingRangeRunTests {
         return (numbers[0], numbers[1], numbers[2], numbers[3])
     }
 
-    @Test("a person crossing at 1 m/s is hit by most shots, and no dart meets a face")
+    @Test("a person crossing at 1 m/s is hit by most shots with the defaults, and no dart meets a face")
     func crossing() throws {
-        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "crossing-1", "--", "--detector", "haar", "--fire-cooldown", "1"])
+        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "crossing-1", "--", "--fire-cooldown", "1"])
         #expect(range.status == 0, "\(range.standardError)")
         let crossing = try Self.row(range.standardOutput, "crossing-1")
         #expect(crossing.shots >= 8, "\(range.standardOutput)")
-        #expect(Double(crossing.hits) >= 0.6 * Double(crossing.shots), "\(range.standardOutput)")
+        #expect(Double(crossing.hits) >= 0.75 * Double(crossing.shots), "\(range.standardOutput)")
         #expect(crossing.faces == 0)
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import Geometry
 import Imaging
 import SentryApp
+import ShootingRange
 import TestClips
 import Testing
 import Tracking
@@ -90,6 +91,30 @@ struct ScheduledDetectionTests {
         // 2 s at 8 a second: 16 full passes, the other 44 frames looked only at the neighbourhood.
         #expect(fullPasses == 16, "full passes: \(fullPasses)")
         #expect(neighbourhoodPasses == frames.count - fullPasses)
+    }
+
+    @Test("a small face walking 2.5 m away, which the full-range model often misses, is followed through the due passes")
+    func smallWalker() throws {
+        let photo = try #require(try StillImage.open(path: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut-colour.jpg").path, colour: true)?.nextFrame())
+        var found: [Box] = []
+        let full = try Self.detector(rate: nil)
+        full.detectFaces(in: photo.image, colour: photo.chroma, at: 0, into: &found)
+        let face = try #require(found.first)
+        let camera = RangeCamera(scenario: try #require(RangeScenario.named("crossing-1")), sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face))
+        camera.keepsColour = true
+        let scheduled = try Self.detector(rate: 8)
+        var missed = 0, frames = 0, seen = false
+        // 4 s: a pause at the left edge (where neither model finds it), then 2.6 m to the right at 1 m/s.
+        while let frame = try camera.nextFrame(), frame.timestamp < 4 {
+            scheduled.detectFaces(in: frame.image, colour: frame.chroma, at: frame.timestamp, into: &found)
+            seen = seen || !found.isEmpty
+            guard seen else { continue }
+            if found.isEmpty { missed += 1 }
+            frames += 1
+        }
+        // Given up at each due pass that missed it, the face went unseen for 8 and more frames at a time.
+        #expect(frames >= 60)
+        #expect(missed <= 2, "after the first sight, the face was missed on \(missed) of \(frames) frames")
     }
 
     @Test("with nobody in view only the due passes run: the frames between cost nothing")
