@@ -23,6 +23,7 @@ public struct SteadyDegree: Sendable, Equatable {
             let low: Double, high: Double
             switch rounding {
             case .towardZero, .down: (low, high) = (Double(current), Double(current) + 1)
+            case .up: (low, high) = (Double(current) - 1, Double(current))
             default: (low, high) = (Double(current) - 0.5, Double(current) + 0.5)
             }
             if unrounded >= low - slack && unrounded < high + slack { return current }

@@ -232,7 +232,10 @@ public struct Tracker: Sendable {
             if settings.smoothing != nil { (x, y) = (smoothX.filter(x, at: time), smoothY.filter(y, at: time)) }
             let exact = mapper.unroundedAngles(at: (x, y), frameWidth: width, frameHeight: height)
             let pan = steadyPan.degree(for: exact.pan, rounding: .towardZero)
-            let tilt = steadyTilt.degree(for: exact.tilt, rounding: .towardZero)
+            // Armed, the tilt aims the fire point below a face: its whole degree is the one
+            // below the point, never the one above, toward the face (SPEC §2's truncation
+            // would round a point above the turret's level up, by up to a degree: 5 cm at 3 m).
+            let tilt = steadyTilt.degree(for: exact.tilt, rounding: settings.aimBelow > 0 ? .up : .towardZero)
             return Aim(pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt)
         }
         defer { self.loop = loop }

