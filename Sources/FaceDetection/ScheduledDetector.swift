@@ -89,9 +89,11 @@ public final class ScheduledDetector: FaceDetector {
     public func detectFaces(in image: GrayImage, colour: ChromaPlanes?, at time: Double, into faces: inout [Box]) {
         // Video time that goes back (a file played again) starts the schedule over.
         if time < lastTime { (nextFullPass, nextCalibration) = (-.infinity, -.infinity) }
+        let previousTime = lastTime
         lastTime = time
         if time >= nextFullPass || min(image.width, image.height) < Self.smallestNeighbourhood {
-            let before = followed
+            // Followed on the frame before (not a photo of another run, seconds earlier).
+            let before = time - previousTime <= Self.followingGap ? followed : nil
             fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
             if let before { keepFollowing(before, in: image, colour: colour, into: &faces) }
             return
@@ -118,6 +120,9 @@ public final class ScheduledDetector: FaceDetector {
         report(into: &faces)
     }
 
+    /// Seconds between two frames beyond which the face followed on the first is not looked for on the second.
+    static let followingGap = 0.25
+
     /// After a scheduled full pass: the full-range model misses faces of 40
     /// pixels or less that the neighbourhood model still sees (a person a
     /// few metres away, walking), so a followed face the pass did not find
@@ -130,6 +135,8 @@ public final class ScheduledDetector: FaceDetector {
         guard let nearest = found.indices.min(by: { Self.distance(found[$0], before.box) < Self.distance(found[$1], before.box) }) else { return }
         let scores = neighbourhood.lastScores
         let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
+        // A face the frame's edge cuts is leaving: the full pass's word stands.
+        guard box.x >= 0, box.y >= 0, box.x + box.width <= image.width, box.y + box.height <= image.height else { return }
         let score = nearest < scores.count ? scores[nearest] : before.score
         if let followed {
             others.append(followed.box)

@@ -22,6 +22,8 @@ public struct PipelineSettings: Sendable {
     public var fire: FireControl.Settings?
     /// How long a shot takes to arrive (`--trigger-delay`, `--muzzle-speed`), and how far faces are.
     public var lead = LeadSettings.typical
+    /// `--lead`: unarmed, a walker's aim leads by the frame's age at the wire.
+    public var leadsUnarmed = true
     /// The turret's clock, by which the firmware times its fire rules: the
     /// wall clock for real hardware, the frames' for the virtual camera's
     /// simulated servo.
@@ -119,6 +121,8 @@ public final class Pipeline {
     private var fire: FireControl?
     /// Armed at a walking target: where and when dart and person meet.
     private var lead = LeadingFire()
+    /// Unarmed at a walker: the aim where the person is at the wire (`--lead`).
+    private var latencyLead = LatencyLead()
     /// The timestamp of the last frame processed.
     public private(set) var lastFrameTime = 0.0
     private var expressions = ExpressionReader()
@@ -174,6 +178,18 @@ public final class Pipeline {
             lead.invertedTilt = settings.tracking.mapper.invertY
             lead.observe(target.map { sighting(of: $0, in: frame) }, of: tracker.targetID)
             if lock.isLocked, let aim = leadAim(wireNow: wireNow, at: frame.timestamp) { intent = .aim(aim) } else if !lock.isLocked { lead.drop() }
+        } else if fire == nil, settings.leadsUnarmed, steering == .tracking, settings.tracking.mount == .fixed, wireNow > frame.timestamp, case .aim = intent,
+            let target
+        {
+            // Only a frame whose age is known (a camera's, the range's) is led: a file's frames have none, and keep SPEC §2's aim.
+            let point = settings.tracking.aimPoint(of: target, frameHeight: frame.image.height)
+            let exact = settings.tracking.mapper.unroundedAngles(at: point, frameWidth: frame.image.width, frameHeight: frame.image.height)
+            latencyLead.observe(pan: exact.pan, tilt: exact.tilt, of: tracker.targetID, at: frame.timestamp)
+            if let aim = latencyLead.aim(latency: wireNow - frame.timestamp, mapper: settings.tracking.mapper, slack: settings.tracking.hysteresis) {
+                intent = .aim(aim)
+            }
+        } else {
+            latencyLead.forget()
         }
         var commands: [Command]
         switch intent {

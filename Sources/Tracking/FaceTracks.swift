@@ -63,7 +63,10 @@ public struct FaceTracks: Sendable {
         var pairs: [(score: Double, face: Int, box: Int)] = []
         for (f, face) in faces.enumerated() {
             for (b, box) in boxes.enumerated() {
-                if let score = Self.matchScore(face.predictedBox(at: time), box) { pairs.append((score, f, b)) }
+                // Where it was, or where its walk has taken it: whichever the box continues better
+                // (a face that turned back is where it was; one the detector missed has walked on).
+                let scores = [Self.matchScore(face.box, box), Self.matchScore(face.predictedBox(at: time), box)].compactMap { $0 }
+                if let score = scores.max() { pairs.append((score, f, b)) }
             }
         }
         pairs.sort { $0.score > $1.score }

@@ -48,3 +48,21 @@ struct ShootingRangeRunTests {
         #expect(noPhoto.standardError.split(separator: "\n").count == 1 && noPhoto.standardError.contains("range:SCENARIO:PHOTO"), "\(noPhoto.standardError)")
     }
 }
+
+extension ShootingRangeRunTests {
+    /// The median aim error of a `range --unarmed` row, in degrees.
+    static func medianAimError(_ output: String, _ scenario: String) throws -> Double {
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix(scenario + " ") }, "\(output)")
+        let degrees = line.split(separator: " ").filter { $0.hasSuffix("°") }.compactMap { Double($0.dropLast()) }
+        return try #require(degrees.first, "\(line)")
+    }
+
+    @Test("unarmed, --lead aims a walker where they are at the wire: the median error well under --no-lead's")
+    func unarmedLead() throws {
+        let led = try SentryProcess(["range", "--face", Self.face, "--unarmed", "--scenarios", "crossing-1"])
+        let plain = try SentryProcess(["range", "--face", Self.face, "--unarmed", "--scenarios", "crossing-1", "--", "--no-lead"])
+        #expect(led.status == 0 && plain.status == 0, "\(led.standardError) \(plain.standardError)")
+        let withLead = try Self.medianAimError(led.standardOutput, "crossing-1"), without = try Self.medianAimError(plain.standardOutput, "crossing-1")
+        #expect(withLead <= 0.7 * without, "--lead \(withLead)°, --no-lead \(without)°")
+    }
+}

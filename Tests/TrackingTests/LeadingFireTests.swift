@@ -105,3 +105,41 @@ struct ArmedTiltRoundingTests {
         }
     }
 }
+
+@Suite("Unarmed, a walker's aim leads by the picture's age")
+struct LatencyLeadTests {
+    let mapper = AngleMapper(offset: 40, fieldOfView: 60)
+
+    @Test("a face walking at 20°/s is aimed at where it is 0.1 s after the picture; a standing one is left to the tracker")
+    func leads() {
+        var lead = LatencyLead()
+        var aim: Aim?
+        for frame in 0..<15 {
+            let time = Double(frame) / 30
+            lead.observe(pan: 80 + 20 * time, tilt: 95, of: 1, at: time)
+            aim = lead.aim(latency: 0.1, mapper: mapper, slack: 0.3)
+        }
+        // Seen at 80 + 20·14/30 = 89.33; 0.1 s on: 91.33 → 91.
+        #expect(aim == Aim(pan: 91, tilt: 95))
+        var still = LatencyLead()
+        for frame in 0..<15 {
+            still.observe(pan: 90 + (frame % 2 == 0 ? 0.2 : -0.2), tilt: 95, of: 1, at: Double(frame) / 30)
+            #expect(still.aim(latency: 0.1, mapper: mapper, slack: 0.3) == nil)
+        }
+    }
+
+    @Test("--invert-x mirrors the led aim, and another target starts over")
+    func mirroredAndRestarted() {
+        var lead = LatencyLead()
+        let mirrored = AngleMapper(offset: 40, invertX: true, fieldOfView: 60)
+        var aim: Aim?
+        for frame in 0..<15 {
+            let time = Double(frame) / 30
+            lead.observe(pan: 80 + 20 * time, tilt: 95, of: 1, at: time)
+            aim = lead.aim(latency: 0.1, mapper: mirrored, slack: 0.3)
+        }
+        #expect(aim == Aim(pan: 180 - 91, tilt: 95))
+        lead.observe(pan: 120, tilt: 95, of: 2, at: 0.5)
+        #expect(lead.aim(latency: 0.1, mapper: mirrored, slack: 0.3) == nil)
+    }
+}

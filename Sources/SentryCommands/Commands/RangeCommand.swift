@@ -27,6 +27,9 @@ struct RangeCommand: ParsableCommand {
     @Flag(help: "Also list every shot: when, what it met, and how far from the torso's middle.")
     var shots = false
 
+    @Flag(help: "Run unarmed (no --fire) and measure the aim instead: how far the pan points from the nearest face, median and 90th percentile, in degrees.")
+    var unarmed = false
+
     @Argument(parsing: .captureForPassthrough, help: "Flags for the run, after --.")
     var runFlags: [String] = []
 
@@ -44,12 +47,16 @@ struct RangeCommand: ParsableCommand {
 
     func run() throws {
         let logger = makeLogger(level: "warning")
-        var table = [["scenario", "speed", "shots", "hits", "misses", "faces", "first shot after lock", "median miss"]]
+        var table =
+            unarmed
+            ? [["scenario", "speed", "median aim error", "p90 aim error"]]
+            : [["scenario", "speed", "shots", "hits", "misses", "faces", "first shot after lock", "median miss"]]
         for scenario in chosen.scenarios {
             let flags = runFlags.first == "--" ? Array(runFlags.dropFirst()) : runFlags
             let run: Run
             do {
-                run = try Run.parse(["--camera", "range:\(scenario.name):\(face)", "--serial", "sim", "--fire", "--tilt", "--fov", "\(RangeWorld().fieldOfView)", "--quiet"] + flags)
+                let armed = unarmed ? [] : ["--fire"]
+                run = try Run.parse(["--camera", "range:\(scenario.name):\(face)", "--serial", "sim"] + armed + ["--tilt", "--fov", "\(RangeWorld().fieldOfView)", "--quiet"] + flags)
             } catch {
                 throw ValidationError(Run.message(for: error))
             }
@@ -58,6 +65,10 @@ struct RangeCommand: ParsableCommand {
             keeping.keepResults = true
             let summary = try failingCleanly { try Runner.run(keeping, logger: logger) }
             let judge = RangeJudge(world: RangeWorld(), triggerDelay: run.lockFire.triggerDelay, muzzleSpeed: run.lockFire.muzzleSpeed)
+            if unarmed {
+                table.append(RangeAim(scenario: scenario, track: summary.servoTrack).row)
+                continue
+            }
             let score = RangeScore(scenario: scenario, summary: summary, judge: judge)
             table.append(score.row)
             if shots {
@@ -105,6 +116,31 @@ struct RangeScore {
             outcomes.isEmpty ? "0" : String(printf: "%d (%.0f%%)", hits, 100 * Double(hits) / Double(outcomes.count)), "\(misses)", "\(faces)",
             firstShotAfterLock.map { String(printf: "%.2f s", $0) } ?? "-",
             distances.isEmpty ? "-" : String(printf: "%.0f cm", 100 * distances[distances.count / 2]),
+        ]
+    }
+}
+
+/// How well an unarmed turret follows: the pan's distance from the nearest
+/// person's face, every 30th of a second after the first second.
+struct RangeAim {
+    var scenario: RangeScenario
+    var errors: [Double]
+
+    init(scenario: RangeScenario, track: [SimulatedServo.Sample], world: RangeWorld = RangeWorld()) {
+        self.scenario = scenario
+        errors = stride(from: 1.0, to: scenario.duration, by: 1 / 30.0).map { time in
+            let pan = RangeScore.horns(at: time, in: track).pan
+            return scenario.people.map { person in
+                let place = person.position(at: time)
+                return abs(world.angles(x: place.x, y: world.faceHeight, z: place.z).pan - pan)
+            }.min()!
+        }.sorted()
+    }
+
+    var row: [String] {
+        [
+            scenario.name, scenario.speed == 0 ? "still" : String(printf: "%g m/s", scenario.speed),
+            String(printf: "%.2f°", errors[errors.count / 2]), String(printf: "%.2f°", errors[errors.count * 9 / 10]),
         ]
     }
 }

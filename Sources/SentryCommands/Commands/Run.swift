@@ -109,6 +109,7 @@ struct Run: ParsableCommand {
         settings.lockAfter = lockFire.lockAfter
         settings.fire = lockFire.fireSettings
         settings.lead = lockFire.leadSettings
+        settings.leadsUnarmed = trackingOptions.lead
         settings.spare = try? faces.spareState
         settings.firePointBelow = lockFire.fireBelow
         settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads

@@ -69,6 +69,11 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: LiveSetting.search.flagHelp)
     var search: SearchPolicy = .scan
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Unarmed, aim a walking face where it is when the command reaches the turret (the picture's age, about 0.1 s, ahead), not where the picture showed it.")
+    var lead = true
+
     @Option(parsing: .unconditional, help: "The servos' speed under load in seconds per 60° (the simulated servo's, and the turret loop's model); 0 for instant. calibration.md says how to measure it.")
     var servoSpeed: Double = ServoMotion.typicalSecondsPer60Degrees
 

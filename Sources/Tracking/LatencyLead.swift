@@ -1,0 +1,55 @@
+import Geometry
+import Motion
+
+/// Unarmed, a walker's aim where the person is when the command reaches
+/// the turret, not where the picture showed them (`--lead`): the frame is
+/// some 0.1 s old by then (exposure, transfer, detection), 10 cm of a walk.
+/// A standing face, or one whose walk is not yet known, keeps the tracker's
+/// aim; the lead is the walk's line carried over the latency.
+public struct LatencyLead: Sendable {
+    public private(set) var motion = TargetMotion()
+    private var targetID: Int?
+    private var steadyPan = SteadyDegree()
+    private var steadyTilt = SteadyDegree()
+
+    public init() {}
+
+    /// Takes the frame's exact angles of the aim point (before mirroring) for target `id`, nil: not in sight.
+    public mutating func observe(pan: Double, tilt: Double, of id: Int?, at time: Double) {
+        if id != targetID {
+            targetID = id
+            forget()
+        }
+        if let last = motion.recent.last, time - last.time > 0.25 { forget() }
+        motion.add(TargetMotion.Sample(time: time, pan: pan, tilt: tilt))
+    }
+
+    /// Starts over: another target, or none.
+    public mutating func forget() {
+        motion.reset()
+        steadyPan.reset()
+        steadyTilt.reset()
+    }
+
+    /// The aim `latency` seconds past the newest sight (mirrored by `mapper`),
+    /// or nil while the target is not walking.
+    public mutating func aim(latency: Double, mapper: AngleMapper, slack: Double) -> Aim? {
+        guard let estimate = motion.estimate, abs(estimate.panSpeed) >= LeadingFire.walkingSpeed,
+            abs(estimate.panSpeed) >= 3 * estimate.speedError
+        else {
+            steadyPan.reset()
+            steadyTilt.reset()
+            return nil
+        }
+        let place = estimate.position(at: estimate.time + latency)
+        let range = mapper.range
+        steadyPan.slack = slack
+        steadyTilt.slack = slack
+        func clamp(_ angle: Double) -> Double { min(max(angle, Double(range.lowerBound)), Double(range.upperBound)) }
+        // To the nearest degree: a predicted place is sentry's own, not SPEC §2's formula, and
+        // truncating it would put the turret half a degree behind the walker on average.
+        let pan = steadyPan.degree(for: clamp(place.pan), rounding: .toNearestOrAwayFromZero)
+        let tilt = steadyTilt.degree(for: clamp(place.tilt), rounding: .toNearestOrAwayFromZero)
+        return Aim(pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt)
+    }
+}
