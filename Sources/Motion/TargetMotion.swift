@@ -42,6 +42,13 @@ public struct TargetMotion: Sendable {
             (pan + panSpeed * (time - self.time), tilt + tiltSpeed * (time - self.time))
         }
 
+        /// The pan moves at `speed` degrees per second or faster, and its speed
+        /// stands three times clear of its own error: a detector's jitter on a
+        /// standing face is no walk.
+        public func isPanMoving(atLeast speed: Double) -> Bool {
+            abs(panSpeed) >= speed && abs(panSpeed) >= 3 * speedError
+        }
+
         /// How far off (degrees) a position predicted `lead` seconds ahead may be:
         /// the stray from the line now, plus the speed's error carried that far.
         public func uncertainty(leading lead: Double) -> Double { deviation + speedError * abs(lead) }

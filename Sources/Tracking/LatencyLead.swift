@@ -34,9 +34,7 @@ public struct LatencyLead: Sendable {
     /// The aim `latency` seconds past the newest sight (mirrored by `mapper`),
     /// or nil while the target is not walking.
     public mutating func aim(latency: Double, mapper: AngleMapper, slack: Double) -> Aim? {
-        guard let estimate = motion.estimate, abs(estimate.panSpeed) >= LeadingFire.walkingSpeed,
-            abs(estimate.panSpeed) >= 3 * estimate.speedError
-        else {
+        guard let estimate = motion.estimate, estimate.isPanMoving(atLeast: LeadingFire.walkingSpeed) else {
             steadyPan.reset()
             steadyTilt.reset()
             return nil

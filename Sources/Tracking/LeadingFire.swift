@@ -79,12 +79,7 @@ public struct LeadingFire: Sendable {
     private var lastFaceDegrees = 0.0
 
     /// The target walks: the lead's rules apply rather than the still aim's.
-    /// A detector's jitter on a standing face is no walk: the speed must
-    /// stand well clear of its own error.
-    public var isWalking: Bool {
-        guard let estimate = motion.estimate else { return false }
-        return abs(estimate.panSpeed) >= Self.walkingSpeed && abs(estimate.panSpeed) >= 3 * estimate.speedError
-    }
+    public var isWalking: Bool { motion.estimate?.isPanMoving(atLeast: Self.walkingSpeed) ?? false }
 
     /// Forgets the plan (the lock went, the steering changed).
     public mutating func drop() { plan = nil }
