@@ -177,7 +177,7 @@ public final class Pipeline {
         if leading {
             lead.invertedTilt = settings.tracking.mapper.invertY
             lead.observe(target.map { sighting(of: $0, in: frame) }, of: tracker.targetID)
-            if lock.isLocked, let aim = leadAim(wireNow: wireNow, at: frame.timestamp) { intent = .aim(aim) } else if !lock.isLocked { lead.drop() }
+            if lock.isLocked, let aim = leadAim(wireNow: wireNow, wireTime: wireTime, at: frame.timestamp) { intent = .aim(aim) } else if !lock.isLocked { lead.drop() }
         } else if fire == nil, settings.leadsUnarmed, steering == .tracking, settings.tracking.mount == .fixed, wireNow > frame.timestamp, case .aim = intent,
             let target
         {
@@ -240,13 +240,14 @@ public final class Pipeline {
         return fire?.shot(locked: locked, aimError: tracker.aimError, turret: turret.model, at: frame.timestamp, wireTime: wireTime)
     }
 
-    /// The aim of the lead's plan this frame, if it has one.
-    private func leadAim(wireNow: Double, at time: Double) -> Aim? {
+    /// The aim of the lead's plan this frame, if it has one. `wireTime` is on
+    /// the turret's clock, as the fire control's last shot is: the cooldown left is read there.
+    private func leadAim(wireNow: Double, wireTime: Double, at time: Double) -> Aim? {
         var model = turret.model
         model.advance(to: time)
         return lead.aim(
             wireNow: wireNow, turret: model, servoSecondsPer60Degrees: settings.tracking.servoSecondsPer60Degrees,
-            range: settings.tracking.mapper.range, lead: settings.lead, cooldownLeft: fire?.cooldownLeft(at: wireNow) ?? 0)
+            range: settings.tracking.mapper.range, lead: settings.lead, cooldownLeft: fire?.cooldownLeft(at: wireTime) ?? 0)
     }
 
     /// The target's fire point and face size in the wire's degrees.
