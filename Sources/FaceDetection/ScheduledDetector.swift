@@ -104,18 +104,15 @@ public final class ScheduledDetector: FaceDetector {
             lastScores.removeAll(keepingCapacity: true)
             return
         }
-        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: last.box, in: image), into: &found)
         // The face nearest to where it was; none: it is lost, look at the whole frame now.
-        guard let nearest = found.indices.min(by: { Self.distance(found[$0], last.box) < Self.distance(found[$1], last.box) }) else {
+        guard let nearest = lookAround(last.box, in: image, colour: colour) else {
             return fullPass(in: image, colour: colour, at: time, calibrating: true, into: &faces)
         }
-        let scores = neighbourhood.lastScores
         // No measurement yet (the face was first seen by the last full pass): the first one
         // is this box against that pass's, a frame apart, rather than none: an uncorrected
         // box would move the aim a step that the first measurement moves back.
-        if correction == nil, lastPass == .full { measure(from: found[nearest], to: last.box) }
-        let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
-        followed = (box, nearest < scores.count ? scores[nearest] : 1)
+        if correction == nil, lastPass == .full { measure(from: nearest.box, to: last.box) }
+        followed = (corrected(nearest.box), nearest.score ?? 1)
         lastPass = .neighbourhood
         report(into: &faces)
     }
@@ -131,13 +128,11 @@ public final class ScheduledDetector: FaceDetector {
     private func keepFollowing(_ before: (box: Box, score: Float), in image: GrayImage, colour: ChromaPlanes?, into faces: inout [Box]) {
         let reach = Double(max(before.box.width, before.box.height))
         guard min(image.width, image.height) >= Self.smallestNeighbourhood, !faces.contains(where: { Self.distance($0, before.box) < reach * reach }) else { return }
-        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: before.box, in: image), into: &found)
-        guard let nearest = found.indices.min(by: { Self.distance(found[$0], before.box) < Self.distance(found[$1], before.box) }) else { return }
-        let scores = neighbourhood.lastScores
-        let box = correction.map { $0.applied(to: found[nearest]) } ?? found[nearest]
+        guard let nearest = lookAround(before.box, in: image, colour: colour) else { return }
+        let box = corrected(nearest.box)
         // A face the frame's edge cuts is leaving: the full pass's word stands.
         guard box.x >= 0, box.y >= 0, box.x + box.width <= image.width, box.y + box.height <= image.height else { return }
-        let score = nearest < scores.count ? scores[nearest] : before.score
+        let score = nearest.score ?? before.score
         if let followed {
             others.append(followed.box)
             otherScores.append(followed.score)
@@ -190,10 +185,21 @@ public final class ScheduledDetector: FaceDetector {
     /// keeps how its box differs; keeps the last correction when it finds
     /// nothing there or something too unlike the face to be the same one.
     private func calibrate(on face: Box, in image: GrayImage, colour: ChromaPlanes?) {
-        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: face, in: image), into: &found)
-        guard let nearest = found.min(by: { Self.distance($0, face) < Self.distance($1, face) }) else { return }
-        measure(from: nearest, to: face)
+        guard let nearest = lookAround(face, in: image, colour: colour) else { return }
+        measure(from: nearest.box, to: face)
     }
+
+    /// The neighbourhood model's face nearest to `face`, in the square around
+    /// it, with its score (nil when the model gave none), as the model draws it.
+    private func lookAround(_ face: Box, in image: GrayImage, colour: ChromaPlanes?) -> (box: Box, score: Float?)? {
+        neighbourhood.detectFaces(in: image, colour: colour, region: Self.neighbourhood(of: face, in: image), into: &found)
+        guard let nearest = found.indices.min(by: { Self.distance(found[$0], face) < Self.distance(found[$1], face) }) else { return nil }
+        let scores = neighbourhood.lastScores
+        return (found[nearest], nearest < scores.count ? scores[nearest] : nil)
+    }
+
+    /// A neighbourhood box drawn as the full pass draws it (the correction measured so far).
+    private func corrected(_ box: Box) -> Box { correction.map { $0.applied(to: box) } ?? box }
 
     /// Moves the correction toward the one that turns `box` (the neighbourhood model's)
     /// into `face` (the full pass's); nothing when the two are too unlike.

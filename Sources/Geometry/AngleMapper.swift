@@ -64,6 +64,13 @@ public struct AngleMapper: Hashable, Sendable {
         (fieldOfView ?? Double(180 - 2 * offset)) / Double(frameWidth)
     }
 
+    /// Both axes' formula before truncation, mirrored as `invertX`/`invertY`
+    /// say: the unrounded angles the wire would carry for the point.
+    public func unroundedWireAngles(at point: (x: Double, y: Double), frameWidth width: Int, frameHeight height: Int) -> (pan: Double, tilt: Double) {
+        let (pan, tilt) = unroundedAngles(at: point, frameWidth: width, frameHeight: height)
+        return (invertX ? 180 - pan : pan, invertY ? 180 - tilt : tilt)
+    }
+
     /// The angles this mapping can produce: `offset ... 180 - offset`.
     public var range: ClosedRange<Int> { offset...(180 - offset) }
 

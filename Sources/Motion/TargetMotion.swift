@@ -60,15 +60,22 @@ public struct TargetMotion: Sendable {
     public let minimumSamples: Int
     private var samples: [Sample] = []
 
-    public init(window: Double = 0.4, minimumSamples: Int = 4) {
-        precondition(window > 0 && minimumSamples >= 3)
+    /// Seconds without a sample after which the motion starts over: the face
+    /// came back after a gap, and its walk before it says little of the one after.
+    public let longestGap: Double
+
+    public init(window: Double = 0.4, minimumSamples: Int = 4, longestGap: Double = 0.25) {
+        precondition(window > 0 && minimumSamples >= 3 && longestGap > 0)
         self.window = window
         self.minimumSamples = minimumSamples
+        self.longestGap = longestGap
     }
 
-    /// Adds a frame's position. A sample older than the newest is ignored (time only goes on).
+    /// Adds a frame's position. A sample older than the newest is ignored (time
+    /// only goes on); one more than `longestGap` after it starts the motion over.
     public mutating func add(_ sample: Sample) {
         if let last = samples.last, sample.time <= last.time { return }
+        if let last = samples.last, sample.time - last.time > longestGap { reset() }
         samples.append(sample)
         let oldest = sample.time - window
         if let keep = samples.firstIndex(where: { $0.time >= oldest }), keep > 0 { samples.removeFirst(keep) }

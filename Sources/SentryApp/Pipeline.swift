@@ -175,7 +175,6 @@ public final class Pipeline {
         let wireNow = frame.timestamp + (frame.capturedAt.map { min(max(wireTime - $0, 0), 1) } ?? 0)
         let leading = fire != nil && steering == .tracking && settings.tracking.mount == .fixed
         if leading {
-            lead.invertedTilt = settings.tracking.mapper.invertY
             lead.observe(target.map { sighting(of: $0, in: frame) }, of: tracker.targetID)
             if lock.isLocked, let aim = leadAim(wireNow: wireNow, wireTime: wireTime, at: frame.timestamp) { intent = .aim(aim) } else if !lock.isLocked { lead.drop() }
         } else if fire == nil, settings.leadsUnarmed, steering == .tracking, settings.tracking.mount == .fixed, wireNow > frame.timestamp, case .aim = intent,
@@ -247,7 +246,7 @@ public final class Pipeline {
         model.advance(to: time)
         return lead.aim(
             wireNow: wireNow, turret: model, servoSecondsPer60Degrees: settings.tracking.servoSecondsPer60Degrees,
-            range: settings.tracking.mapper.range, lead: settings.lead, cooldownLeft: fire?.cooldownLeft(at: wireTime) ?? 0)
+            mapper: settings.tracking.mapper, lead: settings.lead, cooldownLeft: fire?.cooldownLeft(at: wireTime) ?? 0)
     }
 
     /// The target's fire point and face size in the wire's degrees.
@@ -255,10 +254,8 @@ public final class Pipeline {
         let mapper = settings.tracking.mapper
         let (width, height) = (frame.image.width, frame.image.height)
         let point = settings.tracking.aimPoint(of: box, frameHeight: height, below: settings.firePointBelow)
-        let (pan, tilt) = mapper.unroundedAngles(at: point, frameWidth: width, frameHeight: height)
-        return LeadingFire.Sighting(
-            pan: mapper.invertX ? 180 - pan : pan, tilt: mapper.invertY ? 180 - tilt : tilt,
-            faceDegrees: Double(box.width) * mapper.degreesPerPixel(frameWidth: width), time: frame.timestamp)
+        let (pan, tilt) = mapper.unroundedWireAngles(at: point, frameWidth: width, frameHeight: height)
+        return LeadingFire.Sighting(pan: pan, tilt: tilt, faceDegrees: Double(box.width) * mapper.degreesPerPixel(frameWidth: width), time: frame.timestamp)
     }
 
     /// True when `aim`'s point in the frame lies off every face (grown by the margin).

@@ -58,7 +58,7 @@ public struct FireControl: Sendable {
     /// would take it now (settled, standing still, its interval) and the
     /// cooldown has passed; whether to shoot at all is the caller's.
     public mutating func acceptedShot(turret: TurretModel, at time: Double, wireTime: Double) -> Command? {
-        if let lastShot, wireTime - lastShot < max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) { return nil }
+        if cooldownLeft(at: wireTime) > 0 { return nil }
         if let lastAim, wireTime - lastAim < ServoController.fireSettle + Self.wireMargin { return nil }
         var turret = turret
         turret.advance(to: time)
@@ -73,6 +73,7 @@ public struct FireControl: Sendable {
     /// Seconds of cooldown left at `wireTime` (0: a shot may go).
     public func cooldownLeft(at wireTime: Double) -> Double {
         guard let lastShot else { return 0 }
+        // The cooldown, and never within the firmware's own interval (with the wire's slack).
         return max(0, max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) - (wireTime - lastShot))
     }
 

@@ -14,13 +14,13 @@ public struct LatencyLead: Sendable {
 
     public init() {}
 
-    /// Takes the frame's exact angles of the aim point (before mirroring) for target `id`, nil: not in sight.
+    /// Takes the frame's exact angles of target `id`'s aim point (before mirroring);
+    /// another target starts over (a gap does too: `TargetMotion`).
     public mutating func observe(pan: Double, tilt: Double, of id: Int?, at time: Double) {
         if id != targetID {
             targetID = id
             forget()
         }
-        if let last = motion.recent.last, time - last.time > 0.25 { forget() }
         motion.add(TargetMotion.Sample(time: time, pan: pan, tilt: tilt))
     }
 

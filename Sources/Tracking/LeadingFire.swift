@@ -37,10 +37,10 @@ public struct LeadingFire: Sendable {
     public static let patience = 0.4
 
     public private(set) var motion = TargetMotion()
-    /// `--invert-y`: a smaller tilt points lower.
-    public var invertedTilt = false
     public private(set) var plan: Plan?
     private var targetID: Int?
+    /// The target's face width in degrees, last seen: its distance.
+    private var lastFaceDegrees = 0.0
 
     public init() {}
 
@@ -60,7 +60,7 @@ public struct LeadingFire: Sendable {
         }
     }
 
-    /// Takes the frame's sighting of target `id` (nil: not in sight); a new target or a gap starts the motion over.
+    /// Takes the frame's sighting of target `id` (nil: not in sight); a new target starts the motion over (a gap does too: `TargetMotion`).
     public mutating func observe(_ sighting: Sighting?, of id: Int?) {
         if id != targetID {
             targetID = id
@@ -71,12 +71,9 @@ public struct LeadingFire: Sendable {
             plan = plan?.firedAt == nil ? nil : plan
             return
         }
-        if let last = motion.recent.last, sighting.time - last.time > 0.25 { motion.reset() }
         motion.add(TargetMotion.Sample(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt))
         lastFaceDegrees = sighting.faceDegrees
     }
-
-    private var lastFaceDegrees = 0.0
 
     /// The target walks: the lead's rules apply rather than the still aim's.
     public var isWalking: Bool { motion.estimate?.isPanMoving(atLeast: Self.walkingSpeed) ?? false }
@@ -87,9 +84,10 @@ public struct LeadingFire: Sendable {
     /// The aim this frame while a plan stands or one can be made; nil
     /// leaves the tracker's aim. `wireNow`: this frame's moment on the wire
     /// (its time plus the latency); `turret`: the model at this frame's
-    /// time; `cooldownLeft`: seconds before a shot may go.
+    /// time; `mapper`: the angles' limits and which way the tilt points lower;
+    /// `cooldownLeft`: seconds before a shot may go.
     public mutating func aim(
-        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, range mapper: ClosedRange<Int>,
+        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, mapper: AngleMapper,
         lead settings: LeadSettings, cooldownLeft: Double
     ) -> Aim? {
         if let fired = plan?.firedAt {
@@ -97,7 +95,7 @@ public struct LeadingFire: Sendable {
             if wireNow - fired < settings.triggerDelay { return plan?.aim }
             plan = nil
         }
-        if plan == nil, isWalking { plan = makePlan(wireNow: wireNow, turret: turret, servoSecondsPer60Degrees: servoSecondsPer60Degrees, range: mapper, lead: settings, cooldownLeft: cooldownLeft) }
+        if plan == nil, isWalking { plan = makePlan(wireNow: wireNow, turret: turret, servoSecondsPer60Degrees: servoSecondsPer60Degrees, mapper: mapper, lead: settings, cooldownLeft: cooldownLeft) }
         return plan?.aim
     }
 
@@ -134,9 +132,10 @@ public struct LeadingFire: Sendable {
     static func degrees(metres: Double, at range: Double) -> Double { atan2(metres, range) * 180 / .pi }
 
     private func makePlan(
-        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, range limits: ClosedRange<Int>, lead settings: LeadSettings,
+        wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, mapper: AngleMapper, lead settings: LeadSettings,
         cooldownLeft: Double
     ) -> Plan? {
+        let limits = mapper.range
         guard let estimate = motion.estimate else { return nil }
         let range = settings.range(faceSpanningDegrees: lastFaceDegrees)
         let arrivalDelay = settings.arrivalDelay(range: range)
@@ -162,7 +161,7 @@ public struct LeadingFire: Sendable {
         guard uncertainty <= Self.degrees(metres: Self.halfWidth(settings), at: range) else { return nil }
         // The whole degree below the point, not above it: off the face rather than toward it.
         let exactTilt = now.tilt + estimate.tiltSpeed * (after + arrivalDelay)
-        let tilt = invertedTilt ? exactTilt.rounded(.down) : exactTilt.rounded(.up)
+        let tilt = mapper.invertY ? exactTilt.rounded(.down) : exactTilt.rounded(.up)
         guard limits.contains(Int(tilt)) else { return nil }
         return Plan(aim: Aim(pan: Int(pan), tilt: Int(tilt)), fireAt: wireNow + after, arrivalDelay: arrivalDelay)
     }

@@ -198,10 +198,9 @@ public struct Tracker: Sendable {
         if let loop {
             error = loop.offset(of: point, width: width, height: height)
         } else {
-            let mapper = settings.mapper
             let pose = Self.pose(of: &turret, at: time)
-            let (pan, tilt) = mapper.unroundedAngles(at: point, frameWidth: width, frameHeight: height)
-            error = ((mapper.invertX ? 180 - pan : pan) - pose.pan, (mapper.invertY ? 180 - tilt : tilt) - pose.tilt)
+            let (pan, tilt) = settings.mapper.unroundedWireAngles(at: point, frameWidth: width, frameHeight: height)
+            error = (pan - pose.pan, tilt - pose.tilt)
         }
         if !settings.tiltEnabled { error.tilt = 0 }
         return error

@@ -20,7 +20,7 @@ struct LeadingFireTests {
         while time < end {
             leading.observe(.init(pan: pan(time), tilt: 95, faceDegrees: faceDegrees, time: time), of: 1)
             if let aim = leading.aim(
-                wireNow: time, turret: turret, servoSecondsPer60Degrees: 0.2, range: 0...180, lead: lead,
+                wireNow: time, turret: turret, servoSecondsPer60Degrees: 0.2, mapper: AngleMapper(offset: 0), lead: lead,
                 cooldownLeft: max(0, cooldown - (time - lastShot)))
             {
                 for byte in "X\(aim.pan).Y\(aim.tilt).".utf8 where turret.controller.pan != aim.pan || turret.controller.tilt != aim.tilt { turret.receive(byte, at: time) }

@@ -60,15 +60,14 @@ struct RangeCommand: ParsableCommand {
             } catch {
                 throw ValidationError(Run.message(for: error))
             }
-            let options = try run.runOptions(camera: run.camera, serial: simulatedSerialName)
-            var keeping = options
-            keeping.keepResults = true
-            let summary = try failingCleanly { try Runner.run(keeping, logger: logger) }
-            let judge = RangeJudge(world: RangeWorld(), triggerDelay: run.lockFire.triggerDelay, muzzleSpeed: run.lockFire.muzzleSpeed)
+            var options = try run.runOptions(camera: run.camera, serial: simulatedSerialName)
+            options.keepResults = true
+            let summary = try failingCleanly { try Runner.run(options, logger: logger) }
             if unarmed {
                 table.append(RangeAim(scenario: scenario, track: summary.servoTrack).row)
                 continue
             }
+            let judge = RangeJudge(world: RangeWorld(), triggerDelay: run.lockFire.triggerDelay, muzzleSpeed: run.lockFire.muzzleSpeed)
             let score = RangeScore(scenario: scenario, summary: summary, judge: judge)
             table.append(score.row)
             if shots {
