@@ -53,9 +53,13 @@ struct CompletionTests {
             zpty z zsh -f -i
             zpty -w z 'PS1="> "; fpath=(\(functions) $fpath); autoload -U compinit; compinit -u -d \(scratch.file("dump").path)'
             zpty -w z $'sentry --expr\\t'
-            sleep 2
+            # Read until the completion shows (a loaded host takes seconds to start compinit), at most 30 s.
             out=""
-            while zpty -rt z chunk; do out+=$chunk; done
+            for i in {1..300}; do
+                while zpty -rt z chunk; do out+=$chunk; done
+                [[ $out == *'sentry --expressions'* ]] && break
+                sleep 0.1
+            done
             print -r -- "$out" | tr -d '\\r' | grep -ao -- 'sentry --expr[a-z-]*' | tail -1
             zpty -d z
             """
