@@ -97,7 +97,7 @@ let package = Package(
         // MediaPipe's face mesh and iris models on the interpreter: a face's 478 points from a detection, then from its own points.
         .target(name: "FaceMesh", dependencies: ["ModelFiles", "Imaging", "Geometry", "MonotonicTime", "TFLite", "Letterboxing", "FaceDetection"], swiftSettings: optimisedInDebug),
         // dlib's face recognition ResNet read from its own file and run on the interpreter: who a face is, as 128 numbers.
-        .target(name: "FaceRecognition", dependencies: ["TFLite"], swiftSettings: optimisedInDebug),
+        .target(name: "FaceRecognition", dependencies: ["TFLite", "Geometry", "Imaging", "ModelFiles"], swiftSettings: optimisedInDebug),
 
         // I/O at the edges.
         // C libraries from Debian's -dev packages: libv4l-dev, libudev-dev, libturbojpeg0-dev, libpng-dev.
@@ -179,14 +179,14 @@ let package = Package(
         .target(
             name: "Benchmarking",
             dependencies: [
-                "ChildProcesses", "CoreAffinity", "Detectors", "Evaluation", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "Letterboxing", "ModelFiles",
+                "ChildProcesses", "CoreAffinity", "Detectors", "Evaluation", "FaceDetection", "FaceMesh", "FaceRecognition", "Geometry", "Imaging", "Letterboxing", "ModelFiles",
                 "MonotonicTime", "ProcessorFeatures", "SentryApp", "Serial", "ServoSim", "TFLite", "TextOutput", "TurretLinks", "Video",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: onlyImportedMembers),
         // `sentry faces`: faces in photos read (box, mesh, expression, pose, gaze) and drawn.
         .target(
-            name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"],
+            name: "PhotoFaces", dependencies: ["Detectors", "Expressions", "FaceDetection", "FaceMesh", "FaceRecognition", "Geometry", "Imaging", "ModelFiles", "TextOutput", "Video"],
             swiftSettings: onlyImportedMembers),
         // `sentry doctor`: the serial port, the board's sketch and the usual Linux pitfalls, each with its fix.
         .target(name: "Doctor", dependencies: ["ChildProcesses", "ModelFiles", "ProcessorFeatures", "TextOutput", "Devices", "Serial", "MonotonicTime", "Video", .product(name: "SystemPackage", package: "swift-system")]),
@@ -225,7 +225,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"]),
-        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ModelFiles", "Video"]),
+        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "Video"]),
         .testTarget(name: "ShootingRangeTests", dependencies: ["ShootingRange"]),
         .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),

@@ -8,8 +8,10 @@
             and the ResNet's 128 numbers; writes each chip as a PNG in
             Tests/Fixtures/dlib-chips and, per face, the box, the 5 points
             and the embedding to Tests/Fixtures/dlib-embeddings.json.
-  bench     the ResNet alone on those chips in dlib: one JSON line with the
-            median ms per chip, for ratios against sentry's own run.
+  bench     the ResNet alone on the first chip in dlib: one JSON line with the
+            median ms; with --turns, then in turns with sentry's (`sentry bench
+            --recognition`): each stdin line `run K` runs it K times and prints
+            {"network_ms": [...]}.
 
 Needs `tools/setup` (dlib-bin, pillow, numpy; the models from PyPI's
 face-recognition-models in .cache/models).
@@ -29,7 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "Tests" / "Fixtures"
 CHIPS = FIXTURES / "dlib-chips"
 MODELS = ROOT / ".cache" / "models"
-PHOTOS = ["photos/astronaut-colour.jpg", "photos/messi5.png"]
+PHOTOS = ["photos/astronaut-colour.jpg", "photos/astronaut.png", "photos/messi5.png"]
 
 
 def models():
@@ -74,24 +76,32 @@ def fixtures():
     (FIXTURES / "dlib-embeddings.json").write_text("[\n" + lines + "\n]\n")
 
 
-def bench(runs):
-    detector, shapes, network = models()
-    chips = [np.array(Image.open(CHIPS / pathlib.Path(record["chip"]).name)) for record in json.loads((FIXTURES / "dlib-embeddings.json").read_text())]
-    times = []
-    for _ in range(runs):
-        for chip in chips:
+def bench(runs, turns):
+    _, _, network = models()
+    record = json.loads((FIXTURES / "dlib-embeddings.json").read_text())[0]
+    chip = np.array(Image.open(FIXTURES / record["chip"]))
+
+    def times(count):
+        result = []
+        for _ in range(count):
             start = time.perf_counter()
             network.compute_face_descriptor(chip)
-            times.append((time.perf_counter() - start) * 1000)
-    print(json.dumps({"dlib_ms_per_chip": statistics.median(times), "chips": len(chips), "runs": runs}))
+            result.append((time.perf_counter() - start) * 1000)
+        return result
+
+    print(json.dumps({"dlib_ms": statistics.median(times(runs)), "runs": runs}), flush=True)
+    if turns:
+        for line in sys.stdin:
+            print(json.dumps({"network_ms": times(int(line.split()[1]))}), flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["fixtures", "bench"])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--turns", action="store_true", help="bench: then take turns with sentry's network (stdin: run K)")
     arguments = parser.parse_args()
-    fixtures() if arguments.command == "fixtures" else bench(arguments.runs)
+    fixtures() if arguments.command == "fixtures" else bench(arguments.runs, arguments.turns)
 
 
 if __name__ == "__main__":

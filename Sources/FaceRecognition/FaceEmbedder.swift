@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ModelFiles
 import TFLite
 
 /// Why the face recognition model could not be used: one line naming the file and the fix.
@@ -20,6 +21,20 @@ public final class FaceEmbedder {
 
     private let interpreter: Interpreter
     private let means: (red: Float, green: Float, blue: Float)
+
+    /// Why recognition cannot start: the model is not where sentry looks.
+    public struct MissingModel: Error, CustomStringConvertible {
+        public var description: String {
+            "the face recognition model \(ModelFile.faceRecognition.rawValue) is not installed; in a checkout run tools/setup, "
+                + "else install sentry's package (or set SENTRY_DATA_DIR to a folder holding it)"
+        }
+    }
+
+    /// dlib's ResNet from its installed file (`ModelLocator`).
+    public static func installed() throws -> FaceEmbedder {
+        guard let path = ModelLocator.file(.faceRecognition) else { throw MissingModel() }
+        return try FaceEmbedder(path: path)
+    }
 
     /// Reads the network from `path` (see `DlibResNet`).
     public init(path: String, threads: Int = 1) throws(FaceRecognitionModelError) {
@@ -53,6 +68,12 @@ public final class FaceEmbedder {
         interpreter.invoke()
         return Array(interpreter.output(0))
     }
+
+    /// The network `runs` times back to back on the last chip, in seconds per run (benchmarks).
+    public func networkSeconds(runs: Int) -> [Double] { interpreter.runSeconds(runs: runs) }
+
+    /// Each step's fastest time over `runs` runs on the last chip: where the time goes.
+    public func stepTimings(runs: Int) -> [Interpreter.StepTiming] { interpreter.stepTimings(runs: runs) }
 
     /// The Euclidean distance between two embeddings.
     public static func distance(_ a: [Float], _ b: [Float]) -> Float {

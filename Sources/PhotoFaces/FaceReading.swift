@@ -2,6 +2,7 @@ import Detectors
 import Expressions
 import FaceDetection
 import FaceMesh
+import FaceRecognition
 import FoundationEssentials
 import Geometry
 import Imaging
@@ -23,6 +24,10 @@ public final class FaceReader {
         public var measures: FaceMeasures
         /// The mouth's look inside; nil when too small to read (the scores then take `.neutral`).
         public var appearance: MouthAppearance?
+        /// dlib's 128 numbers for the face, when the reader recognises faces.
+        public var embedding: [Float]?
+        /// Who it is, when the reader knows the household (`known`).
+        public var person: PersonMatch?
 
         /// The points again as values, for drawing.
         public var points: FaceLandmarks { FaceLandmarks(points: landmarks.map { SIMD3($0[0], $0[1], $0[2]) }) }
@@ -38,16 +43,22 @@ public final class FaceReader {
 
     private let detector: any FaceDetector
     private let mesh: FaceMesh
+    /// dlib's ResNet, when faces are to be recognised: each face's `embedding`.
+    private let embedder: FaceEmbedder?
+    /// The household each face is matched against: each face's `person`.
+    public var known: KnownPeople?
 
     /// The detector `options` choose, as `run` builds it (BlazeFace's full-range model by
     /// default: its eye keypoints turn the mesh's crop), and the mesh. A photo is one frame:
-    /// the detector looks at all of it, whatever rate `options` give.
-    public init(detector options: DetectorOptions = DetectorOptions()) throws {
+    /// the detector looks at all of it, whatever rate `options` give. With `embedder`,
+    /// each face is recognised too (its chip placed by the mesh's points).
+    public init(detector options: DetectorOptions = DetectorOptions(), embedder: FaceEmbedder? = nil) throws {
         var options = options
         options.detectRate = nil
         options.expressions = false
         detector = try options.makeDetector().detector
         mesh = try FaceMesh()
+        self.embedder = embedder
     }
 
     /// Reads the photo at `path`: its first frame, every face BlazeFace finds in it.
@@ -87,9 +98,17 @@ public final class FaceReader {
                 states: ExpressionState.allCases.filter(active.contains).map(\.rawValue),
                 pose: ["yaw": pose.yaw, "pitch": pose.pitch, "roll": pose.roll],
                 gaze: ["left": [gaze.left.x, gaze.left.y], "right": [gaze.right.x, gaze.right.y]],
-                measures: reading.measures, appearance: reading.appearance)
+                measures: reading.measures, appearance: reading.appearance, embedding: embedding(of: points, in: image, colour: colour))
+        }.map { face in
+            var face = face
+            if let known, let embedding = face.embedding { face.person = known.identify(embedding) }
+            return face
         }
         return Report(file: file, width: image.width, height: image.height, faces: faces)
+    }
+
+    private func embedding(of points: FaceLandmarks, in image: GrayImage, colour: ChromaPlanes?) -> [Float]? {
+        embedder.map { $0.embedding(ofChip: FaceChip(landmarks: points).extract(from: image, colour: colour)) }
     }
 
     /// BlazeFace's faces with its eyes; a cascade's boxes with the eyes where a level face has them
@@ -120,8 +139,12 @@ public enum FaceReportText {
     public static func json(_ report: FaceReader.Report) -> String {
         func numbers(_ values: [Float]) -> JSONText { .array(values.map(JSONText.number)) }
         let faces = report.faces.map { face -> JSONText in
-            return .object([
-                ("box", numbers(face.box)), ("score", .number(face.score)), ("landmarks", .array(face.landmarks.map(numbers))),
+            // Who it is, after the score, only when the household is known.
+            let person: [(String, JSONText)] = face.person.map { match in
+                [("name", match.name.map(JSONText.string) ?? .null), ("distance", .number(match.distance))]
+            } ?? []
+            return .object([("box", numbers(face.box)), ("score", .number(face.score))] + person + [
+                ("landmarks", .array(face.landmarks.map(numbers))),
                 ("expressions", .object(ExpressionScores.names.map { ($0, .number(face.expressions[$0] ?? 0)) })),
                 ("states", .array(face.states.map(JSONText.string))),
                 ("pose", .object(["yaw", "pitch", "roll"].map { ($0, .number(face.pose[$0] ?? 0)) })),
@@ -154,15 +177,25 @@ public enum FaceReportText {
             let states = face.states.isEmpty ? "neutral" : face.states.joined(separator: " ")
             return String(
                 printf: "\(states.replacing("%", with: "%%")) at %.0f,%.0f, yaw %.0f° pitch %.0f° roll %.0f°", face.box[0], face.box[1],
-                face.pose["yaw"] ?? 0, face.pose["pitch"] ?? 0, face.pose["roll"] ?? 0)
+                face.pose["yaw"] ?? 0, face.pose["pitch"] ?? 0, face.pose["roll"] ?? 0) + (face.person.map(Self.who) ?? "")
         }
         let count = report.faces.count == 1 ? "1 face" : "\(report.faces.count) faces"
         return "\(report.file) \(report.width)x\(report.height): \(count)" + faces.map { "; " + $0 }.joined()
     }
 }
 
+extension FaceReportText {
+    /// `, obama (0.33)`, or `, a stranger (nearest: obama, 0.82)`.
+    static func who(_ match: PersonMatch) -> String {
+        if let name = match.name { return ", \(name) (" + String(printf: "%.2f", match.distance) + ")" }
+        guard let nearest = match.nearest else { return ", a stranger" }
+        return ", a stranger (nearest: \(nearest), " + String(printf: "%.2f", match.distance) + ")"
+    }
+}
+
 /// A JSON value written with its object keys in the order given.
 enum JSONText {
+    case null
     case number(Float)
     case string(String)
     case array([JSONText])
@@ -171,6 +204,7 @@ enum JSONText {
     var text: String {
         switch self {
         // Whole numbers without a fraction, others as Swift's shortest round-tripping form; never NaN.
+        case .null: "null"
         case .number(let value) where !value.isFinite: "null"
         case .number(let value) where value == value.rounded() && abs(value) < 1e7: String(Int(value))
         case .number(let value): "\(value)"

@@ -11,7 +11,7 @@ public struct SentryCommand: ParsableCommand {
         abstract: "Face-tracking sentry: aims an Arduino servo turret at the largest face a camera sees.",
         version: "\(BuildInfo.version) (\(BuildInfo.commit))",
         subcommands: [
-            Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self,
+            Run.self, Simulate.self, Bench.self, Evaluate.self, Faces.self, DevicesCommand.self, Known.self, Capture.self, ShowConfig.self, Flash.self, RelayCommand.self,
             DoctorCommand.self, EventsCommand.self, FleetCommand.self, MQTTCommand.self, RangeCommand.self,
         ],
         defaultSubcommand: Run.self

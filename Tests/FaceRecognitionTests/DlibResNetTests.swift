@@ -1,5 +1,4 @@
 import Foundation
-import ModelFiles
 import Testing
 import Video
 
@@ -23,10 +22,7 @@ struct DlibResNetTests {
         try JSONDecoder().decode([Reference].self, from: Data(contentsOf: fixtures.appendingPathComponent("dlib-embeddings.json")))
     }
 
-    static func embedder() throws -> FaceEmbedder {
-        let path = try #require(ModelLocator.file(.faceRecognition), "no \(ModelFile.faceRecognition.rawValue): run tools/setup")
-        return try FaceEmbedder(path: path)
-    }
+    static func embedder() throws -> FaceEmbedder { try FaceEmbedder.installed() }
 
     @Test("each chip's 128 numbers equal dlib's own, within 1e-4")
     func equalsDlib() throws {
@@ -42,5 +38,26 @@ struct DlibResNetTests {
             #expect(difference < 1e-4, "\(reference.chip): largest difference \(difference)")
         }
         print("largest difference from dlib: \(largest)")
+    }
+}
+
+@Suite("The face chip, cut as dlib cuts it")
+struct FaceChipTests {
+    @Test("from dlib's five points, the chip is dlib's own, value for value")
+    func equalsDlibsChip() throws {
+        let embedder = try DlibResNetTests.embedder()
+        for reference in try DlibResNetTests.references() where reference.photo.hasSuffix(".png") {
+            let photo = try #require(PNGReading.rgb(path: DlibResNetTests.fixtures.appendingPathComponent(reference.photo).path))
+            let dlibChip = try #require(PNGReading.rgb(path: DlibResNetTests.fixtures.appendingPathComponent(reference.chip).path)).pixels
+            let chip = FaceChip(fivePoints: reference.landmarks.map { SIMD2($0[0], $0[1]) }).extract(width: photo.width, height: photo.height) { x, y in
+                let at = 3 * (y * photo.width + x)
+                return SIMD3(photo.pixels[at], photo.pixels[at + 1], photo.pixels[at + 2])
+            }
+            let differences = zip(chip, dlibChip).map { abs(Int($0) - Int($1)) }
+            let distance = FaceEmbedder.distance(embedder.embedding(ofChip: chip), reference.embedding)
+            print("\(reference.chip): largest difference \(differences.max()!), \(differences.filter { $0 > 0 }.count) values differ; distance \(distance)")
+            #expect(differences.max()! == 0, "\(reference.chip)")
+            #expect(distance < 1e-5, "\(reference.chip)")
+        }
     }
 }

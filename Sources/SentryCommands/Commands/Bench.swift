@@ -23,6 +23,9 @@ struct Bench: ParsableCommand {
     @Flag(help: "With the face mesh on the followed face (--expressions), and its two networks against LiteRT's.")
     var expressions = false
 
+    @Flag(help: "Also time dlib's face recognition network against dlib's own C++ (tools/dlib_reference.py).")
+    var recognition = false
+
     @OptionGroup var detection: DetectionOptions
 
     @OptionGroup var capture: CameraOptions
@@ -43,6 +46,7 @@ struct Bench: ParsableCommand {
             try Benchmarking.Bench.run(
                 camera: camera, size: capture.frameSize ?? FrameSize(width: 640, height: 480), maxFrames: frames,
                 detector: detectorOptions, tools: tools, profile: profile)
+            if recognition { try Benchmarking.Bench.recognitionReport(tools: tools, profile: profile) }
         }
     }
 }

@@ -10,7 +10,8 @@ struct Faces: ParsableCommand {
         discussion: """
             One line per image, in the order given. With --json, one JSON object per line: \
             {"file", "width", "height", "faces": [{"box": [x, y, w, h], "score", "landmarks": 478 × [x, y, z], \
-            "expressions", "states", "pose": {"yaw", "pitch", "roll"}, "gaze": {"left", "right"}, "measures"}]}. \
+            "expressions", "states", "pose": {"yaw", "pitch", "roll"}, "gaze": {"left", "right"}, "measures"}]}; \
+            with --known, each face also has "name" (null for a stranger) and "distance" (to the nearest known face). \
             An image without a face is not an error.
             """
     )
@@ -20,6 +21,9 @@ struct Faces: ParsableCommand {
 
     @Option(help: ArgumentHelp("Also write each image with what was read drawn on it, as a PNG in this folder (made if it is not there).", valueName: "dir"))
     var draw: String?
+
+    @Option(help: ArgumentHelp("Name each face after the household's photos: a folder per person holding their photos (DIR/alice/1.jpg); see sentry known.", valueName: "dir"))
+    var known: String?
 
     @OptionGroup(title: "Detection (as run finds faces; --detect-fps is for videos)") var detection: DetectionOptions
 
@@ -43,7 +47,9 @@ struct Faces: ParsableCommand {
                 throw ExitCode.validationFailure
             }
         }
-        let reader = try failingCleanly { try FaceReader(detector: detection.options) }
+        let reader = try failingCleanly {
+            known == nil ? try FaceReader(detector: detection.options) : try Recognising.reader(detector: detection.options, known: known).reader
+        }
         var failed = false
         for path in images {
             do {

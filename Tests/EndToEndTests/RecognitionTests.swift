@@ -1,0 +1,86 @@
+import Foundation
+import Scratch
+import Testing
+import TestClips
+
+/// Who is it, through the binary: `sentry known` enrolling a household's
+/// folder, `sentry faces --known` naming each face (Tests/Fixtures/people:
+/// public domain White House photographs, see its SOURCES.md).
+@Suite("Face recognition through the binary: enrolment by folders, a name for each face")
+struct RecognitionTests {
+    static let people = DemoClip.repository.appendingPathComponent("Tests/Fixtures/people")
+    static let photos = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos")
+
+    /// A household: obama (the portrait only), biden, a folder whose photo has no face and one whose photo has two.
+    static func household() throws -> ScratchDirectory {
+        let folder = try ScratchDirectory("known")
+        for (person, photo, from) in [("obama", "portrait.jpg", people.appendingPathComponent("obama/portrait.jpg")),
+                                      ("biden", "1.jpg", people.appendingPathComponent("biden/blue-room.jpg")),
+                                      ("nobody", "cup.png", photos.appendingPathComponent("coffee.png"))] {
+            try FileManager.default.createDirectory(at: folder.file(person), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: from, to: folder.file("\(person)/\(photo)"))
+        }
+        try FileManager.default.createDirectory(at: folder.file("pair"), withIntermediateDirectories: true)
+        let pair = try SentryProcess(program: "/usr/bin/ffmpeg", [
+            "-v", "error", "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
+            "-filter_complex", "hstack", "-frames:v", "1", folder.file("pair/both.jpg").path,
+        ])
+        try #require(pair.status == 0, "\(pair.standardError)")
+        return folder
+    }
+
+    @Test("sentry known lists who is enrolled, names each photo left out with the fix, and reads again only what changed")
+    func enrolment() throws {
+        let folder = try Self.household()
+        let first = try SentryProcess(["known", folder.path])
+        #expect(first.status == 0, "\(first.standardError)")
+        let lines = first.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "\(folder.path): 2 people, 2 photos used", "\(first.standardOutput)")
+        #expect(lines.contains("  biden: 1 photo") && lines.contains("  obama: 1 photo"), "\(first.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("  nobody/cup.png: not used: no face found") }, "\(first.standardOutput)")
+        #expect(lines.contains("  pair/both.jpg: not used: 2 faces: crop it to the one person"), "\(first.standardOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder.file(".sentry-known.json").path))
+
+        let again = try SentryProcess(["known", folder.path])
+        #expect(again.standardOutput.hasPrefix("\(folder.path): 2 people, 2 photos used (4 from .sentry-known.json)"), "\(again.standardOutput)")
+
+        // A photo replaced: it is read again, and the person it now shows counts.
+        try FileManager.default.removeItem(at: folder.file("nobody/cup.png"))
+        try FileManager.default.copyItem(at: Self.people.appendingPathComponent("obama/blue-room.jpg"), to: folder.file("nobody/cup.png"))
+        let changed = try SentryProcess(["known", folder.path])
+        #expect(changed.standardOutput.hasPrefix("\(folder.path): 3 people, 3 photos used (3 from .sentry-known.json)"), "\(changed.standardOutput)")
+        #expect(changed.standardOutput.contains("  nobody: 1 photo"), "\(changed.standardOutput)")
+    }
+
+    @Test("a photo of an enrolled person not among the enrolled photos is named; another face is a stranger")
+    func naming() throws {
+        let folder = try Self.household()
+        let run = try SentryProcess([
+            "faces", "--known", folder.path, "--json", Self.people.appendingPathComponent("obama/blue-room.jpg").path,
+            Self.photos.appendingPathComponent("astronaut-colour.jpg").path,
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let reports = run.standardOutput.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let faces = reports.map { ($0?["faces"] as? [[String: Any]])?.first }
+        #expect(faces.count == 2)
+        // dlib's threshold is 0.6: the other photo of Obama lies well within it, the astronaut well beyond anyone.
+        #expect(faces[0]?["name"] as? String == "obama", "\(run.standardOutput.prefix(300))")
+        #expect((faces[0]?["distance"] as? Double ?? 1) < 0.45, "\(faces[0]?["distance"] ?? "none")")
+        #expect(faces[1]?["name"] is NSNull, "\(run.standardOutput.suffix(300))")
+        #expect((faces[1]?["distance"] as? Double ?? 0) > 0.7, "\(faces[1]?["distance"] ?? "none")")
+
+        let line = try SentryProcess(["faces", "--known", folder.path, Self.photos.appendingPathComponent("astronaut-colour.jpg").path])
+        #expect(line.standardOutput.contains(", a stranger (nearest: "), "\(line.standardOutput)")
+    }
+
+    @Test("a --known folder that is not there, or holds no photo, is one line and exit 1")
+    func badFolders() throws {
+        let missing = try SentryProcess(["known", "/nonexistent/household"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "sentry: --known /nonexistent/household: no such folder; make one with a folder per person holding their photos (/nonexistent/household/alice/1.jpg)\n")
+        let empty = try ScratchDirectory("known-empty")
+        let none = try SentryProcess(["faces", "--known", empty.path, Self.photos.appendingPathComponent("astronaut.png").path])
+        #expect(none.status == 1)
+        #expect(none.standardError.hasPrefix("sentry: --known \(empty.path): holds no photos;") && none.standardError.split(separator: "\n").count == 1, "\(none.standardError)")
+    }
+}
