@@ -217,7 +217,7 @@ let package = Package(
         // libFuzzer targets (`make fuzz`); in a normal build they replay a corpus.
         .target(name: "FuzzSupport", path: "Fuzz/Support"),
         .executableTarget(name: "fuzz-cascade", dependencies: ["FaceDetection", "Imaging", "FuzzSupport"], path: "Fuzz/Cascade"),
-        .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
+        .executableTarget(name: "fuzz-model", dependencies: ["TFLite", "FaceRecognition", "FuzzSupport"], path: "Fuzz/Model", swiftSettings: vectorUnit),
         .executableTarget(name: "fuzz-protocol", dependencies: ["TurretProtocol", "ServoSim", "FuzzSupport"], path: "Fuzz/Protocol"),
         .executableTarget(name: "fuzz-mqtt", dependencies: ["MQTT", "FuzzSupport"], path: "Fuzz/MQTT"),
         .executableTarget(name: "fuzz-http", dependencies: ["WebServing", "TextOutput", "FuzzSupport"], path: "Fuzz/HTTP"),

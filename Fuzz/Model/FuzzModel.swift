@@ -1,14 +1,19 @@
-// libFuzzer target for the TFLite model reader and interpreter (`make fuzz`).
+// libFuzzer target for the model readers (`make fuzz`): the TFLite reader and
+// interpreter, and dlib's serialisation as the face recognition ResNet's
+// reader reads it (each input is given to both).
 //
 // A model that loads must also run: every shape the planner accepted has to
 // be safe for the kernels. In a normal build this replays the files named
-// on the command line (the committed corpus, made by tools/make-model-corpus.py).
+// on the command line (the committed corpus, made by tools/make-model-corpus.py,
+// and the head of dlib's ResNet file).
+import FaceRecognition
 import FuzzSupport
 import TFLite
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzModel(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    _ = try? DlibResNet.read(bytes)
     guard let model = try? TFLiteModel(bytes: bytes, path: "fuzz") else { return 0 }
     // As given, and with the first layer folded for gray input (as BlazeFace loads models).
     for folded in [false, true] {

@@ -31,9 +31,12 @@ public final class FaceEmbedder {
     }
 
     /// dlib's ResNet from its installed file (`ModelLocator`).
-    public static func installed() throws -> FaceEmbedder {
+    public static func installed() throws -> FaceEmbedder { try FaceEmbedder(path: try installedPath()) }
+
+    /// Where the installed model file is.
+    public static func installedPath() throws(MissingModel) -> String {
         guard let path = ModelLocator.file(.faceRecognition) else { throw MissingModel() }
-        return try FaceEmbedder(path: path)
+        return path
     }
 
     /// Reads the network from `path` (see `DlibResNet`).

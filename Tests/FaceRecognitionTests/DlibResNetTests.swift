@@ -61,3 +61,38 @@ struct FaceChipTests {
         }
     }
 }
+
+@Suite("dlib's serialisation read safely")
+struct DlibReadingTests {
+    static let file: [UInt8] = {
+        guard let path = try? FaceEmbedder.installedPath(), let data = FileManager.default.contents(atPath: path) else { return [] }
+        return [UInt8](data)
+    }()
+
+    @Test("the file cut anywhere is an error naming where, never a crash")
+    func truncated() throws {
+        try #require(!Self.file.isEmpty, "no model: run tools/setup")
+        for cut in [0, 1, 5, 40, 400, 4000, 40_000, 400_000, 4_000_000, Self.file.count - 1] {
+            #expect(throws: DlibFormatError.self, "cut at \(cut)") { try DlibResNet.read(Array(Self.file.prefix(cut))) }
+        }
+        #expect(throws: DlibFormatError.self) { try DlibResNet.read(Self.file + [0]) }
+    }
+
+    @Test("another network, or a tensor larger than the file, is refused before anything is allocated")
+    func hostile() throws {
+        try #require(!Self.file.isEmpty, "no model: run tools/setup")
+        var renamed = Self.file
+        let at = try #require(renamed.firstRange(of: Array("con_4".utf8)))
+        renamed.replaceSubrange(at, with: Array("con_9".utf8))
+        #expect {
+            try DlibResNet.read(renamed)
+        } throws: { error in
+            (error as? DlibFormatError)?.reason.contains("found the layer con_9 where con_4 belongs") == true
+        }
+        // The loss, then a tensor's version and sizes claiming 2^40 values.
+        var huge = DlibStream(bytes: [0x01, 0x02, 0x06, 0, 0, 0, 0, 0, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01])
+        #expect { _ = try huge.tensor("a tensor") } throws: { error in
+            (error as? DlibFormatError)?.reason == "a tensor's samples is 1099511627776, outside 0...3"
+        }
+    }
+}
