@@ -169,7 +169,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions",
+                "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "FaceRecognition", "Expressions",
                 "Video", "VirtualCamera", "ShootingRange", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -193,7 +193,7 @@ let package = Package(
         // The command line: one file per command, option groups shared by the commands and the console's live settings.
         .target(
             name: "SentryCommands",
-            dependencies: ["Benchmarking", "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", 
+            dependencies: ["Benchmarking", "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "PhotoFaces", "FaceRecognition", 
                 "ModelFiles", "TextOutput", "SentryApp", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "Expressions", "Video", "Devices",
                 "Serial", "TurretLinks", "ServoSim", "ShootingRange", "Config", "Relay", "WebServing", "Console", "ChildProcesses", "Doctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -30,6 +30,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var score: Double?
     /// Whether the run was armed (`--fire`) when it happened; absent in records from before it was kept.
     public var armed: Bool?
+    /// Who the target was (`--known`): an enrolled person's name, or `stranger`; absent when not yet read or not asked.
+    public var person: String?
 
     public init(kind: EventKind, unixTime: Double, frameTime: Double, frame: Int, box: Box, pan: Int, tilt: Int) {
         self.kind = kind
@@ -53,6 +55,9 @@ public struct EventRecord: Codable, Sendable, Equatable {
 }
 
 extension EventRecord {
+    /// `person` for a target that is none of the household's.
+    public static let stranger = "stranger"
+
     /// Whether `id` has the shape of an event's name, `YYYY-MM-DD/HHMMSS.mmm-KIND-FRAME[-RULE]`,
     /// byte for byte: a name from outside (a URL) is checked with it before
     /// it comes near a path, so `..`, `/` or a NUL cannot.

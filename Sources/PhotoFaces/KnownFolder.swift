@@ -36,6 +36,10 @@ public struct KnownFolder: Sendable {
         public let directory: String
         public let reason: String
         public var description: String { "--known \(directory): \(reason)" }
+
+        public init(directory: String, reason: String) {
+            (self.directory, self.reason) = (directory, reason)
+        }
     }
 
     /// The cache file's name inside the folder.

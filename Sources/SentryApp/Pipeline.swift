@@ -1,4 +1,5 @@
 import Expressions
+import FaceRecognition
 import FaceDetection
 import Geometry
 import Imaging
@@ -83,6 +84,10 @@ public struct FrameResult: Sendable {
     public var lockEvent: LockOn.Event?
     /// What happened that is worth a record (a lock, a shot, an arrival, an expression rule).
     public var events: [FrameEvent]
+    /// The tracker's number for the target (a new number, a new target).
+    public var targetID: Int?
+    /// Who the target is (`--known`), once read.
+    public var person: PersonMatch?
     /// The target showed the `--spare` state: no shot this frame.
     public var spared: ExpressionState?
     /// Armed and locked, but no shot may be taken at this target now (the fire point is on a face).
@@ -129,11 +134,15 @@ public final class Pipeline {
     /// The followed face as the last frame read it: `--spare` holds fire on the next.
     private var lastFollowed: FollowedFace?
     private var eventFinder: FrameEventFinder
+    /// Who each target is (`--known`): read off the frame loop, asked here.
+    private let identities: (any TargetIdentities)?
 
     /// `expressionRules`: the `--on-expression` rules, whose firing is an event.
     public init(
-        detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings, expressionRules: [ExpressionRule] = []
+        detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings, expressionRules: [ExpressionRule] = [],
+        identities: (any TargetIdentities)? = nil
     ) {
+        self.identities = identities
         self.detector = detector
         self.detectorName = detectorName
         wire = TrimmedCommandOutput(output, trim: settings.trim)
@@ -216,7 +225,8 @@ public final class Pipeline {
         let t3 = monotonicSeconds()
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
-            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, spared: spared,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID,
+            person: tracker.targetID.flatMap { identities?.person(of: $0) }, spared: spared,
             heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }

@@ -55,6 +55,8 @@ public struct RunOptions: Sendable {
     public var hooks = EventHookSettings()
     /// `--on-expression` (with `--expressions`).
     public var expressionRules: [ExpressionRule] = []
+    /// `--known`: who the target is.
+    public var recognition: RecognitionSettings?
     /// Print the HUD line on stderr.
     public var showStatus = true
     /// Print one line per frame that wrote commands, on stdout.
@@ -154,8 +156,11 @@ public enum Runner {
 
         var settings = options.settings
         if onFrameClock { settings.turretClock = .frames }
+        let recognition = try options.recognition.map { try TargetRecognition($0, logger: logger) }
+        if let recognition { services.started(stop: recognition.stop) }
         let pipeline = Pipeline(
-            detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules)
+            detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules,
+            identities: recognition)
         let hotPlug = simulator == nil ? link.serialPort.flatMap { SerialHotPlug(port: $0, logger: logger) } : nil
         if let hotPlug { services.started(stop: hotPlug.stop) }
         let lockEvents = LockEvents(logger: logger)
@@ -177,6 +182,7 @@ public enum Runner {
         if let web { observers.append(web) }
         if let recorder { observers.append(recorder) }
         if let expressions { observers.append(expressions) }
+        if let recognition { observers.append(recognition) }
         observers.append(lockEvents)
         if let eventHooks { observers.append(eventHooks) }
         if let eventLog { observers.append(eventLog) }

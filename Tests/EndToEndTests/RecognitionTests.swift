@@ -2,6 +2,7 @@ import Foundation
 import Scratch
 import Testing
 import TestClips
+import Waiting
 
 /// Who is it, through the binary: `sentry known` enrolling a household's
 /// folder, `sentry faces --known` naming each face (Tests/Fixtures/people:
@@ -82,5 +83,54 @@ struct RecognitionTests {
         let none = try SentryProcess(["faces", "--known", empty.path, Self.photos.appendingPathComponent("astronaut.png").path])
         #expect(none.status == 1)
         #expect(none.standardError.hasPrefix("sentry: --known \(empty.path): holds no photos;") && none.standardError.split(separator: "\n").count == 1, "\(none.standardError)")
+    }
+}
+
+extension RecognitionTests {
+    /// A run on a photo of Obama (not the enrolled one) with `household`: the lock's record and its hook's environment.
+    static func lockOnObama(household: String) throws -> (record: [String: Any], hook: String, log: String) {
+        let scratch = try ScratchDirectory("known-run")
+        let hookFile = scratch.file("person").path
+        let run = try SentryProcess([
+            "--camera", people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime", "--frames", "100", "--serial", "sim",
+            "--quiet", "--known", household, "--events", scratch.file("events").path, "--on-event", "lock=printf %s \"$SENTRY_PERSON\" > \(hookFile)",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let day = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.file("events").path).first)
+        let folder = scratch.file("events/\(day)")
+        let lock = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".json") && $0.contains("-lock-") }, "\(run.standardError)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(lock))) as? [String: Any])
+        // The hook may still be writing when the run ends.
+        var hook = ""
+        _ = eventually {
+            hook = (try? String(contentsOfFile: hookFile, encoding: .utf8)) ?? ""
+            return !hook.isEmpty
+        }
+        return (record, hook, run.standardError)
+    }
+
+    @Test("a run with --known names the target in the log, the lock's record (person) and its hook (SENTRY_PERSON); another person is a stranger")
+    func run() throws {
+        let household = try Self.household()
+        let obama = try Self.lockOnObama(household: household.path)
+        #expect(obama.log.contains(#/notice sentry: \[SentryApp\] target \d+ is obama \(0\.\d\d from an enrolled photo\)/#), "\(obama.log)")
+        #expect(obama.record["person"] as? String == "obama", "\(obama.record)")
+        #expect(obama.hook == "obama")
+
+        try FileManager.default.removeItem(at: household.file("obama"))
+        let stranger = try Self.lockOnObama(household: household.path)
+        #expect(stranger.log.contains(#/target \d+ is a stranger \(nearest: biden, 0\.\d\d\)/#), "\(stranger.log)")
+        #expect(stranger.record["person"] as? String == "stranger", "\(stranger.record)")
+        #expect(stranger.hook == "stranger")
+    }
+
+    @Test("--known on a folder where nobody can be enrolled stops the run before it starts, in one line")
+    func runWithNobody() throws {
+        let folder = try ScratchDirectory("known-nobody")
+        try FileManager.default.createDirectory(at: folder.file("cup"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.photos.appendingPathComponent("coffee.png"), to: folder.file("cup/1.png"))
+        let run = try SentryProcess(["--camera", Self.photos.appendingPathComponent("astronaut.png").path, "--serial", "sim", "--known", folder.path])
+        #expect(run.status == 1)
+        #expect(run.standardError == "sentry: --known \(folder.path): no photo in it has exactly one face; sentry known \(folder.path) says why for each\n")
     }
 }

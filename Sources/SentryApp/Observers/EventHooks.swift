@@ -32,6 +32,7 @@ public struct EventHookSettings: Sendable {
 /// - `SENTRY_SNAPSHOT`, `SENTRY_FACE`: the frame and a crop of the face, JPEG
 ///   files that exist while the hook runs (when the camera went away: its last frame)
 /// - `SENTRY_EVENT_ID`: the event's name, as `--events` keeps it
+/// - `SENTRY_PERSON`: with `--known`, who the target is (a name, or `stranger`), once read
 ///
 /// One hook at a time, never blocking a frame (`HookRunner`).
 final class EventHooks: FrameObserver {
@@ -73,6 +74,7 @@ final class EventHooks: FrameObserver {
         ]
         if let expression = record.expression { environment["SENTRY_EXPRESSION"] = expression }
         if let score = record.score { environment["SENTRY_SCORE"] = String(printf: "%.2f", score) }
+        if let person = record.person { environment["SENTRY_PERSON"] = person }
         return environment
     }
 }

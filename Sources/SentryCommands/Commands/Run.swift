@@ -3,6 +3,8 @@ import Detectors
 import Devices
 import FoundationEssentials
 import Logging
+import PhotoFaces
+import FaceRecognition
 import SentryApp
 import ServoSim
 import TextOutput
@@ -142,6 +144,7 @@ struct Run: ParsableCommand {
         options.loop = loop
         options.detector = detectorOptions
         options.expressionRules = (try? faces.rules) ?? []
+        if let known = faces.known { options.recognition = try failingCleanly { try recognition(known) } }
         options.settings = pipelineSettings
         options.web = webOptions
         options.mqtt = try failingCleanly { try mqttOptions.settings(version: BuildInfo.version) }
@@ -157,6 +160,15 @@ struct Run: ParsableCommand {
         options.printTrack = track
         if link.serial == "auto" { options.findSerialPortAgain = DeviceList.finder(for: serial) }
         return options
+    }
+
+    /// `--known`: the household enrolled from its folder (photos read again only when changed), and dlib's model.
+    func recognition(_ known: String) throws -> RecognitionSettings {
+        let folder = try Recognising.reader(detector: detection.options, known: known).folder!
+        guard !folder.names.isEmpty else {
+            throw KnownFolder.Problem(directory: known, reason: "no photo in it has exactly one face; sentry known \(known) says why for each")
+        }
+        return RecognitionSettings(people: folder.people, modelPath: try FaceEmbedder.installedPath())
     }
 
     func run() throws {

@@ -21,7 +21,14 @@ struct ExpressionOptions: ParsableArguments {
         help: ArgumentHelp(LiveSetting.spare.flagHelp.abstract, valueName: "expression"))
     var spare: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Recognise the target: the household's folder, a folder per person holding their photos (DIR/alice/1.jpg; sentry known DIR checks it). Who the target is goes into the log, the events (person) and the hooks (SENTRY_PERSON). Turns on --expressions.",
+            valueName: "dir"))
+    var known: String?
+
     func validate() throws {
+        if let known, known.isEmpty { throw ValidationError("--known needs a folder, e.g. --known ~/household") }
         if let rate = expressionsFps.perSecond { try LiveSetting.expressionsFps.check(rate) }
         do {
             _ = try rules
@@ -44,13 +51,14 @@ struct ExpressionOptions: ParsableArguments {
         }
     }
 
-    /// Whether the mesh runs: asked for, or needed by a hook or `--spare`.
-    var enabled: Bool { expressions || !onExpression.isEmpty || (try? spareState) != nil }
+    /// Whether the mesh runs: asked for, or needed by a hook, `--spare` or `--known` (the chip is placed by its points).
+    var enabled: Bool { expressions || !onExpression.isEmpty || (try? spareState) != nil || known != nil }
 
     /// The flag that turned the mesh on, as the user typed it.
     var reason: String {
         if expressions { return "--expressions" }
         if let rule = onExpression.first { return "--on-expression \(rule)" }
+        if let known, (try? spareState) == nil { return "--known \(known)" }
         return "--spare \(spare ?? "")"
     }
 }
