@@ -31,6 +31,8 @@ public struct PipelineSettings: Sendable {
     public var turretClock = TurretClock.wall
     /// `--spare STATE`: never fire at a target whose face shows it (`--expressions`).
     public var spare: ExpressionState?
+    /// `--spare known`: never fire at anyone `--known` enrols, nor at a target not recognised yet.
+    public var sparesHousehold = false
     /// `--fire-below`: face heights under the face's centre where the turret fires, and
     /// (armed) aims; the console shows it armed or not.
     public var firePointBelow: Double = 1.5
@@ -206,11 +208,13 @@ public final class Pipeline {
         case .hold: commands = []
         }
         let lockEvent = lock.update(targetID: tracker.targetID, box: target, at: frame.timestamp)
+        let person = tracker.targetID.flatMap { identities?.person(of: $0) }
         var heldFire: HeldFire?
         if fire != nil, steering == .tracking {
             fire?.sent(commands, wireTime: wireTime)
             heldFire = target.flatMap { fireHold(at: $0, among: faces, frameHeight: frame.image.height) }
             if let plan = lead.plan, heldFire == nil, !isClear(plan.aim, of: faces, in: frame) { heldFire = .firePointOnFace }
+            if heldFire == nil, settings.sparesHousehold { heldFire = householdHold(person) }
             if spared == nil, heldFire == nil, let shot = shot(locked: lock.isLocked, wireNow: wireNow, wireTime: wireTime, frame: frame) {
                 commands.append(shot)
                 turret.fire(shot, at: frame.timestamp)
@@ -226,7 +230,7 @@ public final class Pipeline {
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
             commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID,
-            person: tracker.targetID.flatMap { identities?.person(of: $0) }, spared: spared,
+            person: person, spared: spared,
             heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
@@ -277,6 +281,13 @@ public final class Pipeline {
     /// Why no shot may be taken at `target` now, if none may (SPEC §8: never
     /// at a face): the fire point, clamped into the frame, on any face found,
     /// or no tilt to aim it (unless the blaster is pan-only below head height).
+    /// `--spare known`: fire only at a target recognised as a stranger; one of the household, or
+    /// one not read yet (a new target's first frames, a face too small for the mesh), is held.
+    private func householdHold(_ person: PersonMatch?) -> HeldFire? {
+        guard let person else { return .unrecognised }
+        return person.name == nil ? nil : .household
+    }
+
     private func fireHold(at target: Box, among faces: [Box], frameHeight: Int) -> HeldFire? {
         guard settings.tiltEnabled else { return settings.panOnlyBelowHeads ? nil : .noTilt }
         let point = settings.tracking.aimPoint(of: target, frameHeight: frameHeight, below: settings.firePointBelow)

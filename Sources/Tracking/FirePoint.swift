@@ -34,4 +34,8 @@ public enum HeldFire: String, Sendable, Equatable, Codable {
     /// No tilt servo aims the fire point's height (the tilt was turned off
     /// while running, with no `--pan-only-below-heads`).
     case noTilt = "no tilt: the fire point's height is not aimed"
+    /// `--spare known`: the target is one of the household `--known` enrols.
+    case household = "one of the household (--spare known)"
+    /// `--spare known`: who the target is has not been read yet (or cannot be: no mesh on it).
+    case unrecognised = "not yet recognised (--spare known)"
 }

@@ -134,3 +134,31 @@ extension RecognitionTests {
         #expect(run.standardError == "sentry: --known \(folder.path): no photo in it has exactly one face; sentry known \(folder.path) says why for each\n")
     }
 }
+
+extension RecognitionTests {
+    @Test("--fire --spare known: no shot at one of the household, and the status says why; a stranger is shot at")
+    func spareKnown() throws {
+        let household = try Self.household()
+        let armed = [
+            "--camera", Self.people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime", "--frames", "100", "--serial", "sim",
+            "--known", household.path, "--spare", "known", "--fire", "--tilt", "--lock-after", "0.5", "--fire-cooldown", "1",
+        ]
+        let spared = try SentryProcess(armed)
+        #expect(spared.status == 0, "\(spared.standardError)")
+        #expect(spared.standardOutput.contains(", 0 shots fired"), "\(spared.standardOutput)")
+        #expect(spared.standardError.contains("ARMED · Locked, holding fire: one of the household (--spare known)"), "\(spared.standardError)")
+
+        try FileManager.default.removeItem(at: household.file("obama"))
+        let stranger = try SentryProcess(armed)
+        #expect(stranger.status == 0, "\(stranger.standardError)")
+        #expect(!stranger.standardOutput.contains(", 0 shots fired") && stranger.standardOutput.contains(" shots fired"), "\(stranger.standardOutput)")
+    }
+
+    @Test("--spare known without --known is refused in one line")
+    func spareKnownNeedsKnown() throws {
+        let run = try SentryProcess(["--camera", Self.photos.appendingPathComponent("astronaut.png").path, "--serial", "sim", "--spare", "known"])
+        #expect(run.status == 64)
+        #expect(run.standardError.hasPrefix("Error: --spare known holds fire at the household --known enrols: add --known DIR"), "\(run.standardError)")
+        #expect(run.standardError.split(separator: "\n").count == 1)
+    }
+}

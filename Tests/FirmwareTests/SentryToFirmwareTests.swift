@@ -190,6 +190,29 @@ struct SentryToFirmwareTests {
         }
     }
 
+    @Test("--fire --spare known through the firmware: the trigger pin never rises at one of the household, and pulses once for each F at a stranger")
+    func sparesTheHouseholdThroughTheFirmware() throws {
+        let people = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/people")
+        for (enrolled, isHousehold) in [("obama/portrait.jpg", true), ("biden/blue-room.jpg", false)] {
+            let household = try ScratchDirectory("household")
+            let person = String(enrolled.prefix { $0 != "/" })
+            try FileManager.default.createDirectory(at: household.file(person), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: people.appendingPathComponent(enrolled), to: household.file("\(person)/1.jpg"))
+            let firmware = try FirmwareOnPty()
+            let (track, status) = try firmware.runSentry([
+                "--camera", people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime", "--frames", "90", "--lock-after", "0.5",
+                "--tilt", "--track", "--quiet", "--fire", "--fire-cooldown", "1", "--known", household.path, "--spare", "known",
+            ])
+            #expect(status == 0)
+            let log = try firmware.stop()
+            let sentShots = track.split(separator: "\n").filter { $0.contains("sent F") }.count
+            let pulses = log.split(separator: "\n").filter { $0.hasSuffix(" trigger 1") }.count
+            print("--spare known, \(person) enrolled, Obama before the camera: sentry sent \(sentShots) fire commands, the trigger pin rose \(pulses) times")
+            #expect(pulses == sentShots)
+            #expect(isHousehold ? sentShots == 0 : sentShots >= 1)
+        }
+    }
+
     @Test("--fire at a person walking across the range: every F the lead sends, the firmware takes (one pulse each), at the aim it was told to wait at")
     func leadsAWalkerThroughTheFirmware() throws {
         let photo = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut-colour.jpg").path

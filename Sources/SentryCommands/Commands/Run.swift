@@ -97,6 +97,9 @@ struct Run: ParsableCommand {
                 "--fire without --tilt cannot aim the fire point below faces: add --tilt for a pan/tilt turret, or --pan-only-below-heads if the blaster has no tilt servo and sits below head height"
             )
         }
+        if faces.sparesHousehold, faces.known == nil {
+            throw ValidationError("--spare known holds fire at the household --known enrols: add --known DIR (a folder per person holding their photos)")
+        }
         if lockFire.panOnlyBelowHeads, !lockFire.fire {
             throw ValidationError("--pan-only-below-heads describes an armed blaster: use it with --fire")
         }
@@ -113,6 +116,7 @@ struct Run: ParsableCommand {
         settings.lead = lockFire.leadSettings
         settings.leadsUnarmed = trackingOptions.lead
         settings.spare = try? faces.spareState
+        settings.sparesHousehold = faces.sparesHousehold
         settings.firePointBelow = lockFire.fireBelow
         settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads
         settings.trim = trackingOptions.trim

@@ -43,10 +43,16 @@ struct ExpressionOptions: ParsableArguments {
         get throws(ExpressionRuleError) { try onExpression.map { text throws(ExpressionRuleError) in try ExpressionRule(parsing: text) } }
     }
 
-    /// The `--spare` state; nil without it or with `none`.
+    /// `--spare known`: the household, not an expression.
+    static let household = "known"
+
+    /// `--spare known`: hold fire at anyone `--known` enrols.
+    var sparesHousehold: Bool { spare == Self.household }
+
+    /// The `--spare` state; nil without it, with `none` or with `known`.
     var spareState: ExpressionState? {
         get throws(ExpressionRuleError) {
-            guard let spare, spare != "none" else { return nil }
+            guard let spare, spare != "none", spare != Self.household else { return nil }
             return try ExpressionState.named(spare, flag: "--spare")
         }
     }

@@ -195,9 +195,9 @@ extension LiveSetting {
             "With --expressions: face mesh runs per second of video; between them the face holds its box and reading. 'every': every frame (smoother aim, about twice the CPU)."
     )
     static let spare = LiveSetting(
-        "spare", .expressions, "Never fire at", .choice(["none"] + ExpressionState.allCases.map(\.rawValue)),
+        "spare", .expressions, "Never fire at", .choice(["none"] + ExpressionState.allCases.map(\.rawValue) + [ExpressionOptions.household]),
         help:
-            "Never fire at a target showing this expression (e.g. smile); the status says 'Spared — smiling'. 'none': spare nobody. Turns on --expressions."
+            "Never fire at a target showing this expression (e.g. smile); the status says 'Spared — smiling'. 'known': at anyone --known enrols, nor at a target not recognised yet. 'none': spare nobody. Turns on --expressions."
     )
 
     // A camera on the pan/tilt head: a closed loop.

@@ -1,0 +1,52 @@
+import FaceRecognition
+import Geometry
+import Imaging
+import SentryApp
+import Testing
+import Tracking
+import TurretProtocol
+
+/// Who each target is, as a test decides it.
+private final class FixedIdentities: TargetIdentities, @unchecked Sendable {
+    let person: PersonMatch?
+    init(_ person: PersonMatch?) { self.person = person }
+    func person(of id: Int) -> PersonMatch? { person }
+}
+
+@Suite("--spare known: fire only at a target recognised as a stranger")
+struct HouseholdSpareTests {
+    /// 90 frames of a still face, armed, locked after 0.5 s; the commands sent and the results.
+    static func run(_ person: PersonMatch?, spares: Bool = true) throws -> (sent: [Command], results: [FrameResult]) {
+        var settings = PipelineSettings()
+        settings.lockAfter = 0.5
+        settings.fire = FireControl.Settings()
+        settings.panOnlyBelowHeads = true
+        settings.sparesHousehold = spares
+        // Frames faster than real time: the turret's travel and settling are timed on their clock.
+        settings.turretClock = .frames
+        let output = RecordingOutput()
+        let pipeline = Pipeline(detector: StillFaceDetector(), output: output, settings: settings, identities: FixedIdentities(person))
+        let image = GrayImage(width: 640, height: 480)
+        let results = try (0..<90).map { index in try pipeline.process(Frame(image: image, timestamp: Double(index) / 30, index: index)) }
+        return (output.sent, results)
+    }
+
+    @Test("one of the household, or a target not recognised yet, gets no F; the locked frames say why")
+    func heldAtTheHousehold() throws {
+        let alice = try Self.run(PersonMatch(name: "alice", distance: 0.3, nearest: "alice"))
+        #expect(!alice.sent.contains { $0.axis == .trigger })
+        #expect(alice.results.filter(\.isLocked).allSatisfy { $0.heldFire == .household && $0.person?.name == "alice" })
+        #expect(alice.results.contains { $0.isLocked })
+        let unread = try Self.run(nil)
+        #expect(!unread.sent.contains { $0.axis == .trigger })
+        #expect(unread.results.filter(\.isLocked).allSatisfy { $0.heldFire == .unrecognised })
+    }
+
+    @Test("a stranger is fired at as without --spare known; and without it, the household too")
+    func firesAtAStranger() throws {
+        let stranger = try Self.run(PersonMatch(name: nil, distance: 0.8, nearest: "alice"))
+        #expect(stranger.sent.contains { $0.axis == .trigger })
+        let unspared = try Self.run(PersonMatch(name: "alice", distance: 0.3, nearest: "alice"), spares: false)
+        #expect(unspared.sent.filter { $0.axis == .trigger }.count == stranger.sent.filter { $0.axis == .trigger }.count)
+    }
+}
