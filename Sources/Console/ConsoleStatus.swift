@@ -57,6 +57,8 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     public var armed = false
     /// Armed and locked: why no shot is taken now (`fire point on a face`), for the banner.
     public var heldFire: String?
+    /// With `--known`: who the target is (a name, or `stranger`), once read.
+    public var person: String?
     /// The commands this frame put on the wire.
     public var commands: [String]
     /// The HUD line: `Sentry mode — no targets`, `Tracking — X: 93 | Y: 71`…

@@ -135,14 +135,16 @@ public struct PublishedState: Codable, Equatable, Sendable {
     public var armed: Bool?
     /// Why a locked target is not fired at, when armed (`fire point on a face`).
     public var heldFire: String?
+    /// With `--known`: who the target is (a name, or `stranger`), once read.
+    public var person: String?
 
     public init(
         faces: Int, target: [Int]?, pan: Int, tilt: Int, mode: String, locked: Bool, steering: String, serial: String, fps: Int, expressions: Bool,
-        states: [String]?, armed: Bool = false, heldFire: String? = nil
+        states: [String]?, armed: Bool = false, heldFire: String? = nil, person: String? = nil
     ) {
         (self.faces, self.target, self.pan, self.tilt, self.mode, self.locked) = (faces, target, pan, tilt, mode, locked)
         (self.steering, self.serial, self.fps, self.expressions, self.states) = (steering, serial, fps, expressions, states)
-        (self.armed, self.heldFire) = (armed, heldFire)
+        (self.armed, self.heldFire, self.person) = (armed, heldFire, person)
     }
 
     /// The same state but for the frame rate, which wobbles: a change of it alone is not worth a message.

@@ -80,7 +80,7 @@ extension FrameOutcome {
             kind: event.kind, unixTime: time ?? unixTime, frameTime: result.timestamp, frame: result.index, box: event.box, pan: turret.pan,
             tilt: turret.tilt)
         record.armed = settings.fire != nil
-        record.person = result.person.map { $0.name ?? EventRecord.stranger }
+        record.person = result.personName
         if let fired = event.expression {
             record.ruleFired(fired.rule, state: fired.state.rawValue, score: (Double(fired.score) * 100).rounded() / 100)
         }

@@ -98,7 +98,7 @@ final class MQTTBridge: FrameObserver {
             mode: StatusLine.hud(for: outcome),
             locked: result.isLocked, steering: outcome.steering.name, serial: outcome.link.description, fps: Int(fps.rounded()),
             expressions: expressions.on, states: result.followedFace.map { face in face.states.map(\.rawValue).sorted() },
-            armed: outcome.settings.fire != nil, heldFire: result.heldFire?.rawValue)
+            armed: outcome.settings.fire != nil, heldFire: result.heldFire?.rawValue, person: result.personName)
         if let published {
             let changed = !state.sameApartFromRate(as: published.state)
             let since = now - published.at

@@ -1,3 +1,4 @@
+import Events
 import Expressions
 import FaceRecognition
 import FaceDetection
@@ -103,6 +104,9 @@ public struct FrameResult: Sendable {
 
     /// The faces' boxes.
     public var faces: [Box] { detections.map(\.box) }
+
+    /// Who the target is, as the status and the events say it: a name, or `stranger`; nil until read.
+    public var personName: String? { person.map { $0.name ?? EventRecord.stranger } }
 
     /// The aim asked for, if any.
     public var aim: Aim? {

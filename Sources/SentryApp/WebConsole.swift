@@ -97,6 +97,7 @@ final class WebConsole: FrameObserver {
         status.aimPoint = [aimX, aimY]
         status.armed = outcome.settings.fire != nil
         status.heldFire = result.heldFire?.rawValue
+        status.person = result.personName
         if let box = result.target {
             let point = tracking.aimPoint(of: box, frameHeight: frame.image.height, below: outcome.settings.firePointBelow)
             status.firePoint = [point.x, point.y]

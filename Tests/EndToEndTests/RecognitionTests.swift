@@ -146,12 +146,13 @@ extension RecognitionTests {
         let spared = try SentryProcess(armed)
         #expect(spared.status == 0, "\(spared.standardError)")
         #expect(spared.standardOutput.contains(", 0 shots fired"), "\(spared.standardOutput)")
-        #expect(spared.standardError.contains("ARMED · Locked, holding fire: one of the household (--spare known)"), "\(spared.standardError)")
+        #expect(spared.standardError.contains("ARMED · Locked, holding fire: one of the household (--spare known) · obama — X: "), "\(spared.standardError)")
 
         try FileManager.default.removeItem(at: household.file("obama"))
         let stranger = try SentryProcess(armed)
         #expect(stranger.status == 0, "\(stranger.standardError)")
         #expect(!stranger.standardOutput.contains(", 0 shots fired") && stranger.standardOutput.contains(" shots fired"), "\(stranger.standardOutput)")
+        #expect(stranger.standardError.contains("ARMED · Locked · stranger — X: "), "\(stranger.standardError)")
     }
 
     @Test("--spare known without --known is refused in one line")
