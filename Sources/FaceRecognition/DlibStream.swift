@@ -57,7 +57,9 @@ struct DlibStream {
 
     /// A string: its length as an integer, then its bytes. Names in dlib's files are short.
     mutating func string(_ what: String) throws(DlibFormatError) -> String {
-        let length = try count("the length of \(what)", atMost: min(256, remaining))
+        let length = try count("the length of \(what)", atMost: 256)
+        // Checked after the length is read: its own bytes are no longer left.
+        guard length <= remaining else { throw fail("\(what) is longer than the rest of the file") }
         defer { position += length }
         return String(decoding: bytes[position..<position + length], as: UTF8.self)
     }

@@ -96,3 +96,11 @@ struct DlibReadingTests {
         }
     }
 }
+
+extension DlibReadingTests {
+    @Test("a string's length that reaches past the file's end is an error (fuzz-model found it)")
+    func stringPastTheEnd() throws {
+        // The loss layer's version, then a name whose length (3) is read before the 2 bytes left are counted.
+        #expect(throws: DlibFormatError.self) { try DlibResNet.read([0x01, 0x01, 0x01, 0x03, 0x41, 0x42]) }
+    }
+}
