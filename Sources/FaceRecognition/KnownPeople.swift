@@ -45,3 +45,19 @@ public struct KnownPeople: Sendable {
         return PersonMatch(name: best.distance < FaceEmbedder.samePersonDistance ? best.name : nil, distance: best.distance, nearest: best.name)
     }
 }
+
+/// Whom `--spare` holds fire at among recognised people: the whole household
+/// (`--spare known`) or one person in it (`--spare NAME`). A target not yet
+/// recognised is held for either: sparing someone means waiting to know who it is.
+public enum SparedPeople: Sendable, Equatable {
+    case household
+    case person(String)
+
+    /// Whether a target recognised as `match` is spared.
+    public func spares(_ match: PersonMatch) -> Bool {
+        switch self {
+        case .household: match.name != nil
+        case .person(let name): match.name == name
+        }
+    }
+}

@@ -11,4 +11,12 @@ public enum Recognising {
         reader.known = folder.people
         return (reader, folder)
     }
+
+    /// The household in `known` (read, or refreshed, first) and the network that enrolled
+    /// it, for a run to go on recognising with (the model is read once).
+    public static func household(detector options: DetectorOptions, known: String) throws -> (folder: KnownFolder, embedder: FaceEmbedder) {
+        let embedder = try FaceEmbedder.installed()
+        let folder = try KnownFolder(known, reader: try FaceReader(detector: options, embedder: embedder))
+        return (folder, embedder)
+    }
 }

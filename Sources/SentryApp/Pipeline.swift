@@ -32,8 +32,8 @@ public struct PipelineSettings: Sendable {
     public var turretClock = TurretClock.wall
     /// `--spare STATE`: never fire at a target whose face shows it (`--expressions`).
     public var spare: ExpressionState?
-    /// `--spare known`: never fire at anyone `--known` enrols, nor at a target not recognised yet.
-    public var sparesHousehold = false
+    /// `--spare known` or `--spare NAME`: never fire at them (`--known`), nor at a target not recognised yet.
+    public var sparedPeople: SparedPeople?
     /// `--fire-below`: face heights under the face's centre where the turret fires, and
     /// (armed) aims; the console shows it armed or not.
     public var firePointBelow: Double = 1.5
@@ -218,7 +218,7 @@ public final class Pipeline {
             fire?.sent(commands, wireTime: wireTime)
             heldFire = target.flatMap { fireHold(at: $0, among: faces, frameHeight: frame.image.height) }
             if let plan = lead.plan, heldFire == nil, !isClear(plan.aim, of: faces, in: frame) { heldFire = .firePointOnFace }
-            if heldFire == nil, settings.sparesHousehold { heldFire = householdHold(person) }
+            if heldFire == nil, let spared = settings.sparedPeople { heldFire = Self.hold(person, sparing: spared) }
             if spared == nil, heldFire == nil, let shot = shot(locked: lock.isLocked, wireNow: wireNow, wireTime: wireTime, frame: frame) {
                 commands.append(shot)
                 turret.fire(shot, at: frame.timestamp)
@@ -287,9 +287,10 @@ public final class Pipeline {
     /// or no tilt to aim it (unless the blaster is pan-only below head height).
     /// `--spare known`: fire only at a target recognised as a stranger; one of the household, or
     /// one not read yet (a new target's first frames, a face too small for the mesh), is held.
-    private func householdHold(_ person: PersonMatch?) -> HeldFire? {
+    private static func hold(_ person: PersonMatch?, sparing spared: SparedPeople) -> HeldFire? {
         guard let person else { return .unrecognised }
-        return person.name == nil ? nil : .household
+        guard spared.spares(person) else { return nil }
+        return spared == .household ? .household : .sparedByName
     }
 
     private func fireHold(at target: Box, among faces: [Box], frameHeight: Int) -> HeldFire? {

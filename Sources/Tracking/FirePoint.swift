@@ -36,6 +36,8 @@ public enum HeldFire: String, Sendable, Equatable, Codable {
     case noTilt = "no tilt: the fire point's height is not aimed"
     /// `--spare known`: the target is one of the household `--known` enrols.
     case household = "one of the household (--spare known)"
-    /// `--spare known`: who the target is has not been read yet (or cannot be: no mesh on it).
-    case unrecognised = "not yet recognised (--spare known)"
+    /// `--spare NAME`: the target is the person named.
+    case sparedByName = "spared by name (--spare NAME)"
+    /// `--spare known` or `--spare NAME`: who the target is has not been read yet (or cannot be: no mesh on it).
+    case unrecognised = "not yet recognised (--spare waits to know who it is)"
 }

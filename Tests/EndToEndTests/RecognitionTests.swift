@@ -155,6 +155,36 @@ extension RecognitionTests {
         #expect(stranger.standardError.contains("ARMED · Locked · stranger — X: "), "\(stranger.standardError)")
     }
 
+    @Test("--fire --spare NAME: no shot at that person, shots at the rest of the household; a name nobody has is refused in one line")
+    func spareByName() throws {
+        let household = try Self.household()
+        let armed = { (name: String) in
+            [
+                "--camera", Self.people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime", "--frames", "100", "--serial", "sim",
+                "--known", household.path, "--spare", name, "--fire", "--tilt", "--lock-after", "0.5", "--fire-cooldown", "1",
+            ]
+        }
+        let spared = try SentryProcess(armed("obama"))
+        #expect(spared.status == 0, "\(spared.standardError)")
+        #expect(spared.standardOutput.contains(", 0 shots fired"), "\(spared.standardOutput)")
+        #expect(spared.standardError.contains("ARMED · Locked, holding fire: spared by name (--spare NAME) · obama — X: "), "\(spared.standardError)")
+
+        let other = try SentryProcess(armed("biden"))
+        #expect(other.status == 0, "\(other.standardError)")
+        #expect(!other.standardOutput.contains(", 0 shots fired") && other.standardOutput.contains(" shots fired"), "\(other.standardOutput)")
+        #expect(other.standardError.contains("ARMED · Locked · obama — X: "), "\(other.standardError)")
+
+        let nobody = try SentryProcess(armed("carol"))
+        #expect(nobody.status == 1)
+        #expect(
+            nobody.standardError
+                == "sentry: --spare carol: nobody called carol is enrolled in \(household.path) (enrolled: biden, obama); give an enrolled name, or add \(household.path)/carol/ with their photos\n")
+        let unknown = try SentryProcess(["--camera", Self.photos.appendingPathComponent("astronaut.png").path, "--serial", "sim", "--spare", "smiel"])
+        #expect(unknown.status == 64)
+        #expect(unknown.standardError.hasPrefix("Error: --spare smiel is no expression (smile, "), "\(unknown.standardError)")
+        #expect(unknown.standardError.split(separator: "\n").count == 1)
+    }
+
     @Test("--spare known without --known is refused in one line")
     func spareKnownNeedsKnown() throws {
         let run = try SentryProcess(["--camera", Self.photos.appendingPathComponent("astronaut.png").path, "--serial", "sim", "--spare", "known"])

@@ -16,12 +16,12 @@ private final class FixedIdentities: TargetIdentities, @unchecked Sendable {
 @Suite("--spare known: fire only at a target recognised as a stranger")
 struct HouseholdSpareTests {
     /// 90 frames of a still face, armed, locked after 0.5 s; the commands sent and the results.
-    static func run(_ person: PersonMatch?, spares: Bool = true) throws -> (sent: [Command], results: [FrameResult]) {
+    static func run(_ person: PersonMatch?, sparing spared: SparedPeople? = .household) throws -> (sent: [Command], results: [FrameResult]) {
         var settings = PipelineSettings()
         settings.lockAfter = 0.5
         settings.fire = FireControl.Settings()
         settings.panOnlyBelowHeads = true
-        settings.sparesHousehold = spares
+        settings.sparedPeople = spared
         // Frames faster than real time: the turret's travel and settling are timed on their clock.
         settings.turretClock = .frames
         let output = RecordingOutput()
@@ -46,7 +46,19 @@ struct HouseholdSpareTests {
     func firesAtAStranger() throws {
         let stranger = try Self.run(PersonMatch(name: nil, distance: 0.8, nearest: "alice"))
         #expect(stranger.sent.contains { $0.axis == .trigger })
-        let unspared = try Self.run(PersonMatch(name: "alice", distance: 0.3, nearest: "alice"), spares: false)
+        let unspared = try Self.run(PersonMatch(name: "alice", distance: 0.3, nearest: "alice"), sparing: nil)
         #expect(unspared.sent.filter { $0.axis == .trigger }.count == stranger.sent.filter { $0.axis == .trigger }.count)
+    }
+
+    @Test("--spare NAME holds fire at that person and at a target not recognised yet; the rest of the household is fired at")
+    func sparesOnePerson() throws {
+        let alice = PersonMatch(name: "alice", distance: 0.3, nearest: "alice"), bob = PersonMatch(name: "bob", distance: 0.3, nearest: "bob")
+        let spared = try Self.run(alice, sparing: .person("alice"))
+        #expect(!spared.sent.contains { $0.axis == .trigger })
+        #expect(spared.results.contains { $0.isLocked } && spared.results.filter(\.isLocked).allSatisfy { $0.heldFire == .sparedByName })
+        let unread = try Self.run(nil, sparing: .person("alice"))
+        #expect(unread.results.filter(\.isLocked).allSatisfy { $0.heldFire == .unrecognised } && !unread.sent.contains { $0.axis == .trigger })
+        let other = try Self.run(bob, sparing: .person("alice"))
+        #expect(other.sent.contains { $0.axis == .trigger })
     }
 }

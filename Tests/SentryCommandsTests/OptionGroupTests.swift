@@ -121,6 +121,21 @@ struct OptionGroupTests {
         #expect((try? vetoed.get()) == nil && editor.values == kept)
     }
 
+    @Test("live, --spare takes the household's names beside the expressions, and refuses a name nobody is enrolled under")
+    func spareByNameLive() throws {
+        let editor = LiveRunSettings(try Run.parse(Self.base + ["--known", "/srv/household"]), household: ["alice", "bob"])
+        let choices = editor.fields.first { $0.key == "spare" }?.choices ?? []
+        #expect(choices.contains("smile") && choices.contains("known") && choices.suffix(2) == ["alice", "bob"])
+        let spared = try Self.live(["spare": .word("alice")], on: editor).get()
+        #expect(spared.pipeline.sparedPeople == .person("alice") && spared.pipeline.spare == nil)
+        guard case .failure(let refusal) = Self.live(["spare": .word("carol")], on: editor) else {
+            Issue.record("--spare carol was accepted")
+            return
+        }
+        #expect(refusal.description.hasPrefix("--spare carol: nobody called carol is enrolled in /srv/household (enrolled: alice, bob)"), "\(refusal)")
+        #expect(editor.values["spare"] == .word("alice"))
+    }
+
     @Test("the settings stay readable while a change builds its detector: the frame loop never waits for a build")
     func readableDuringABuild() throws {
         let editor = LiveRunSettings(try Run.parse(Self.base))

@@ -5,13 +5,17 @@ import Logging
 import TextOutput
 import Threading
 
-/// `--known DIR`: the household the run recognises, and dlib's model to do it with.
-public struct RecognitionSettings: Sendable {
+/// `--known DIR`: the household the run recognises, and dlib's network to do it with.
+///
+/// Unchecked: the embedder that enrolled the household is handed over whole (reading
+/// the model again costs a second of the run's start); from then on the recognition
+/// thread alone uses it.
+public struct RecognitionSettings: @unchecked Sendable {
     public var people: KnownPeople
-    public var modelPath: String
+    public let embedder: FaceEmbedder
 
-    public init(people: KnownPeople, modelPath: String) {
-        (self.people, self.modelPath) = (people, modelPath)
+    public init(people: KnownPeople, embedder: FaceEmbedder) {
+        (self.people, self.embedder) = (people, embedder)
     }
 }
 
@@ -38,7 +42,8 @@ final class TargetRecognition: FrameObserver, TargetIdentities, @unchecked Senda
     private let condition = Condition()
     // Guarded by `condition`.
     private var job: Job?
-    private var people: [Int: PersonMatch] = [:]
+    /// The last target read and who it is: only the followed target is ever asked about.
+    private var answer: (id: Int, person: PersonMatch)?
     private var stopping = false
     private var finished = false
     /// The frame loop's own: the last target handed over.
@@ -46,18 +51,17 @@ final class TargetRecognition: FrameObserver, TargetIdentities, @unchecked Senda
     private let known: KnownPeople
     private let logger: Logger
 
-    init(_ settings: RecognitionSettings, logger: Logger) throws {
+    init(_ settings: RecognitionSettings, logger: Logger) {
         known = settings.people
         self.logger = logger
-        let embedder = try FaceEmbedder(path: settings.modelPath)
-        let worker = Worker(embedder: embedder)
+        let worker = Worker(embedder: settings.embedder)
         startThread(named: "recognition") { [self] in self.work(worker) }
     }
 
     /// The embedder lives on the recognition thread alone.
     private struct Worker: @unchecked Sendable { let embedder: FaceEmbedder }
 
-    func person(of id: Int) -> PersonMatch? { condition.withLock { people[id] } }
+    func person(of id: Int) -> PersonMatch? { condition.withLock { answer?.id == id ? answer?.person : nil } }
 
     func didProcess(_ outcome: FrameOutcome) {
         let result = outcome.result
@@ -85,7 +89,7 @@ final class TargetRecognition: FrameObserver, TargetIdentities, @unchecked Senda
             let chip = FaceChip(landmarks: job.landmarks).extract(from: job.image, colour: job.colour)
             let match = known.identify(worker.embedder.embedding(ofChip: chip))
             condition.withLock {
-                people[job.id] = match
+                answer = (job.id, match)
                 self.job = nil
             }
             logger.notice("target \(job.id) is \(Self.describe(match))")

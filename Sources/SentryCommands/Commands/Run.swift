@@ -97,9 +97,6 @@ struct Run: ParsableCommand {
                 "--fire without --tilt cannot aim the fire point below faces: add --tilt for a pan/tilt turret, or --pan-only-below-heads if the blaster has no tilt servo and sits below head height"
             )
         }
-        if faces.sparesHousehold, faces.known == nil {
-            throw ValidationError("--spare known holds fire at the household --known enrols: add --known DIR (a folder per person holding their photos)")
-        }
         if lockFire.panOnlyBelowHeads, !lockFire.fire {
             throw ValidationError("--pan-only-below-heads describes an armed blaster: use it with --fire")
         }
@@ -115,8 +112,8 @@ struct Run: ParsableCommand {
         settings.fire = lockFire.fireSettings
         settings.lead = lockFire.leadSettings
         settings.leadsUnarmed = trackingOptions.lead
-        settings.spare = try? faces.spareState
-        settings.sparesHousehold = faces.sparesHousehold
+        settings.spare = faces.spareState
+        settings.sparedPeople = faces.sparedPeople
         settings.firePointBelow = lockFire.fireBelow
         settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads
         settings.trim = trackingOptions.trim
@@ -153,7 +150,7 @@ struct Run: ParsableCommand {
         options.web = webOptions
         options.mqtt = try failingCleanly { try mqttOptions.settings(version: BuildInfo.version) }
         // The live settings, as the run's own options: what the console and MQTT change.
-        if options.hasControlSource { options.liveSettings = LiveRunSettings(self) }
+        if options.hasControlSource { options.liveSettings = LiveRunSettings(self, household: options.recognition?.people.names ?? []) }
         options.hooks = lockFire.hooks
         options.events = eventOptions.settings
         options.maxFrames = frames
@@ -168,11 +165,18 @@ struct Run: ParsableCommand {
 
     /// `--known`: the household enrolled from its folder (photos read again only when changed), and dlib's model.
     func recognition(_ known: String) throws -> RecognitionSettings {
-        let folder = try Recognising.reader(detector: detection.options, known: known).folder!
+        let (folder, embedder) = try Recognising.household(detector: detection.options, known: known)
         guard !folder.names.isEmpty else {
             throw KnownFolder.Problem(directory: known, reason: "no photo in it has exactly one face; sentry known \(known) says why for each")
         }
-        return RecognitionSettings(people: folder.people, modelPath: try FaceEmbedder.installedPath())
+        if let refusal = Self.refusal(of: faces.sparedPeople, household: folder.names, in: known) { throw ValidationError(refusal) }
+        return RecognitionSettings(people: folder.people, embedder: embedder)
+    }
+
+    /// Why `--spare NAME` names nobody enrolled in `household`, or nil when it is fine.
+    static func refusal(of spared: SparedPeople?, household: [String], in directory: String) -> String? {
+        guard case .person(let name) = spared, !household.contains(name) else { return nil }
+        return "--spare \(name): nobody called \(name) is enrolled in \(directory) (enrolled: \(household.joined(separator: ", "))); give an enrolled name, or add \(directory)/\(name)/ with their photos"
     }
 
     func run() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Expressions
+import FaceRecognition
 import SentryApp
 
 /// Faces read as expressions (`run`): the mesh on the followed face, commands on
@@ -18,7 +19,7 @@ struct ExpressionOptions: ParsableArguments {
     var onExpression: [String] = []
 
     @Option(
-        help: ArgumentHelp(LiveSetting.spare.flagHelp.abstract, valueName: "expression"))
+        help: ArgumentHelp(LiveSetting.spare.flagHelp.abstract, valueName: "expression|known|name"))
     var spare: String?
 
     @Option(
@@ -29,10 +30,15 @@ struct ExpressionOptions: ParsableArguments {
 
     func validate() throws {
         if let known, known.isEmpty { throw ValidationError("--known needs a folder, e.g. --known ~/household") }
+        if let spared = sparedPeople, known == nil {
+            throw ValidationError(
+                spared == .household
+                    ? "--spare known holds fire at the household --known enrols: add --known DIR (a folder per person holding their photos)"
+                    : "--spare \(spare ?? "") is no expression (\(ExpressionState.allCases.map(\.rawValue).joined(separator: ", "))) and, without --known DIR, no person: add --known with a folder per person holding their photos")
+        }
         if let rate = expressionsFps.perSecond { try LiveSetting.expressionsFps.check(rate) }
         do {
             _ = try rules
-            _ = try spareState
         } catch {
             throw ValidationError(error.description)
         }
@@ -46,25 +52,23 @@ struct ExpressionOptions: ParsableArguments {
     /// `--spare known`: the household, not an expression.
     static let household = "known"
 
-    /// `--spare known`: hold fire at anyone `--known` enrols.
-    var sparesHousehold: Bool { spare == Self.household }
-
-    /// The `--spare` state; nil without it, with `none` or with `known`.
-    var spareState: ExpressionState? {
-        get throws(ExpressionRuleError) {
-            guard let spare, spare != "none", spare != Self.household else { return nil }
-            return try ExpressionState.named(spare, flag: "--spare")
-        }
+    /// `--spare known` (anyone `--known` enrols) or `--spare NAME` (one of them); nil for an expression or none.
+    var sparedPeople: SparedPeople? {
+        guard let spare, spare != "none", ExpressionState(rawValue: spare) == nil else { return nil }
+        return spare == Self.household ? .household : .person(spare)
     }
 
+    /// The `--spare` expression; nil without it, with `none`, `known` or a name.
+    var spareState: ExpressionState? { spare.flatMap(ExpressionState.init(rawValue:)) }
+
     /// Whether the mesh runs: asked for, or needed by a hook, `--spare` or `--known` (the chip is placed by its points).
-    var enabled: Bool { expressions || !onExpression.isEmpty || (try? spareState) != nil || known != nil }
+    var enabled: Bool { expressions || !onExpression.isEmpty || spareState != nil || known != nil }
 
     /// The flag that turned the mesh on, as the user typed it.
     var reason: String {
         if expressions { return "--expressions" }
         if let rule = onExpression.first { return "--on-expression \(rule)" }
-        if let known, (try? spareState) == nil { return "--known \(known)" }
+        if let known, spareState == nil { return "--known \(known)" }
         return "--spare \(spare ?? "")"
     }
 }

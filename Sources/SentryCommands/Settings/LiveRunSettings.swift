@@ -151,10 +151,21 @@ extension Run {
 final class LiveRunSettings: LiveSettingsEditor {
     private let run: Mutex<Run>
     private let changing = Mutex(())
+    /// The people `--known` enrols: `--spare` may name them too.
+    private let household: [String]
 
-    init(_ run: Run) { self.run = Mutex(run) }
+    init(_ run: Run, household: [String] = []) {
+        self.run = Mutex(run)
+        self.household = household
+    }
 
-    var fields: [SettingField] { Run.live.map(\.setting.field) }
+    var fields: [SettingField] {
+        Run.live.map { binding in
+            var field = binding.setting.field
+            if binding.setting.key == LiveSetting.spare.key { field.choices? += household }
+            return field
+        }
+    }
 
     var values: [String: SettingValue] { Self.values(of: run.withLock { $0 }) }
 
@@ -179,6 +190,9 @@ final class LiveRunSettings: LiveSettingsEditor {
                 try changed.validateLive()
             } catch {
                 return .failure(ControlRefusal(Run.message(for: error)))
+            }
+            if let known = changed.faces.known, let refusal = Run.refusal(of: changed.faces.sparedPeople, household: household, in: known) {
+                return .failure(ControlRefusal(refusal))
             }
             if case .failure(let refusal) = applying(LiveSettings(pipeline: changed.pipelineSettings, detector: changed.detectorOptions)) {
                 return .failure(refusal)

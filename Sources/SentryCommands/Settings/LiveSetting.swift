@@ -197,7 +197,7 @@ extension LiveSetting {
     static let spare = LiveSetting(
         "spare", .expressions, "Never fire at", .choice(["none"] + ExpressionState.allCases.map(\.rawValue) + [ExpressionOptions.household]),
         help:
-            "Never fire at a target showing this expression (e.g. smile); the status says 'Spared — smiling'. 'known': at anyone --known enrols, nor at a target not recognised yet. 'none': spare nobody. Turns on --expressions."
+            "Never fire at a target showing this expression (e.g. smile); the status says 'Spared — smiling'. 'known': at anyone --known enrols; a name (a folder in --known): at that person; either, nor at a target not recognised yet. 'none': spare nobody. Turns on --expressions."
     )
 
     // A camera on the pan/tilt head: a closed loop.
