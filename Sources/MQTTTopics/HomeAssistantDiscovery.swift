@@ -34,6 +34,10 @@ public struct HomeAssistantDiscovery: Sendable {
             ]),
             ("sensor", "pan", ["name": "Pan", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.pan }}"]),
             ("sensor", "tilt", ["name": "Tilt", "unit_of_measurement": "°", "state_topic": .text(state), "value_template": "{{ value_json.tilt }}"]),
+            // With --known: who the target is (a name or `stranger`); `none` with no target read.
+            ("sensor", "person", [
+                "name": "Person", "icon": "mdi:account-question", "state_topic": .text(state), "value_template": "{{ value_json.person | default('none') }}",
+            ]),
             ("select", "mode", [
                 "name": "Mode", "command_topic": .text(topics.command), "options": .list(SteeringRequest.words.map(\.action)), "state_topic": .text(state),
                 "value_template": "{{ {'auto': 'auto', 'manual-scan': 'scan'}.get(value_json.steering, 'center') }}",
@@ -45,9 +49,11 @@ public struct HomeAssistantDiscovery: Sendable {
             ]),
             ("event", "event", [
                 "name": "Event", "state_topic": .text(topics.event), "event_types": .list(EventKind.allCases.map(\.rawValue)),
-                // Only expression events carry `expression`: a key an event lacks must render as null,
-                // never as Jinja's undefined, which tojson cannot write (Home Assistant then drops the event).
-                "value_template": "{{ {'event_type': value_json.kind, 'expression': value_json.expression | default(none), 'id': value_json.id} | tojson }}",
+                // Only expression events carry `expression`, only a recognised target's `person`: a key an event
+                // lacks must render as null, never as Jinja's undefined, which tojson cannot write (Home Assistant
+                // then drops the event).
+                "value_template":
+                    "{{ {'event_type': value_json.kind, 'expression': value_json.expression | default(none), 'person': value_json.person | default(none), 'id': value_json.id} | tojson }}",
             ]),
             ("image", "face_picture", ["name": "Last face", "image_topic": .text(topics.face), "content_type": "image/jpeg"]),
         ]

@@ -19,7 +19,7 @@ struct HomeAssistantTests {
         return cache + "/homeassistant-2024.3.3/bin/python3"
     }
 
-    @Test("discovery alone makes the device's entities, available, and the first arrival after it reaches Home Assistant; the mode and the expressions switch driven from Home Assistant reach sentry and come back as its state; an event of every kind fires the event entity; Home Assistant logs no error about any of it")
+    @Test("discovery alone makes the device's entities, available, and the first arrival after it reaches Home Assistant; the mode and the expressions switch driven from Home Assistant reach sentry and come back as its state; an event of every kind fires the event entity, a lock naming who it is (--known), as the person sensor does; Home Assistant logs no error about any of it")
     func homeAssistant() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.python), "no Home Assistant at \(Self.python): make test's setup (tools/setup) installs it")
         let broker = try MosquittoBroker()
@@ -41,10 +41,16 @@ struct HomeAssistantTests {
         try check.run()
         defer { if check.isRunning { check.terminate() } }
         #expect(eventually(within: 240) { FileManager.default.fileExists(atPath: ready) || !check.isRunning }, "Home Assistant did not start")
+        // The household: the astronaut whose face visits (NASA's photograph, public domain: Tests/Fixtures/photos).
+        try FileManager.default.createDirectory(at: scratch.file("known/eileen"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png"), to: scratch.file("known/eileen/1.png"))
         // A visit every 6 s, the first from 0.5 s on: an arrival, a lock, a shot, a held smile, a loss.
         let sentry = try MQTTRunTests.SentryOnBroker(
             broker, name: "porch", camera: Clips.visits,
-            extra: ["--lock-after", "0.5", "--lost-after", "0.2", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-expression", "smile:1=true"])
+            extra: [
+                "--lock-after", "0.5", "--lost-after", "0.2", "--fire", "--pan-only-below-heads", "--fire-cooldown", "1", "--on-expression", "smile:1=true",
+                "--known", scratch.file("known").path,
+            ])
         check.waitUntilExit()
         let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         #expect(sentry.stop() == 0)
@@ -56,6 +62,7 @@ struct HomeAssistantTests {
         let expected = [
             "binary_sensor.sentry_porch_face", "binary_sensor.sentry_porch_armed", "sensor.sentry_porch_pan", "sensor.sentry_porch_tilt",
             "select.sentry_porch_mode", "switch.sentry_porch_expressions", "event.sentry_porch_event", "image.sentry_porch_face_picture",
+            "sensor.sentry_porch_person",
         ]
         #expect(Set(entities.keys) == Set(expected), "\(entities)")
         #expect(entities["binary_sensor.sentry_porch_armed"] == "on", "\(entities)")
@@ -64,6 +71,10 @@ struct HomeAssistantTests {
         let kinds = report["event_types"] as? [String] ?? []
         #expect(Set(kinds) == ["arrive", "lock", "lost", "shot", "expression"], "\(kinds)")
         #expect(kinds.first == "arrive", "the first arrival, published with the discovery, reached Home Assistant: \(kinds)")
+        // Who it is (--known): on each lock, and in the person sensor while she is in view.
+        let lockPeople = report["lock_people"] as? [String?] ?? []
+        #expect(!lockPeople.isEmpty && lockPeople.allSatisfy { $0 == "eileen" }, "\(report["lock_people"] ?? "none")")
+        #expect((report["person_states"] as? [String] ?? []).contains("eileen"), "\(report["person_states"] ?? "none")")
         // mqtt.md's example automation, its trigger and condition as the page has them, ran on the lock.
         #expect(report["doc_automation"] as? String == "on", "\(report["doc_automation"] ?? "no report")")
         #expect((report["problems"] as? [String] ?? []).isEmpty, "\(report["problems"] ?? [])")

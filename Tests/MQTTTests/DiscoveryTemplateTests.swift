@@ -55,6 +55,7 @@ struct DiscoveryTemplateTests {
             EventRecord(kind: kind, unixTime: 1_800_000_000, frameTime: 1.5, frame: 3, box: Box(x: 1, y: 2, width: 30, height: 40), pan: 90, tilt: 80)
         }
         records[records.firstIndex { $0.kind == .expression }!].expression = "smile"
+        records[records.firstIndex { $0.kind == .lock }!].person = "alice"
         let rendered = try Self.render(records.map { (template, Self.topics.event($0)[0].payload) })
         for (record, output) in zip(records, rendered) {
             let event = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any]
@@ -62,10 +63,11 @@ struct DiscoveryTemplateTests {
             #expect(event?["event_type"] as? String == record.kind.rawValue, "\(record.kind): \(output)")
             #expect(event?["id"] as? String == record.id, "\(output)")
             #expect((event?["expression"] as? String) == record.expression, "\(output)")
+            #expect((event?["person"] as? String) == record.person, "\(output)")
         }
     }
 
-    @Test("every state template renders from the published state, armed or not")
+    @Test("every state template renders from the published state, armed or not, a person recognised or not")
     func stateEntities() throws {
         let stateTemplates = try Self.templates().filter { $0.stateTopic == Self.topics.state }
         #expect(stateTemplates.count >= 6)
@@ -73,12 +75,14 @@ struct DiscoveryTemplateTests {
         for armed in [false, true] {
             let state = PublishedState(
                 faces: armed ? 1 : 0, target: armed ? [1, 2, 30, 40] : nil, pan: 93, tilt: 71, mode: "Tracking — X: 93", locked: armed, steering: "auto",
-                serial: "ok", fps: 25, expressions: armed, states: nil, armed: armed)
+                serial: "ok", fps: 25, expressions: armed, states: nil, armed: armed, person: armed ? "alice" : nil)
             cases += stateTemplates.map { ($0.template, Self.topics.state(state).payload) }
         }
         let rendered = try Self.render(cases)
         #expect(rendered.count == cases.count && !rendered.contains { $0.hasPrefix("ERROR") }, "\(rendered)")
         let armedSensor = try #require(stateTemplates.firstIndex { $0.template.contains("value_json.armed") })
         #expect(rendered[armedSensor] == "OFF" && rendered[stateTemplates.count + armedSensor] == "ON", "\(rendered)")
+        let personSensor = try #require(stateTemplates.firstIndex { $0.template.contains("value_json.person") })
+        #expect(rendered[personSensor] == "none" && rendered[stateTemplates.count + personSensor] == "alice", "\(rendered)")
     }
 }
