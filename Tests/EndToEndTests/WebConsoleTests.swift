@@ -402,6 +402,22 @@ struct WebConsoleBrowserTests {
         #expect(console.stop() == 0)
     }
 
+    @Test("with --known the page names the target in its mode line, over the video and in the header, and lists the household under 'Never fire at'")
+    func namesTheTarget() throws {
+        // The demo's face is the astronaut's (NASA's photograph, public domain: Tests/Fixtures/photos), enrolled as eileen.
+        let household = try ScratchDirectory("known")
+        try FileManager.default.createDirectory(at: household.file("eileen"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png"), to: household.file("eileen/1.png"))
+        let console = try RunningConsole(["--known", household.path])
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        try browser.run(["wait": "document.getElementById('mode').textContent.includes(' · eileen')", "timeout": 40])
+        try browser.run(["wait": "window.sentry.shown && window.sentry.shown.mode.includes(' · eileen')", "timeout": 20])
+        let choices = try browser.eval("[...document.querySelectorAll('#setting-spare option')].map(o => o.value)") as? [String] ?? []
+        #expect(choices.contains("eileen") && choices.contains("known") && choices.contains("smile"), "\(choices)")
+        #expect(console.stop() == 0)
+    }
+
     @Test("with --expressions the page draws cartoon eyes over the subject's eyes: white, a pupil, inside the face (screenshot in docs/)")
     func cartoonEyes() throws {
         let console = try RunningConsole(["--expressions"])
