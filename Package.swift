@@ -169,7 +169,7 @@ let package = Package(
         .target(
             name: "SentryApp",
             dependencies: [
-                "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "FaceRecognition", "Expressions",
+                "Detectors", "EventPictures", "Events", "MQTT", "MQTTTopics", "RunControl", "TextOutput", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret", "Tracking", "FaceDetection", "FaceMesh", "FaceRecognition", "Expressions",
                 "Video", "VirtualCamera", "ShootingRange", "Devices", "Serial", "TurretLinks", "ServoSim", "Hooks", "Relay", "Console", "Config", "WebServing",
                 "Threading", .product(name: "SystemPackage", package: "swift-system"), .product(name: "Logging", package: "swift-log"),
             ],

@@ -34,6 +34,8 @@ public struct PipelineSettings: Sendable {
     public var spare: ExpressionState?
     /// `--spare known` or `--spare NAME`: never fire at them (`--known`), nor at a target not recognised yet.
     public var sparedPeople: SparedPeople?
+    /// `--target unknown`: with several faces in view, never one of the household (`--known`).
+    public var targetsStrangers = false
     /// `--fire-below`: face heights under the face's centre where the turret fires, and
     /// (armed) aims; the console shows it armed or not.
     public var firePointBelow: Double = 1.5
@@ -89,6 +91,8 @@ public struct FrameResult: Sendable {
     public var events: [FrameEvent]
     /// The tracker's number for the target (a new number, a new target).
     public var targetID: Int?
+    /// Every face the tracker follows (in sight, or held out of it a moment), by number.
+    public var tracks: [TrackedFace] = []
     /// Who the target is (`--known`), once read.
     public var person: PersonMatch?
     /// The target showed the `--spare` state: no shot this frame.
@@ -141,12 +145,12 @@ public final class Pipeline {
     private var lastFollowed: FollowedFace?
     private var eventFinder: FrameEventFinder
     /// Who each target is (`--known`): read off the frame loop, asked here.
-    private let identities: (any TargetIdentities)?
+    private let identities: (any FaceIdentities)?
 
     /// `expressionRules`: the `--on-expression` rules, whose firing is an event.
     public init(
         detector: any FaceDetector, detectorName: String = "", output: any CommandOutput, settings: PipelineSettings, expressionRules: [ExpressionRule] = [],
-        identities: (any TargetIdentities)? = nil
+        identities: (any FaceIdentities)? = nil
     ) {
         self.identities = identities
         self.detector = detector
@@ -177,7 +181,8 @@ public final class Pipeline {
             tracker.deviceRebooted()
         }
         var (target, intent) = tracker.update(
-            faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, turret: &turret.model, at: frame.timestamp)
+            faces: faces, frameWidth: frame.image.width, frameHeight: frame.image.height, turret: &turret.model, at: frame.timestamp,
+            passedOver: householdInView())
         let followed = expressions.read(landmarked, in: frame.image, target: target, at: frame.timestamp)
         lastFollowed = followed
         switch steering {
@@ -233,7 +238,7 @@ public final class Pipeline {
         let t3 = monotonicSeconds()
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
-            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID,
+            commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID, tracks: tracker.faces,
             person: person, spared: spared,
             heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
@@ -287,6 +292,12 @@ public final class Pipeline {
     /// or no tilt to aim it (unless the blaster is pan-only below head height).
     /// `--spare known`: fire only at a target recognised as a stranger; one of the household, or
     /// one not read yet (a new target's first frames, a face too small for the mesh), is held.
+    /// `--target unknown`: the faces followed so far that are recognised as the household.
+    private func householdInView() -> Set<Int> {
+        guard settings.targetsStrangers, let identities else { return [] }
+        return Set(tracker.faces.lazy.filter { identities.person(of: $0.id)?.name != nil }.map(\.id))
+    }
+
     private static func hold(_ person: PersonMatch?, sparing spared: SparedPeople) -> HeldFire? {
         guard let person else { return .unrecognised }
         guard spared.spares(person) else { return nil }

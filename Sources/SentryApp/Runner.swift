@@ -156,7 +156,7 @@ public enum Runner {
 
         var settings = options.settings
         if onFrameClock { settings.turretClock = .frames }
-        let recognition = options.recognition.map { TargetRecognition($0, logger: logger) }
+        let recognition = options.recognition.map { FaceIdentification($0, logger: logger) }
         if let recognition { services.started(stop: recognition.stop) }
         let pipeline = Pipeline(
             detector: detector, detectorName: detectorName, output: link.output, settings: settings, expressionRules: options.expressionRules,

@@ -118,7 +118,9 @@ public struct FaceTracks: Sendable {
 /// - the target stays the target until another face is larger by
 ///   `switchMargin` (0.2: 20 % more area) for `switchFrames` frames in a
 ///   row, so two faces of about the same size never make the aim flip-flop;
-/// - a target out of sight is held for `lostAfter` seconds, then dropped.
+/// - a target out of sight is held for `lostAfter` seconds, then dropped;
+/// - faces `passedOver` (`--target unknown`: the household) are chosen only
+///   when no other face is in view, and let go of as soon as one is.
 ///
 /// `switchMargin 0` with `switchFrames 1` is SPEC §1.3 frame by frame.
 public struct StickyTarget: Sendable {
@@ -137,13 +139,16 @@ public struct StickyTarget: Sendable {
 
     /// The target among `faces` at `time`: visible, or held out of sight;
     /// `nil` when there is none.
-    public mutating func choose(among faces: [TrackedFace], at time: Double) -> TrackedFace? {
+    public mutating func choose(among faces: [TrackedFace], at time: Double, passedOver: Set<Int> = []) -> TrackedFace? {
         let visible = faces.filter(\.isVisible)
+        let others = visible.filter { !passedOver.contains($0.id) }
+        // The faces a target may be: any but those passed over, unless they are all there is.
+        let eligible = others.isEmpty ? visible : others
         if let id = targetID, let target = faces.first(where: { $0.id == id }),
-            target.isVisible || time - target.lastSeen < lostAfter
+            target.isVisible || time - target.lastSeen < lostAfter, !passedOver.contains(id) || others.isEmpty
         {
             guard target.isVisible else { return target }
-            if let rival = Self.largestOther(in: visible, than: id, anchor: target.box),
+            if let rival = Self.largestOther(in: eligible, than: id, anchor: target.box),
                 Double(rival.box.area) > Double(target.box.area) * (1 + switchMargin)
             {
                 let frames = challenger?.id == rival.id ? challenger!.frames + 1 : 1
@@ -155,12 +160,12 @@ public struct StickyTarget: Sendable {
             lastTargetBox = target.box
             return target
         }
-        guard let index = TargetSelector.largest(of: visible.map(\.box), nearest: lastTargetBox) else {
+        guard let index = TargetSelector.largest(of: eligible.map(\.box), nearest: lastTargetBox) else {
             targetID = nil
             challenger = nil
             return nil
         }
-        return take(visible[index])
+        return take(eligible[index])
     }
 
     private mutating func take(_ face: TrackedFace) -> TrackedFace {

@@ -87,6 +87,9 @@ public struct Tracker: Sendable {
     /// degrees (tilt 0 without `--tilt`); `nil` with no target in sight.
     public private(set) var aimError: (pan: Double, tilt: Double)?
     private var tracks: FaceTracks
+
+    /// Every face followed, in sight or held out of it a moment, each with its identity.
+    public var faces: [TrackedFace] { tracks.faces }
     private var sticky: StickyTarget
     private var loop: TurretLoop?
     private var smoothX: OneEuroFilter
@@ -108,11 +111,12 @@ public struct Tracker: Sendable {
     }
 
     /// The target this frame (its box, if in sight) and what to do, with the
-    /// turret's model advanced to `time` where its pose is needed.
+    /// turret's model advanced to `time` where its pose is needed. Faces
+    /// `passedOver` (by id) are the target only when no other is in view.
     public mutating func update(
-        faces: [Box], frameWidth width: Int, frameHeight height: Int, turret: inout TurretModel, at time: Double
+        faces: [Box], frameWidth width: Int, frameHeight height: Int, turret: inout TurretModel, at time: Double, passedOver: Set<Int> = []
     ) -> (target: Box?, intent: Intent) {
-        let target = sticky.choose(among: tracks.update(with: faces, at: time), at: time)
+        let target = sticky.choose(among: tracks.update(with: faces, at: time), at: time, passedOver: passedOver)
         if target?.id != targetID {
             targetID = target?.id
             restartFollowing()

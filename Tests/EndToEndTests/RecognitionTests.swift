@@ -113,13 +113,13 @@ extension RecognitionTests {
     func run() throws {
         let household = try Self.household()
         let obama = try Self.lockOnObama(household: household.path)
-        #expect(obama.log.contains(#/notice sentry: \[SentryApp\] target \d+ is obama \(0\.\d\d from an enrolled photo\)/#), "\(obama.log)")
+        #expect(obama.log.contains(#/notice sentry: \[SentryApp\] face \d+ is obama \(0\.\d\d from an enrolled photo\)/#), "\(obama.log)")
         #expect(obama.record["person"] as? String == "obama", "\(obama.record)")
         #expect(obama.hook == "obama")
 
         try FileManager.default.removeItem(at: household.file("obama"))
         let stranger = try Self.lockOnObama(household: household.path)
-        #expect(stranger.log.contains(#/target \d+ is a stranger \(nearest: biden, 0\.\d\d\)/#), "\(stranger.log)")
+        #expect(stranger.log.contains(#/face \d+ is a stranger \(nearest: biden, 0\.\d\d\)/#), "\(stranger.log)")
         #expect(stranger.record["person"] as? String == "stranger", "\(stranger.record)")
         #expect(stranger.hook == "stranger")
     }
@@ -183,6 +183,44 @@ extension RecognitionTests {
         #expect(unknown.status == 64)
         #expect(unknown.standardError.hasPrefix("Error: --spare smiel is no expression (smile, "), "\(unknown.standardError)")
         #expect(unknown.standardError.split(separator: "\n").count == 1)
+    }
+
+    /// Obama's portrait beside Biden's photo at 0.7 of its size (1280x640): two faces, Obama's the larger.
+    static func pair(in folder: ScratchDirectory) throws -> String {
+        let path = folder.file("pair.jpg").path
+        let made = try SentryProcess(program: "/usr/bin/ffmpeg", [
+            "-v", "error", "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
+            "-filter_complex", "[1]scale=-2:448,pad=iw:640:0:96[b];[0][b]hstack", "-frames:v", "1", path,
+        ])
+        try #require(made.status == 0, "\(made.standardError)")
+        return path
+    }
+
+    @Test(
+        "--target unknown follows the stranger beside a larger face of the household, and --fire --spare known shoots at it; without it the household's face is the target, and no shot goes"
+    )
+    func targetUnknown() throws {
+        let household = try ScratchDirectory("known")
+        try FileManager.default.createDirectory(at: household.file("obama"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.people.appendingPathComponent("obama/portrait.jpg"), to: household.file("obama/portrait.jpg"))
+        let armed = [
+            "--camera", try Self.pair(in: household), "--loop", "--realtime", "--frames", "100", "--serial", "sim", "--known", household.path,
+            "--spare", "known", "--fire", "--tilt", "--lock-after", "0.5", "--fire-cooldown", "1", "--log-level", "info",
+        ]
+        let stranger = try SentryProcess(armed + ["--target", "unknown"])
+        #expect(stranger.status == 0, "\(stranger.standardError)")
+        #expect(stranger.standardError.contains(#/face \d+ is a stranger \(nearest: obama, 0\.\d\d\)/#), "\(stranger.standardError)")
+        #expect(stranger.standardError.contains("ARMED · Locked · stranger — X: 1"), "\(stranger.standardError)")
+        #expect(!stranger.standardOutput.contains(", 0 shots fired") && stranger.standardOutput.contains(" shots fired"), "\(stranger.standardOutput)")
+
+        let largest = try SentryProcess(armed)
+        #expect(largest.status == 0, "\(largest.standardError)")
+        #expect(largest.standardError.contains("ARMED · Locked, holding fire: one of the household (--spare known) · obama — X: "), "\(largest.standardError)")
+        #expect(largest.standardOutput.contains(", 0 shots fired"), "\(largest.standardOutput)")
+
+        let alone = try SentryProcess(["--camera", Self.photos.appendingPathComponent("astronaut.png").path, "--serial", "sim", "--target", "unknown"])
+        #expect(alone.status == 64)
+        #expect(alone.standardError.hasPrefix("Error: --target unknown follows strangers before the household --known enrols: add --known DIR"), "\(alone.standardError)")
     }
 
     @Test("--spare known without --known is refused in one line")

@@ -208,12 +208,25 @@ struct SentryToFirmwareTests {
     }
 
     @Test(
-        "--fire --spare known or NAME through the firmware: the trigger pin never rises at the one spared, and rises at a stranger or another of the household",
-        arguments: [SparingCase.household, .byName])
+        "--fire --spare known or NAME through the firmware: the trigger pin never rises at the one spared, and rises at a stranger or another of the household; with --target unknown, at the stranger beside a larger face of the household",
+        arguments: [SparingCase.household, .byName, .strangerBeside])
     func sparesTheHouseholdThroughTheFirmware(sparing: SparingCase) throws {
         let people = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/people")
         for (enrolled, spare, isSpared) in sparing.runs {
             let household = try ScratchDirectory("household")
+            // Obama's portrait beside Biden's photo at 0.7 of its size: Obama's the larger face.
+            let camera = household.file("pair.jpg").path
+            if sparing == .strangerBeside {
+                let ffmpeg = Process()
+                ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+                ffmpeg.arguments = [
+                    "-v", "error", "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
+                    "-filter_complex", "[1]scale=-2:448,pad=iw:640:0:96[b];[0][b]hstack", "-frames:v", "1", camera,
+                ]
+                try ffmpeg.run()
+                ffmpeg.waitUntilExit()
+                try #require(ffmpeg.terminationStatus == 0)
+            }
             for photo in enrolled {
                 let person = String(photo.prefix { $0 != "/" })
                 try FileManager.default.createDirectory(at: household.file(person), withIntermediateDirectories: true)
@@ -221,9 +234,10 @@ struct SentryToFirmwareTests {
             }
             let firmware = try FirmwareOnPty()
             let (sentShots, pulses) = try firmware.shots([
-                "--camera", people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime", "--frames", "90", "--lock-after", "0.5",
-                "--tilt", "--track", "--quiet", "--fire", "--fire-cooldown", "1.5", "--known", household.path, "--spare", spare,
-            ])
+                "--camera", sparing == .strangerBeside ? camera : people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime",
+                "--frames", "90", "--lock-after", "0.5", "--tilt", "--track", "--quiet", "--fire", "--fire-cooldown", "1.5", "--known", household.path,
+                "--spare", spare,
+            ] + (sparing == .strangerBeside ? ["--target", "unknown"] : []))
             print("--spare \(spare), \(enrolled) enrolled, Obama before the camera: sentry sent \(sentShots) fire commands, the trigger pin rose \(pulses) times")
             // Whom the pin rises at. (That the firmware takes every F is firesThroughTheFirmware's: here, with
             // --known, the second F at a stranger is refused by the firmware, 1 pulse for 2 F; not understood yet.)
@@ -231,9 +245,10 @@ struct SentryToFirmwareTests {
         }
     }
 
-    /// The households and `--spare` values of a sparing run, Obama before the camera.
+    /// The households and `--spare` values of a sparing run, Obama before the camera
+    /// (and, for `strangerBeside`, Biden beside him, followed with `--target unknown`).
     enum SparingCase: String, CustomTestStringConvertible, Sendable {
-        case household, byName
+        case household, byName, strangerBeside
         var testDescription: String { rawValue }
         /// (photos enrolled, --spare, whether Obama is spared).
         var runs: [(enrolled: [String], spare: String, isSpared: Bool)] {
@@ -241,6 +256,7 @@ struct SentryToFirmwareTests {
             case .household: [(["obama/portrait.jpg"], "known", true), (["biden/blue-room.jpg"], "known", false)]
             case .byName:
                 [(["obama/portrait.jpg", "biden/blue-room.jpg"], "obama", true), (["obama/portrait.jpg", "biden/blue-room.jpg"], "biden", false)]
+            case .strangerBeside: [(["obama/portrait.jpg"], "known", false)]
             }
         }
     }

@@ -7,7 +7,7 @@ import Tracking
 import TurretProtocol
 
 /// Who each target is, as a test decides it.
-private final class FixedIdentities: TargetIdentities, @unchecked Sendable {
+private final class FixedIdentities: FaceIdentities, @unchecked Sendable {
     let person: PersonMatch?
     init(_ person: PersonMatch?) { self.person = person }
     func person(of id: Int) -> PersonMatch? { person }
@@ -60,5 +60,37 @@ struct HouseholdSpareTests {
         #expect(unread.results.filter(\.isLocked).allSatisfy { $0.heldFire == .unrecognised } && !unread.sent.contains { $0.axis == .trigger })
         let other = try Self.run(bob, sparing: .person("alice"))
         #expect(other.sent.contains { $0.axis == .trigger })
+    }
+}
+
+/// Who each face is, by the tracker's number.
+private final class IdentitiesByID: FaceIdentities, @unchecked Sendable {
+    let people: [Int: PersonMatch]
+    init(_ people: [Int: PersonMatch]) { self.people = people }
+    func person(of id: Int) -> PersonMatch? { people[id] }
+}
+
+@Suite("--target unknown: among several faces, follow the stranger")
+struct TargetUnknownTests {
+    /// Frames of two still faces, the larger (tracked as 1) one of the household, the smaller (2) a stranger: each frame's target.
+    static func targets(strangersFirst: Bool) throws -> [Box?] {
+        var settings = PipelineSettings()
+        settings.targetsStrangers = strangersFirst
+        let household = Box(x: 100, y: 100, width: 120, height: 120), stranger = Box(x: 420, y: 120, width: 70, height: 70)
+        let identities = IdentitiesByID([
+            1: PersonMatch(name: "alice", distance: 0.3, nearest: "alice"), 2: PersonMatch(name: nil, distance: 0.8, nearest: "alice"),
+        ])
+        let pipeline = Pipeline(detector: FixedFaces([household, stranger]), output: RecordingOutput(), settings: settings, identities: identities)
+        let image = GrayImage(width: 640, height: 480)
+        return try (0..<10).map { index in try pipeline.process(Frame(image: image, timestamp: Double(index) / 30, index: index)).target }
+    }
+
+    @Test("the stranger is the target from the frame after the household's face was known; without it, the largest face")
+    func followsTheStranger() throws {
+        let stranger = Box(x: 420, y: 120, width: 70, height: 70)
+        let unknown = try Self.targets(strangersFirst: true)
+        #expect(unknown.dropFirst().allSatisfy { $0 == stranger }, "\(unknown)")
+        let largest = try Self.targets(strangersFirst: false)
+        #expect(largest.allSatisfy { $0?.x == 100 }, "\(largest)")
     }
 }

@@ -127,6 +127,28 @@ struct StickyTargetTests {
         #expect(held?.id == id && held?.isVisible == false)
         #expect(sticky.choose(among: tracks.update(with: [small], at: 1.1), at: 1.1)?.box == small)
     }
+
+    @Test("faces passed over (--target unknown: the household) are the target only alone: let go at once for another, taken again when alone")
+    func passedOver() {
+        var tracks = FaceTracks(forgetAfter: 2)
+        var sticky = StickyTarget()
+        let household = box(100, 100, 120), stranger = box(400, 100, 60)
+        let faces = tracks.update(with: [household, stranger], at: 0)
+        let householdID = faces.first { $0.box == household }!.id
+        // Before anyone is recognised: the largest, as ever.
+        #expect(sticky.choose(among: faces, at: 0)?.id == householdID)
+        // Recognised as the household: the smaller stranger takes over on this frame, no switch-frames wait.
+        let both = tracks.update(with: [household, stranger], at: 0.1)
+        #expect(sticky.choose(among: both, at: 0.1, passedOver: [householdID])?.box == stranger)
+        #expect(sticky.choose(among: tracks.update(with: [household, stranger], at: 0.2), at: 0.2, passedOver: [householdID])?.box == stranger)
+        // The stranger gone (and not held: lost-after 0), the household alone is followed.
+        #expect(sticky.choose(among: tracks.update(with: [household], at: 0.3), at: 0.3, passedOver: [householdID])?.id == householdID)
+        // Every face passed over: the largest of them.
+        let other = box(400, 300, 50)
+        let crowd = tracks.update(with: [household, other], at: 0.4)
+        let otherID = crowd.first { $0.box == other }!.id
+        #expect(sticky.choose(among: crowd, at: 0.4, passedOver: [householdID, otherID])?.id == householdID)
+    }
 }
 
 @Suite("Tracker: lost-target debounce and search policies")

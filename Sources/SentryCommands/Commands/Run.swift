@@ -114,6 +114,7 @@ struct Run: ParsableCommand {
         settings.leadsUnarmed = trackingOptions.lead
         settings.spare = faces.spareState
         settings.sparedPeople = faces.sparedPeople
+        settings.targetsStrangers = faces.target == .unknown
         settings.firePointBelow = lockFire.fireBelow
         settings.panOnlyBelowHeads = lockFire.panOnlyBelowHeads
         settings.trim = trackingOptions.trim

@@ -28,6 +28,12 @@ struct ExpressionOptions: ParsableArguments {
             valueName: "dir"))
     var known: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Whom to follow when several faces are in view: largest (SPEC §1.3), or unknown: the largest not recognised as one of the household (--known), which is followed only when nobody else is in view.",
+            valueName: "largest|unknown"))
+    var target: TargetChoice = .largest
+
     func validate() throws {
         if let known, known.isEmpty { throw ValidationError("--known needs a folder, e.g. --known ~/household") }
         if let spared = sparedPeople, known == nil {
@@ -36,12 +42,20 @@ struct ExpressionOptions: ParsableArguments {
                     ? "--spare known holds fire at the household --known enrols: add --known DIR (a folder per person holding their photos)"
                     : "--spare \(spare ?? "") is no expression (\(ExpressionState.allCases.map(\.rawValue).joined(separator: ", "))) and, without --known DIR, no person: add --known with a folder per person holding their photos")
         }
+        if target == .unknown, known == nil {
+            throw ValidationError("--target unknown follows strangers before the household --known enrols: add --known DIR (a folder per person holding their photos)")
+        }
         if let rate = expressionsFps.perSecond { try LiveSetting.expressionsFps.check(rate) }
         do {
             _ = try rules
         } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// `--target`: whom to follow among several faces.
+    enum TargetChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case largest, unknown
     }
 
     /// The `--on-expression` rules.
