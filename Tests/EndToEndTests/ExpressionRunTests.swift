@@ -98,7 +98,7 @@ struct ExpressionRunTests {
             (["--on-expression", "smile:-2=x"], 64, "the hold '-2' must be seconds"),
             (["--on-expression", "smile:soon=x"], 64, "the hold 'soon' must be seconds"),
             (["--on-expression", "smile:2"], 64, "needs NAME[:HOLD]=COMMAND"),
-            (["--spare", "frown"], 64, "--spare frown is not an expression"),
+            (["--spare", "frown"], 64, "--spare frown is no expression (smile, "),
             (["--expressions", "--detector", "haar"], 64, "--expressions reads the face's expression, which needs the BlazeFace detector"),
         ])
     func badFlags(arguments: [String], status: Int32, message: String) throws {

@@ -57,8 +57,8 @@ struct MQTTRunTests {
         let sentry = try SentryOnBroker(broker, name: "hall", serial: servo.devicePath)
         let errors = try broker.subscriber("sentry/hall/error")
         #expect(broker.messages(on: "sentry/hall/availability", count: 1) == ["sentry/hall/availability online"], "\(sentry.log)")
-        let configs = broker.messages(on: "homeassistant/+/sentry_hall/+/config", count: 8)
-        #expect(configs.count == 8, "\(configs)")
+        let configs = broker.messages(on: "homeassistant/+/sentry_hall/+/config", count: 9)
+        #expect(configs.count == 9, "\(configs)")
         #expect(configs.contains { $0.hasPrefix("homeassistant/binary_sensor/sentry_hall/armed/config ") && $0.contains("value_json.armed") }, "\(configs)")
         for config in configs {
             let payload = try #require(config.split(separator: " ", maxSplits: 1).last)
@@ -68,9 +68,9 @@ struct MQTTRunTests {
         }
         // Home Assistant back (its birth message): the discovery comes again.
         let discovery = try broker.subscriber("homeassistant/+/sentry_hall/+/config")
-        #expect(eventually { discovery.received().count == 8 })
+        #expect(eventually { discovery.received().count == 9 })
         broker.publish("homeassistant/status", "online")
-        #expect(eventually { discovery.received().count == 16 }, "\(discovery.received().count) configs")
+        #expect(eventually { discovery.received().count == 18 }, "\(discovery.received().count) configs")
         let state = broker.messages(on: "sentry/hall/state", count: 1).first ?? ""
         #expect(state.contains("\"steering\":\"auto\"") && state.contains("\"serial\":\"ok\"") && state.contains("\"armed\":false"), "\(state)")
         #expect(broker.messages(on: "sentry/hall/event", count: 1, within: 15).first?.contains("\"kind\":") == true)
@@ -133,7 +133,7 @@ struct MQTTRunTests {
         try broker.start()
         #expect(eventually(within: 20) { sentry.log.contains("mqtt: connected to 127.0.0.1:\(broker.port) as sentry-garden-") && sentry.log.contains(" again") }, "\(sentry.log)")
         #expect(broker.messages(on: "sentry/garden/availability", count: 1) == ["sentry/garden/availability online"])
-        #expect(broker.messages(on: "homeassistant/+/sentry_garden/+/config", count: 8).count == 8)
+        #expect(broker.messages(on: "homeassistant/+/sentry_garden/+/config", count: 9).count == 9)
         #expect(sentry.process.isRunning && !sentry.log.contains("frame loop stalled"), "\(sentry.log)")
         kill(sentry.process.processIdentifier, SIGKILL)
         sentry.process.waitUntilExit()
