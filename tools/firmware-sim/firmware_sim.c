@@ -271,8 +271,6 @@ static int run_pty(double seconds, const char *dump_path) {
     unsigned shown[2] = {0, 0};
     uint8_t pending[4096];
     size_t pending_count = 0, pending_next = 0;
-    /* When the pending bytes reached the pty, in ms since the start. */
-    double pending_arrival = 0;
     while (!stop_requested && (seconds <= 0 || (wall_ms() - start) < seconds * 1000)) {
         if (dump_path && pending_next == pending_count && pty_unused(master)) {
             FILE *dump = fopen(dump_path, "wb");
@@ -288,15 +286,10 @@ static int run_pty(double seconds, const char *dump_path) {
             ssize_t n = read(master, pending, sizeof pending);
             pending_count = n > 0 ? (size_t)n : 0;
             pending_next = 0;
-            pending_arrival = wall_ms() - start;
         }
-        /* Keep simulated time in step with the wall clock, and give the board each byte at
-           the simulated moment it arrived: on a loaded host the simulation falls behind the
-           wall clock and catches up, and bytes handed over on catching up would reach the
-           firmware closer together than they were sent (an aim and the shot timed 150 ms
-           after it, 80 ms apart: the firmware refuses the shot as unsettled). */
+        /* Keep simulated time in step with the wall clock. */
         double target = wall_ms() - start;
-        if (pending_next < pending_count && now_ms() >= pending_arrival) {
+        if (pending_next < pending_count && now_ms() <= target) {
             send_byte(pending[pending_next++]);
         } else if (now_ms() < target) {
             run_until(avr->cycle + F_CPU / 1000);
