@@ -287,23 +287,23 @@ public final class Pipeline {
         return FirePoint.isClear(point, of: faces)
     }
 
-    /// Why no shot may be taken at `target` now, if none may (SPEC §8: never
-    /// at a face): the fire point, clamped into the frame, on any face found,
-    /// or no tilt to aim it (unless the blaster is pan-only below head height).
-    /// `--spare known`: fire only at a target recognised as a stranger; one of the household, or
-    /// one not read yet (a new target's first frames, a face too small for the mesh), is held.
     /// `--target unknown`: the faces followed so far that are recognised as the household.
     private func householdInView() -> Set<Int> {
         guard settings.targetsStrangers, let identities else { return [] }
         return Set(tracker.faces.lazy.filter { identities.person(of: $0.id)?.name != nil }.map(\.id))
     }
 
+    /// `--spare known` or `--spare NAME`: why fire is held at a target recognised as `person`, if it is:
+    /// the one spared, or one not read yet (a new target's first frames, a face too small for the mesh).
     private static func hold(_ person: PersonMatch?, sparing spared: SparedPeople) -> HeldFire? {
         guard let person else { return .unrecognised }
         guard spared.spares(person) else { return nil }
         return spared == .household ? .household : .sparedByName
     }
 
+    /// Why no shot may be taken at `target` now, if none may (SPEC §8: never
+    /// at a face): the fire point, clamped into the frame, on any face found,
+    /// or no tilt to aim it (unless the blaster is pan-only below head height).
     private func fireHold(at target: Box, among faces: [Box], frameHeight: Int) -> HeldFire? {
         guard settings.tiltEnabled else { return settings.panOnlyBelowHeads ? nil : .noTilt }
         let point = settings.tracking.aimPoint(of: target, frameHeight: frameHeight, below: settings.firePointBelow)

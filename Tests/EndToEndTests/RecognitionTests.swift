@@ -185,17 +185,6 @@ extension RecognitionTests {
         #expect(unknown.standardError.split(separator: "\n").count == 1)
     }
 
-    /// Obama's portrait beside Biden's photo at 0.7 of its size (1280x640): two faces, Obama's the larger.
-    static func pair(in folder: ScratchDirectory) throws -> String {
-        let path = folder.file("pair.jpg").path
-        let made = try SentryProcess(program: "/usr/bin/ffmpeg", [
-            "-v", "error", "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
-            "-filter_complex", "[1]scale=-2:448,pad=iw:640:0:96[b];[0][b]hstack", "-frames:v", "1", path,
-        ])
-        try #require(made.status == 0, "\(made.standardError)")
-        return path
-    }
-
     @Test(
         "--target unknown follows the stranger beside a larger face of the household, and --fire --spare known shoots at it; without it the household's face is the target, and no shot goes"
     )
@@ -204,7 +193,7 @@ extension RecognitionTests {
         try FileManager.default.createDirectory(at: household.file("obama"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Self.people.appendingPathComponent("obama/portrait.jpg"), to: household.file("obama/portrait.jpg"))
         let armed = [
-            "--camera", try Self.pair(in: household), "--loop", "--realtime", "--frames", "100", "--serial", "sim", "--known", household.path,
+            "--camera", Clips.obamaBesideBiden, "--loop", "--realtime", "--frames", "100", "--serial", "sim", "--known", household.path,
             "--spare", "known", "--fire", "--tilt", "--lock-after", "0.5", "--fire-cooldown", "1", "--log-level", "info",
         ]
         let stranger = try SentryProcess(armed + ["--target", "unknown"])

@@ -216,19 +216,6 @@ struct SentryToFirmwareTests {
         let people = FirmwareSimulator.repository.appendingPathComponent("Tests/Fixtures/people")
         for (enrolled, spare, isSpared) in sparing.runs {
             let household = try ScratchDirectory("household")
-            // Obama's portrait beside Biden's photo at 0.7 of its size: Obama's the larger face.
-            let camera = household.file("pair.jpg").path
-            if sparing == .strangerBeside {
-                let ffmpeg = Process()
-                ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-                ffmpeg.arguments = [
-                    "-v", "error", "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
-                    "-filter_complex", "[1]scale=-2:448,pad=iw:640:0:96[b];[0][b]hstack", "-frames:v", "1", camera,
-                ]
-                try ffmpeg.run()
-                ffmpeg.waitUntilExit()
-                try #require(ffmpeg.terminationStatus == 0)
-            }
             for photo in enrolled {
                 let person = String(photo.prefix { $0 != "/" })
                 try FileManager.default.createDirectory(at: household.file(person), withIntermediateDirectories: true)
@@ -236,7 +223,7 @@ struct SentryToFirmwareTests {
             }
             let firmware = try FirmwareOnPty()
             let (sentShots, pulses) = try firmware.shots([
-                "--camera", sparing == .strangerBeside ? camera : people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime",
+                "--camera", sparing == .strangerBeside ? Clips.obamaBesideBiden : people.appendingPathComponent("obama/blue-room.jpg").path, "--loop", "--realtime",
                 "--frames", "90", "--lock-after", "0.5", "--tilt", "--track", "--quiet", "--fire", "--fire-cooldown", "1.5", "--known", household.path,
                 "--spare", spare,
             ] + (sparing == .strangerBeside ? ["--target", "unknown"] : []))

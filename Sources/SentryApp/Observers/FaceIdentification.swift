@@ -92,18 +92,15 @@ final class FaceIdentification: FrameObserver, FaceIdentities, @unchecked Sendab
         let result = outcome.result
         let tracked = Set(result.tracks.map(\.id))
         asked.formIntersection(tracked)
-        guard let next = nextFace(in: result) else {
-            condition.withLock { answers = answers.filter { tracked.contains($0.key) } }
-            return
-        }
+        let next = nextFace(in: result)
         let handed = condition.withLock {
             answers = answers.filter { tracked.contains($0.key) }
-            guard job == nil, !stopping else { return false }
+            guard let next, job == nil, !stopping else { return false }
             job = Job(id: next.id, image: outcome.frame.image, colour: outcome.frame.chroma, face: next.face)
             condition.signal()
             return true
         }
-        if handed { asked.insert(next.id) }
+        if handed, let next { asked.insert(next.id) }
     }
 
     /// The face to read next: the target first (by the mesh's points when the mesh follows

@@ -20,6 +20,18 @@ public enum Clips {
             seconds: 6,
             ",split[a][b];[b]scale=156:177[b2];[0][a]overlay=x='20+80*t':y=10[o1];[o1][b2]overlay=x='470-80*t':y=260,format=gray"))
 
+    /// Obama's portrait beside Biden's photo at 0.7 of its size, 1280x640: two faces, Obama's the
+    /// larger (Tests/Fixtures/people, public domain White House photographs).
+    public static let obamaBesideBiden: String = {
+        let people = DemoClip.repository.appendingPathComponent("Tests/Fixtures/people")
+        return make(
+            "obama-beside-biden.jpg",
+            [
+                "-i", people.appendingPathComponent("obama/portrait.jpg").path, "-i", people.appendingPathComponent("biden/blue-room.jpg").path,
+                "-filter_complex", "[1]scale=-2:448,pad=iw:640:0:96[b];[0][b]hstack",
+            ], codec: ["-frames:v", "1"])
+    }()
+
     /// Nobody there: plain gray, 640x480 at 10 fps for 2 s.
     public static let nobody = make("nobody.mkv", ["-f", "lavfi", "-i", "color=c=0x808080:s=640x480:r=10:d=2", "-vf", "format=gray"])
 }
