@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTopics", "Events", "Geometry", "Mosquitto", "LogRecording", "Waiting"]),
         .testTarget(name: "EventsTests", dependencies: ["EventPictures", "Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
-        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Turret", "Geometry", "TurretProtocol"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Motion", "Turret", "Geometry", "TurretProtocol"]),
         .testTarget(name: "MotionTests", dependencies: ["Motion"]),
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["RunControl", "Scratch", "Waiting", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),

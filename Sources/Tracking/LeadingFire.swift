@@ -5,7 +5,8 @@ import TurretProtocol
 
 /// Shooting a target that walks (issue 71): the turret cannot fire while
 /// it moves (the firmware takes `F` only at an aim it has held
-/// `fireSettle`), so it waits in ambush. From the target's motion it picks
+/// `fireSettle`), so it waits in ambush. From the target's walk (a straight
+/// line at a steady pace: `StraightWalk`) it picks
 /// the earliest point where dart and person can meet (`Intercept`), slews
 /// there, stands, and fires when the person's predicted place at the
 /// dart's arrival is that point. A person who stops, turns back or whose
@@ -36,7 +37,7 @@ public struct LeadingFire: Sendable {
     /// A plan not fired this long after its moment is dropped (the person stopped short).
     public static let patience = 0.4
 
-    public private(set) var motion = TargetMotion()
+    public private(set) var motion = StraightWalk()
     public private(set) var plan: Plan?
     private var targetID: Int?
     /// The target's face width in degrees, last seen: its distance.
@@ -71,7 +72,7 @@ public struct LeadingFire: Sendable {
             plan = plan?.firedAt == nil ? nil : plan
             return
         }
-        motion.add(TargetMotion.Sample(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt))
+        motion.add(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt)
         lastFaceDegrees = sighting.faceDegrees
     }
 
@@ -142,25 +143,29 @@ public struct LeadingFire: Sendable {
         let now = estimate.position(at: wireNow)
         // The firmware times its settling by its own idea of the servo's speed; the horns move at theirs: the slower governs.
         let servoSpeed = 60 / max(servoSecondsPer60Degrees, ServoController.servoSecondsPer60Degrees, 1e-3)
+        let settle = ServoController.fireSettle + FireControl.wireMargin + Self.frameSlack
+        // A first aim from the walk's speed now (`Intercept`: a steady turn)…
         let intercept = Intercept(
-            target: now.pan, targetSpeed: estimate.panSpeed, turret: turret.pan, servoSpeed: servoSpeed,
-            settle: ServoController.fireSettle + FireControl.wireMargin + Self.frameSlack, delay: arrivalDelay)
+            target: now.pan, targetSpeed: estimate.panSpeed, turret: turret.pan, servoSpeed: servoSpeed, settle: settle, delay: arrivalDelay)
         guard let shot = intercept.earliest else { return nil }
-        // Whole degrees on the wire: the next one along the walk, and the moment the target reaches it.
+        // …then whole degrees on the wire along the walk, from the next one, each
+        // with the moment the straight walk reaches it, until the turret can be
+        // there and settled in time and the cooldown is over.
         let direction = estimate.panSpeed > 0 ? 1.0 : -1.0
         var pan = direction > 0 ? shot.aim.rounded(.up) : shot.aim.rounded(.down)
-        var after = (pan - now.pan) / estimate.panSpeed - arrivalDelay
-        // The cooldown may push the shot later: wait further along the walk.
-        if after < cooldownLeft {
-            pan += direction * ((cooldownLeft - after) * abs(estimate.panSpeed)).rounded(.up)
-            after = (pan - now.pan) / estimate.panSpeed - arrivalDelay
+        func shotAfter(_ pan: Double) -> Double? { estimate.time(reachingPan: pan).map { $0 - wireNow - arrivalDelay } }
+        guard var after = shotAfter(pan) else { return nil }
+        while after < max(abs(pan - turret.pan) / servoSpeed + settle, cooldownLeft) {
+            pan += direction
+            guard after <= Self.longestLead, limits.contains(Int(pan)), let later = shotAfter(pan) else { return nil }
+            after = later
         }
         guard after <= Self.longestLead, limits.contains(Int(pan)) else { return nil }
         // The predicted place may stray this far: wider than the torso, no shot.
         let uncertainty = estimate.uncertainty(leading: after + arrivalDelay + (wireNow - estimate.time))
         guard uncertainty <= Self.degrees(metres: Self.halfWidth(settings), at: range) else { return nil }
         // The whole degree below the point, not above it: off the face rather than toward it.
-        let exactTilt = now.tilt + estimate.tiltSpeed * (after + arrivalDelay)
+        let exactTilt = estimate.position(at: wireNow + after + arrivalDelay).tilt
         let tilt = mapper.invertY ? exactTilt.rounded(.down) : exactTilt.rounded(.up)
         guard limits.contains(Int(tilt)) else { return nil }
         return Plan(aim: Aim(pan: Int(pan), tilt: Int(tilt)), fireAt: wireNow + after, arrivalDelay: arrivalDelay)

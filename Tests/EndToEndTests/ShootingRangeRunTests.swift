@@ -20,14 +20,23 @@ struct ShootingRangeRunTests {
         return (numbers[0], numbers[1], numbers[2], numbers[3])
     }
 
-    @Test("a person crossing at 1 m/s is hit by most shots with the defaults, and no dart meets a face")
-    func crossing() throws {
-        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "crossing-1", "--", "--fire-cooldown", "1"])
+    /// Each walking scenario's floor: the share of shots that must hit, below
+    /// PERFORMANCE.md's figures (91 %, 80 %, 62 %, 38 %, 94 %, 62 %).
+    static let floors: [(scenario: String, hits: Double)] = [
+        ("crossing-1", 0.8), ("crossing-2", 0.65), ("stop-and-go", 0.5), ("reversing", 0.25), ("toward-away", 0.8), ("two-crossing", 0.5),
+    ]
+
+    @Test("people walking (crossing at 1 and 2 m/s, stopping, turning back, coming closer, two crossing) are hit at the floors with the defaults, and no dart meets a face")
+    func walking() throws {
+        let range = try SentryProcess(
+            ["range", "--face", Self.face, "--scenarios", Self.floors.map(\.scenario).joined(separator: ","), "--", "--fire-cooldown", "1"])
         #expect(range.status == 0, "\(range.standardError)")
-        let crossing = try Self.row(range.standardOutput, "crossing-1")
-        #expect(crossing.shots >= 8, "\(range.standardOutput)")
-        #expect(Double(crossing.hits) >= 0.75 * Double(crossing.shots), "\(range.standardOutput)")
-        #expect(crossing.faces == 0)
+        for (scenario, floor) in Self.floors {
+            let row = try Self.row(range.standardOutput, scenario)
+            #expect(row.shots >= 5, "\(scenario): \(range.standardOutput)")
+            #expect(Double(row.hits) >= floor * Double(row.shots), "\(scenario): \(range.standardOutput)")
+            #expect(row.faces == 0, "\(scenario): \(range.standardOutput)")
+        }
     }
 
     @Test("a person standing still is hit with the defaults, as before the lead")

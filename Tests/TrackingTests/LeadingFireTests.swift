@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Geometry
+import Motion
 import Testing
 import Tracking
 import Turret
@@ -36,18 +40,41 @@ struct LeadingFireTests {
         return shots
     }
 
-    @Test("a walker at 20°/s: shots at the aim the walker reaches as the dart arrives, within a degree")
-    func steadyWalk() {
-        let speed = 20.0
-        let shots = walk({ 70 + speed * $0 }, to: 3, cooldown: 1)
+    /// The pan of a person crossing `distance` metres away at `speed` m/s, `start` metres right of straight ahead at time 0.
+    static func crossing(speed: Double, distance: Double = 2.5, start: Double) -> (Double) -> Double {
+        { time in 90 + atan2(start + speed * time, distance) * 180 / .pi }
+    }
+
+    @Test(
+        "a person crossing at 1 and 2 m/s, 2.5 m away, from the view's edge: each shot's aim within a degree of where they are as the dart arrives",
+        arguments: [1.0, 2.0])
+    func steadyWalk(speed: Double) {
+        let pan = Self.crossing(speed: speed, start: -1.3)
+        let shots = walk(pan, to: 2.6 / speed, cooldown: 0.5)
         #expect(shots.count >= 2)
         let delay = lead.arrivalDelay(range: lead.range(faceSpanningDegrees: faceDegrees))
         for shot in shots {
-            let arrival = 70 + speed * (shot.time + delay)
-            #expect(abs(arrival - Double(shot.aim)) <= 1, "shot at \(shot.time) s, aim \(shot.aim), walker there \(arrival)")
+            let there = pan(shot.time + delay)
+            #expect(abs(there - Double(shot.aim)) <= 1, "shot at \(shot.time) s, aim \(shot.aim), walker there \(there)")
         }
         // The first within a second of the motion being known.
         #expect(shots[0].time < 1)
+    }
+
+    @Test("a straight walk is read as one: the pan's speed near the edge is a quarter below the middle's, and the walk says when each angle comes")
+    func straightWalk() throws {
+        var walk = StraightWalk()
+        let pan = Self.crossing(speed: 2, start: -1.3)
+        for frame in 0..<12 { walk.add(time: Double(frame) / 30, pan: pan(Double(frame) / 30), tilt: 95) }
+        let estimate = try #require(walk.estimate)
+        // 2 m/s at 2.5 m turns the pan 45.8°/s straight ahead, 35.9°/s where the walk began; at the newest frame:
+        let x = -1.3 + 2 * 11 / 30.0
+        #expect(abs(estimate.panSpeed - 2 * 2.5 / (x * x + 2.5 * 2.5) * 180 / .pi) < 0.1, "\(estimate.panSpeed)")
+        // Half a second ahead, where a line in the angle would be degrees behind.
+        let ahead = estimate.position(at: 11 / 30 + 0.5).pan
+        #expect(abs(ahead - pan(11 / 30 + 0.5)) < 0.2, "\(ahead) against \(pan(11 / 30 + 0.5))")
+        let straightAhead = try #require(estimate.time(reachingPan: 90))
+        #expect(abs(straightAhead - 0.65) < 0.01)
     }
 
     @Test("a standing face's jitter is no walk: no plan, the still aim's rules")
@@ -79,7 +106,7 @@ struct LeadingFireTests {
         #expect(leading.isWalking)
         leading.observe(.init(pan: 120, tilt: 95, faceDegrees: faceDegrees, time: 20 / 30), of: 2)
         #expect(!leading.isWalking)
-        #expect(leading.motion.recent.count == 1)
+        #expect(leading.motion.sampleCount == 1)
     }
 }
 
