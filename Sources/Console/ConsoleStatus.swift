@@ -31,6 +31,19 @@ public struct Angles: Codable, Sendable, Equatable {
     }
 }
 
+/// Where a dart landed on the range, in frame pixels.
+public struct DartStatus: Codable, Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var hit: Bool
+
+    public init(x: Double, y: Double, hit: Bool) {
+        self.x = x
+        self.y = y
+        self.hit = hit
+    }
+}
+
 /// What sentry did with one frame: the page draws its overlay from this,
 /// matched to the video by `frame`.
 public struct FrameStatus: Codable, Sendable, Equatable {
@@ -53,6 +66,12 @@ public struct FrameStatus: Codable, Sendable, Equatable {
     /// Where the turret fires at the target, `[x, y]` in frame pixels (`--fire-below` face heights
     /// under its centre), shown whether armed or not; nil without a target in sight.
     public var firePoint: [Double]?
+    /// Armed at a walker: where the turret waits for the shot (the lead's
+    /// intercept), `[x, y]` in frame pixels; nil while no shot is planned.
+    public var leadPoint: [Double]?
+    /// On the shooting range with the simulated servo: where the last darts
+    /// landed (`hit`: on a torso), for a couple of seconds each.
+    public var darts: [DartStatus]?
     /// `--fire` was given: the fire point is live.
     public var armed = false
     /// Armed and locked: why no shot is taken now (`fire point on a face`), for the banner.

@@ -101,6 +101,8 @@ public struct FrameResult: Sendable {
     public var heldFire: HeldFire?
     /// The angles the turret holds once this frame's commands arrive.
     public var commanded: Aim
+    /// Armed at a walker: where the turret waits for the shot (the lead's plan, as sent), nil without one.
+    public var leadAim: Aim?
     /// Seconds spent per stage.
     public var detectSeconds: Double
     public var selectAndMapSeconds: Double
@@ -240,7 +242,7 @@ public final class Pipeline {
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
             commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID, tracks: tracker.faces,
             person: person, spared: spared,
-            heldFire: lock.isLocked ? heldFire : nil, commanded: commanded,
+            heldFire: lock.isLocked ? heldFire : nil, commanded: commanded, leadAim: lead.plan?.aim,
             detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 

@@ -3,6 +3,7 @@ import Geometry
 import Imaging
 import ServoSim
 import ShootingRange
+import Tracking
 import TurretLinks
 import Video
 
@@ -29,11 +30,12 @@ public struct RangeCameraName: Sendable, Equatable {
 
 extension Runner {
     /// The range's camera, its people wearing the photo's largest face (found
-    /// by `detector`): its frames on the simulated servo's frame clock, or
+    /// by `detector`): its frames on the simulated servo's frame clock (at the
+    /// wall clock's pace if `paced`: `--realtime`), with its darts judged, or
     /// without one (a board, the firmware in simavr) in real time.
     static func openRangeCamera(
-        _ name: RangeCameraName, detector: any FaceDetector, simulator: SimulatedServo?, output: any CommandOutput
-    ) throws(VideoError) -> any FrameSource {
+        _ name: RangeCameraName, detector: any FaceDetector, simulator: SimulatedServo?, output: any CommandOutput, paced: Bool, lead: LeadSettings
+    ) throws(VideoError) -> (source: any FrameSource, darts: RangeDarts?) {
         let source = try FileFrameSource.open(path: name.photo, colour: true)
         defer { source.close() }
         guard let photo = try source.nextFrame() else {
@@ -45,9 +47,52 @@ extension Runner {
             throw VideoError(source: name.photo, reason: "shows no face the detector finds", hint: "give a photo with one face, seen from the front")
         }
         let camera = RangeCamera(
-            scenario: RangeScenario.named(name.scenario)!, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face), realtime: simulator == nil)
-        guard let simulator else { return camera }
-        return FrameClockedSource(camera, simulator: simulator, output: output)
+            scenario: RangeScenario.named(name.scenario)!, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face), realtime: simulator == nil,
+            paced: paced)
+        guard let simulator else { return (camera, nil) }
+        let darts = RangeDarts(camera: camera, judge: RangeJudge(world: camera.world, triggerDelay: lead.triggerDelay, muzzleSpeed: lead.muzzleSpeed))
+        return (FrameClockedSource(camera, simulator: simulator, output: output, darts: darts), darts)
+    }
+}
+
+/// The simulated turret's shots on the range, each judged once the dart has
+/// left (`RangeJudge`, the delays of `--trigger-delay` and `--muzzle-speed`):
+/// where the last ones landed, for the console to draw over the picture.
+/// Fed and read on the frame loop's thread (the source's `nextFrame`, then its observers).
+final class RangeDarts {
+    let camera: RangeCamera
+    let judge: RangeJudge
+    private var landings: DartMarks
+    private var shotsSeen = 0
+    /// Shots taken whose darts have not left yet: when `F` arrived.
+    private var waiting: [Double] = []
+
+    init(camera: RangeCamera, judge: RangeJudge) {
+        self.camera = camera
+        self.judge = judge
+        landings = DartMarks(world: camera.world)
+    }
+
+    /// The marks the picture of the frame at `time` shows (it is the camera's latency old).
+    func marks(atFrame time: Double) -> [DartMarks.Mark] { landings.marks(at: time - camera.latency) }
+
+    /// The turret as the simulator has it at a frame's `time`.
+    func update(_ turret: SimulatedServo.Sample, simulator: SimulatedServo, at time: Double) {
+        if turret.shots > shotsSeen {
+            let track = simulator.track
+            let new = zip(track, track.dropFirst()).filter { $1.shots > $0.shots && $1.shots > shotsSeen }.map(\.1.time)
+            waiting += new
+            shotsSeen = turret.shots
+        }
+        // Judged once the horns the dart leaves along are in the track.
+        guard waiting.contains(where: { $0 + judge.triggerDelay <= time }) else { return }
+        let track = simulator.track
+        for shot in waiting where shot + judge.triggerDelay <= time {
+            let outcome = judge.judge(RangeJudge.Shot(time: shot), people: camera.scenario.people) { SimulatedServo.horns(at: $0, in: track) }
+            let horns = SimulatedServo.horns(at: shot + judge.triggerDelay, in: track)
+            landings.landed(outcome, pan: horns.pan, tilt: horns.tilt)
+        }
+        waiting.removeAll { $0 + judge.triggerDelay <= time }
     }
 }
 
@@ -59,11 +104,13 @@ final class FrameClockedSource: FrameSource {
     private let source: any FrameSource
     private let simulator: SimulatedServo
     private let output: any CommandOutput
+    private let darts: RangeDarts?
 
-    init(_ source: any FrameSource, simulator: SimulatedServo, output: any CommandOutput) {
+    init(_ source: any FrameSource, simulator: SimulatedServo, output: any CommandOutput, darts: RangeDarts? = nil) {
         self.source = source
         self.simulator = simulator
         self.output = output
+        self.darts = darts
     }
 
     var width: Int { source.width }
@@ -79,7 +126,8 @@ final class FrameClockedSource: FrameSource {
     func nextFrame() throws(VideoError) -> Frame? {
         guard let frame = try source.nextFrame() else { return nil }
         simulator.waitForBytes(output.bytesWritten, timeout: 0.5)
-        simulator.advance(to: frame.timestamp)
+        let turret = simulator.advance(to: frame.timestamp)
+        darts?.update(turret, simulator: simulator, at: frame.timestamp)
         return frame
     }
 

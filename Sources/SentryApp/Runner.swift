@@ -122,10 +122,13 @@ public enum Runner {
         let link = try TurretConnection.open(options, simulator: simulator, logger: logger)
         services.started(stop: link.close)
         let source: any FrameSource
+        var rangeDarts: RangeDarts?
         if let virtualScene, let simulator {
             source = try openVirtualCamera(scene: virtualScene, options, simulator: simulator, output: link.output)
         } else if let range {
-            source = try openRangeCamera(range, detector: try options.detector.makeDetector().detector, simulator: simulator, output: link.output)
+            (source, rangeDarts) = try openRangeCamera(
+                range, detector: try options.detector.makeDetector().detector, simulator: simulator, output: link.output, paced: options.realtime,
+                lead: options.settings.lead)
         } else {
             source = try openCamera(options, colour: detector.readsColour, logger: logger)
         }
@@ -146,7 +149,7 @@ public enum Runner {
             settings: liveSettings, changes: changes, configPath: options.web?.configPath, keysGivenAsFlags: options.web?.keysGivenAsFlags ?? [],
             stateDirectory: options.web?.stateDirectory)
         let web = try options.web.map {
-            try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, logger: logger)
+            try WebConsole(options: $0, session: session, detectorName: detectorName, history: eventStore, darts: rangeDarts, logger: logger)
         }
         if let web { services.started(stop: web.close) }
         let camera = RecoveringCamera(source, path: options.camera, keepsColour: web != nil || detector.readsColour, logger: logger) {
@@ -229,6 +232,7 @@ public enum Runner {
         controls: CameraControls = CameraControls(), orientation: FrameOrientation = FrameOrientation(), logger: Logger? = nil
     ) throws(VideoError) -> any FrameSource {
         let source: any FrameSource
+        var rangeDarts: RangeDarts?
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             let camera = try V4L2Camera(

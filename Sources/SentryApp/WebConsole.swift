@@ -8,6 +8,7 @@ import FoundationEssentials
 import Geometry
 import Imaging
 import Logging
+import ShootingRange
 import MonotonicTime
 import RunControl
 import Serial
@@ -52,11 +53,14 @@ final class WebConsole: FrameObserver {
     /// The detector named in the last status, to log a change of it.
     private var detectorName: String
     private var rate = FrameRateMeter()
+    /// On the range with the simulated servo: where the last darts landed.
+    private let darts: RangeDarts?
 
     /// `history`: the events folder of `--events`, which the console shows.
     init(
-        options: WebOptions, session: any ControlSession, detectorName: String, history: EventStore?, logger: Logger
+        options: WebOptions, session: any ControlSession, detectorName: String, history: EventStore?, darts: RangeDarts? = nil, logger: Logger
     ) throws {
+        self.darts = darts
         hub = try ConsoleHub(framesPerSecond: options.framesPerSecond)
         server = ConsoleServer(
             address: options.address, token: options.token, rules: options.rules, maximumClients: options.maximumClients, hub: hub,
@@ -101,6 +105,13 @@ final class WebConsole: FrameObserver {
         if let box = result.target {
             let point = tracking.aimPoint(of: box, frameHeight: frame.image.height, below: outcome.settings.firePointBelow)
             status.firePoint = [point.x, point.y]
+        }
+        if let darts {
+            status.darts = darts.marks(atFrame: frame.timestamp).map { DartStatus(x: $0.x, y: $0.y, hit: $0.hit) }
+        }
+        if let lead = result.leadAim {
+            let point = tracking.mapper.framePoint(of: lead, width: frame.image.width, height: frame.image.height, tiltEnabled: tracking.tiltEnabled)
+            status.leadPoint = [point.x, point.y]
         }
         hub.publish(status, frame: frame, capturedAt: outcome.capturedAt)
     }

@@ -115,6 +115,15 @@ public final class SimulatedServo: Sendable {
     /// Everything received, counted.
     public var tally: Tally { state.withLock { $0.tally } }
 
+    /// Where the horns pointed at `time` in `track`: its samples, joined by straight lines.
+    public static func horns(at time: Double, in track: [Sample]) -> (pan: Double, tilt: Double) {
+        guard let after = track.firstIndex(where: { $0.time > time }) else { return (track.last?.panPosition ?? 90, track.last?.tiltPosition ?? 90) }
+        guard after > 0 else { return (track[0].panPosition, track[0].tiltPosition) }
+        let a = track[after - 1], b = track[after]
+        let share = (time - a.time) / (b.time - a.time)
+        return (a.panPosition + (b.panPosition - a.panPosition) * share, a.tiltPosition + (b.tiltPosition - a.tiltPosition) * share)
+    }
+
     /// The state now.
     public var current: Sample {
         let wall = monotonicSeconds() - start

@@ -30,7 +30,9 @@ public struct FaceSprite: Sendable {
 /// detection), and says so in `capturedAt`: on the frame clock for the
 /// simulated servo, or, `realtime` (a real board, or the firmware in
 /// simavr), paced to the wall clock and stamped on the monotonic clock as a
-/// camera's driver stamps its buffers.
+/// camera's driver stamps its buffers. `paced` alone (`--realtime` on the
+/// simulated servo) plays the frame clock at the wall clock's pace, to be
+/// watched in the console; the stamps stay on the frame clock.
 public final class RangeCamera: FrameSource {
     public let scenario: RangeScenario
     public let world: RangeWorld
@@ -43,13 +45,14 @@ public final class RangeCamera: FrameSource {
     public var keepsColour = false
     public var hasColour: Bool { sprite.chroma != nil }
     public let realtime: Bool
+    public let paced: Bool
     private let background: GrayImage
     private var index = 0
     private var started: Double?
 
     public init(
         scenario: RangeScenario, sprite: FaceSprite, world: RangeWorld = RangeWorld(), framesPerSecond: Double = 30, latency: Double = 0.1,
-        realtime: Bool = false
+        realtime: Bool = false, paced: Bool = false
     ) {
         precondition(framesPerSecond > 0 && latency >= 0)
         self.scenario = scenario
@@ -58,6 +61,7 @@ public final class RangeCamera: FrameSource {
         self.framesPerSecond = framesPerSecond
         self.latency = latency
         self.realtime = realtime
+        self.paced = paced
         background = Self.room(width: world.width, height: world.height)
     }
 
@@ -66,12 +70,12 @@ public final class RangeCamera: FrameSource {
         guard time < scenario.duration else { return nil }
         defer { index += 1 }
         var capturedAt = time - latency
-        if realtime {
+        if realtime || paced {
             let start = started ?? monotonicSeconds()
             started = start
             let wait = start + time - monotonicSeconds()
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-            capturedAt += start
+            if realtime { capturedAt += start }
         }
         let picture = render(at: time - latency, colour: keepsColour)
         return Frame(image: picture.luma, timestamp: time, index: index, chroma: picture.chroma, capturedAt: capturedAt)

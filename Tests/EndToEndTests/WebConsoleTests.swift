@@ -23,10 +23,11 @@ final class RunningConsole {
     let errors: URL
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// `confinedTo`: on that CPU alone (through taskset); `realtime`: the clip at its own pace, else as fast as it goes.
+    /// `confinedTo`: on that CPU alone (through taskset); `realtime`: the clip at its own pace, else as fast as it goes;
+    /// `camera`: the demo clip, looped, unless another is named.
     init(
         _ extra: [String] = [], serial: String = "sim", web: String? = nil, environment: [String: String] = [:], confinedTo cpu: Int? = nil,
-        realtime: Bool = true
+        realtime: Bool = true, camera: String? = nil
     ) throws {
         scratch = try ScratchDirectory("web")
         errors = scratch.file("stderr.log")
@@ -34,7 +35,8 @@ final class RunningConsole {
         process.executableURL = URL(fileURLWithPath: cpu == nil ? SentryProcess.executable : "/usr/bin/taskset")
         process.arguments =
             (cpu.map { ["--cpu-list", "\($0)", SentryProcess.executable] } ?? []) + [
-                "--camera", DemoClip.path, "--serial", serial, realtime ? "--realtime" : "--no-realtime", "--loop", "--quiet", "--log-level", "notice",
+                "--camera", camera ?? DemoClip.path, "--serial", serial, realtime ? "--realtime" : "--no-realtime", camera == nil ? "--loop" : "--no-loop",
+                "--quiet", "--log-level", "notice",
                 "--web", web ?? "127.0.0.1:0",
             ] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -415,6 +417,31 @@ struct WebConsoleBrowserTests {
         try browser.run(["wait": "window.sentry.shown && window.sentry.shown.mode.includes(' · eileen')", "timeout": 20])
         let choices = try browser.eval("[...document.querySelectorAll('#setting-spare option')].map(o => o.value)") as? [String] ?? []
         #expect(choices.contains("eileen") && choices.contains("known") && choices.contains("smile"), "\(choices)")
+        #expect(console.stop() == 0)
+    }
+
+    @Test("armed at a person walking across the range, the page draws where the turret waits for the shot (the lead point), ahead of the fire point along the walk, and where the last darts landed")
+    func leadPoint() throws {
+        let console = try RunningConsole(
+            ["--fire", "--tilt", "--fov", "60", "--fire-cooldown", "1"], camera: "range:crossing-1:" + ShootingRangeRunTests.face)
+        let browser = try Browser()
+        try browser.run(["open": "\(console.base)/", "width": 1280, "height": 900])
+        // Both points of one drawn frame, kept as the page drew them.
+        try browser.run([
+            "wait": "window.sentry.shown && window.sentry.shown.leadPoint && window.sentry.shown.firePoint && (window.leadSeen = [window.sentry.shown.leadPoint, window.sentry.shown.firePoint])",
+            "timeout": 40,
+        ])
+        let points = try #require(try browser.eval("window.leadSeen") as? [[Double]])
+        let (lead, fire) = (points[0], points[1])
+        // About a third of a second of a 1 m/s walk ahead (100 pixels), at the fire point's height to within the tilt's whole degree.
+        #expect(abs(lead[0] - fire[0]) > 10 && abs(lead[1] - fire[1]) < 30, "lead point \(lead), fire point \(fire)")
+        // Then where the darts landed: a ring for each of the last, in the picture, most on the walker's torso.
+        try browser.run(["wait": "window.sentry.shown && window.sentry.shown.darts && window.sentry.shown.darts.some(d => d.hit)", "timeout": 40])
+        let darts = try #require(try browser.eval("window.sentry.shown.darts") as? [[String: Any]])
+        for dart in darts {
+            let (x, y) = (dart["x"] as? Double ?? -1, dart["y"] as? Double ?? -1)
+            #expect(x >= 0 && x < 640 && y >= 0 && y < 480, "\(darts)")
+        }
         #expect(console.stop() == 0)
     }
 

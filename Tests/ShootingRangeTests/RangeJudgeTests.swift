@@ -54,3 +54,27 @@ struct RangeJudgeTests {
         #expect(abs(path.position(at: 5 + 1.5).x - path.position(at: 1.5).x) < 1e-9)
     }
 }
+
+@Suite("The range shows where the darts landed")
+struct DartMarkTests {
+    @Test("a dart's mark shows from its arrival for two seconds at the pixel it flew toward, as a hit on a torso and a miss beside it")
+    func marks() {
+        let world = RangeWorld()
+        let judge = RangeJudge(world: world, triggerDelay: 0.1, muzzleSpeed: 15)
+        let person = RangePerson(path: .standing(x: 0.3, z: 2.5))
+        let place = person.position(at: 0)
+        let chest = world.angles(x: place.x, y: world.faceHeight - 0.45, z: place.z)
+        let wall = (pan: chest.pan - 20, tilt: chest.tilt)
+        let hit = judge.judge(.init(time: 1), people: [person]) { _ in chest }
+        let miss = judge.judge(.init(time: 2), people: [person]) { _ in wall }
+        #expect(hit.kind == .hit && miss.kind == .miss)
+        var marks = DartMarks(world: world)
+        marks.landed(hit, pan: chest.pan, tilt: chest.tilt)
+        marks.landed(miss, pan: wall.pan, tilt: wall.tilt)
+        let chestPixel = world.pixel(pan: chest.pan, tilt: chest.tilt), wallPixel = world.pixel(pan: wall.pan, tilt: wall.tilt)
+        #expect(marks.marks(at: hit.arrival - 0.05).isEmpty)
+        #expect(marks.marks(at: hit.arrival + 0.05) == [.init(x: chestPixel.x, y: chestPixel.y, hit: true)])
+        #expect(marks.marks(at: miss.arrival + 0.05).contains(.init(x: wallPixel.x, y: wallPixel.y, hit: false)))
+        #expect(marks.marks(at: miss.arrival + DartMarks.seconds + 0.05).isEmpty)
+    }
+}

@@ -294,6 +294,25 @@ function drawFirePoint(g, [x, y], armed) {
   g.fillText(armed ? "fire point" : "fire point (unarmed)", x + 12, y + 4);
 }
 
+// Armed at a walker: where the turret waits for the shot, ahead of the fire point along the walk.
+function drawLeadPoint(g, [x, y]) {
+  window.sentry.shown.leadPoint = [x, y];
+  g.strokeStyle = "#ffa020"; g.fillStyle = g.strokeStyle; g.lineWidth = 2;
+  g.beginPath(); g.moveTo(x, y - 10); g.lineTo(x + 10, y); g.lineTo(x, y + 10); g.lineTo(x - 10, y); g.closePath(); g.stroke();
+  g.font = "12px sans-serif";
+  g.fillText("lead", x + 12, y + 4);
+}
+
+// On the range: where the last darts landed, green on a torso, red beside it.
+function drawDarts(g, darts) {
+  window.sentry.shown.darts = darts;
+  g.lineWidth = 3;
+  for (const dart of darts) {
+    g.strokeStyle = dart.hit ? "#30e060" : "#ff3030";
+    g.beginPath(); g.arc(dart.x, dart.y, 6, 0, 2 * Math.PI); g.stroke();
+  }
+}
+
 function aimPoint(s) {
   // Where the turret points in the picture, as sentry works it out (SPEC §2 undone, or the middle on a turret).
   return s.aimPoint || [s.width / 2, s.height / 2];
@@ -322,6 +341,8 @@ function drawFrame(bitmap, s, index) {
   });
   if (s.face) drawFace(g, s.face);
   if (s.firePoint) drawFirePoint(g, s.firePoint, s.armed);
+  if (s.leadPoint) drawLeadPoint(g, s.leadPoint);
+  if (s.darts) drawDarts(g, s.darts);
   const [x, y] = aimPoint(s);
   window.sentry.shown.aim = [x, y];
   g.strokeStyle = "#4dff88"; g.lineWidth = 2;

@@ -92,18 +92,9 @@ struct RangeScore {
         self.scenario = scenario
         let track = summary.servoTrack
         let shots = zip(track, track.dropFirst()).filter { $1.shots > $0.shots }.map { RangeJudge.Shot(time: $1.time) }
-        outcomes = shots.map { judge.judge($0, people: scenario.people) { time in Self.horns(at: time, in: track) } }
+        outcomes = shots.map { judge.judge($0, people: scenario.people) { time in SimulatedServo.horns(at: time, in: track) } }
         let lock = summary.results.first { $0.isLocked }?.timestamp
         firstShotAfterLock = lock.flatMap { lock in shots.first.map { $0.time - lock } }
-    }
-
-    /// Where the horns pointed at `time`: the track's samples, joined by straight lines.
-    static func horns(at time: Double, in track: [SimulatedServo.Sample]) -> (pan: Double, tilt: Double) {
-        guard let after = track.firstIndex(where: { $0.time > time }) else { return (track.last?.panPosition ?? 90, track.last?.tiltPosition ?? 90) }
-        guard after > 0 else { return (track[0].panPosition, track[0].tiltPosition) }
-        let a = track[after - 1], b = track[after]
-        let share = (time - a.time) / (b.time - a.time)
-        return (a.panPosition + (b.panPosition - a.panPosition) * share, a.tiltPosition + (b.tiltPosition - a.tiltPosition) * share)
     }
 
     var row: [String] {
@@ -128,7 +119,7 @@ struct RangeAim {
     init(scenario: RangeScenario, track: [SimulatedServo.Sample], world: RangeWorld = RangeWorld()) {
         self.scenario = scenario
         errors = stride(from: 1.0, to: scenario.duration, by: 1 / 30.0).map { time in
-            let pan = RangeScore.horns(at: time, in: track).pan
+            let pan = SimulatedServo.horns(at: time, in: track).pan
             return scenario.people.map { person in
                 let place = person.position(at: time)
                 return abs(world.angles(x: place.x, y: world.faceHeight, z: place.z).pan - pan)

@@ -48,7 +48,7 @@ struct Run: ParsableCommand {
         help: "The virtual camera's sensor noise: a standard deviation in gray levels added to every pixel, new each frame (a real camera's grain; 0: none).")
     var simNoise: Double = 0
 
-    @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible.")
+    @Flag(inversion: .prefixedNo, help: "Play files at their own frame rate instead of as fast as possible (and the range on the simulated servo at the wall clock's pace, to watch it in the console).")
     var realtime = false
 
     @Flag(inversion: .prefixedNo, help: "Play the file again and again (for soak runs and demos).")
