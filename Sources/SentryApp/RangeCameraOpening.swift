@@ -74,7 +74,7 @@ final class RangeDarts {
     }
 
     /// The marks the picture of the frame at `time` shows (it is the camera's latency old).
-    func marks(atFrame time: Double) -> [DartMarks.Mark] { landings.marks(at: time - camera.latency) }
+    func marks(atFrame time: Double) -> [(x: Double, y: Double, hit: Bool)] { landings.marks(at: time - camera.latency) }
 
     /// The turret as the simulator has it at a frame's `time`.
     func update(_ turret: SimulatedServo.Sample, simulator: SimulatedServo, at time: Double) {
