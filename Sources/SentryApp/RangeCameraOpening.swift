@@ -78,21 +78,21 @@ final class RangeDarts {
 
     /// The turret as the simulator has it at a frame's `time`.
     func update(_ turret: SimulatedServo.Sample, simulator: SimulatedServo, at time: Double) {
-        if turret.shots > shotsSeen {
-            let track = simulator.track
-            let new = zip(track, track.dropFirst()).filter { $1.shots > $0.shots && $1.shots > shotsSeen }.map(\.1.time)
-            waiting += new
+        // A dart is judged once the horns it leaves along are in the track.
+        func hasLeft(_ shot: Double) -> Bool { shot + judge.triggerDelay <= time }
+        let fired = turret.shots > shotsSeen
+        guard fired || waiting.contains(where: hasLeft) else { return }
+        let track = simulator.track
+        if fired {
+            waiting += SimulatedServo.shotTimes(in: track, after: shotsSeen)
             shotsSeen = turret.shots
         }
-        // Judged once the horns the dart leaves along are in the track.
-        guard waiting.contains(where: { $0 + judge.triggerDelay <= time }) else { return }
-        let track = simulator.track
-        for shot in waiting where shot + judge.triggerDelay <= time {
+        for shot in waiting where hasLeft(shot) {
             let outcome = judge.judge(RangeJudge.Shot(time: shot), people: camera.scenario.people) { SimulatedServo.horns(at: $0, in: track) }
             let horns = SimulatedServo.horns(at: shot + judge.triggerDelay, in: track)
             landings.landed(outcome, pan: horns.pan, tilt: horns.tilt)
         }
-        waiting.removeAll { $0 + judge.triggerDelay <= time }
+        waiting.removeAll(where: hasLeft)
     }
 }
 

@@ -232,7 +232,6 @@ public enum Runner {
         controls: CameraControls = CameraControls(), orientation: FrameOrientation = FrameOrientation(), logger: Logger? = nil
     ) throws(VideoError) -> any FrameSource {
         let source: any FrameSource
-        var rangeDarts: RangeDarts?
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFCHR {
             let camera = try V4L2Camera(

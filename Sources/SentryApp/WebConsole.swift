@@ -8,10 +8,10 @@ import FoundationEssentials
 import Geometry
 import Imaging
 import Logging
-import ShootingRange
 import MonotonicTime
 import RunControl
 import Serial
+import ShootingRange
 import Synchronization
 import Tracking
 import TurretProtocol

@@ -115,6 +115,11 @@ public final class SimulatedServo: Sendable {
     /// Everything received, counted.
     public var tally: Tally { state.withLock { $0.tally } }
 
+    /// When each shot in `track` was taken, oldest first, from its shot number `after + 1` on.
+    public static func shotTimes(in track: [Sample], after count: Int = 0) -> [Double] {
+        zip(track, track.dropFirst()).filter { $1.shots > $0.shots && $1.shots > count }.map(\.1.time)
+    }
+
     /// Where the horns pointed at `time` in `track`: its samples, joined by straight lines.
     public static func horns(at time: Double, in track: [Sample]) -> (pan: Double, tilt: Double) {
         guard let after = track.firstIndex(where: { $0.time > time }) else { return (track.last?.panPosition ?? 90, track.last?.tiltPosition ?? 90) }

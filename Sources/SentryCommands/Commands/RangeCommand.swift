@@ -91,7 +91,7 @@ struct RangeScore {
     init(scenario: RangeScenario, summary: Runner.Summary, judge: RangeJudge) {
         self.scenario = scenario
         let track = summary.servoTrack
-        let shots = zip(track, track.dropFirst()).filter { $1.shots > $0.shots }.map { RangeJudge.Shot(time: $1.time) }
+        let shots = SimulatedServo.shotTimes(in: track).map(RangeJudge.Shot.init)
         outcomes = shots.map { judge.judge($0, people: scenario.people) { time in SimulatedServo.horns(at: time, in: track) } }
         let lock = summary.results.first { $0.isLocked }?.timestamp
         firstShotAfterLock = lock.flatMap { lock in shots.first.map { $0.time - lock } }
