@@ -12,7 +12,9 @@
 /// on both axes (the tilt's: height per metre of distance) and read back in
 /// degrees. Angles are the turret's (SPEC §2: 90 straight ahead).
 public struct StraightWalk: Sendable {
-    private var line = TargetMotion()
+    /// A stop, a start or a turn restarts the line once five frames (a sixth of a second) show it,
+    /// at a change of 3.5°/s or more straight ahead (`TargetMotion.breakAt`).
+    private var line = TargetMotion(breakAt: (samples: 5, speedChange: 3.5 * .pi / 180))
 
     public init() {}
 

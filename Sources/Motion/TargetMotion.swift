@@ -5,6 +5,11 @@
 /// positions stray from that line: a person who stops or turns back is no
 /// straight line, and a lead on such a path is a guess as wide as that.
 ///
+/// A walk that changes (a stop, a start, a turn) restarts the window at
+/// the change once its newest few samples show it (`breakAt`): a line still
+/// fitted across the change lags it by most of the window, long enough for a
+/// dart to be sent after a person who has already stopped.
+///
 /// Reset it when the followed face changes or comes back: motion is one
 /// person's, on one unbroken track.
 public struct TargetMotion: Sendable {
@@ -64,11 +69,16 @@ public struct TargetMotion: Sendable {
     /// came back after a gap, and its walk before it says little of the one after.
     public let longestGap: Double
 
-    public init(window: Double = 0.4, minimumSamples: Int = 4, longestGap: Double = 0.25) {
-        precondition(window > 0 && minimumSamples >= 3 && longestGap > 0)
+    /// The newest samples a change of walk is judged on, and the least change
+    /// of speed that counts (the units' per second); nil: the window never restarts.
+    public let breakAt: (samples: Int, speedChange: Double)?
+
+    public init(window: Double = 0.4, minimumSamples: Int = 4, longestGap: Double = 0.25, breakAt: (samples: Int, speedChange: Double)? = nil) {
+        precondition(window > 0 && minimumSamples >= 3 && longestGap > 0 && (breakAt.map { $0.samples >= 3 && $0.speedChange > 0 } ?? true))
         self.window = window
         self.minimumSamples = minimumSamples
         self.longestGap = longestGap
+        self.breakAt = breakAt
     }
 
     /// Adds a frame's position. A sample older than the newest is ignored (time
@@ -79,6 +89,30 @@ public struct TargetMotion: Sendable {
         samples.append(sample)
         let oldest = sample.time - window
         if let keep = samples.firstIndex(where: { $0.time >= oldest }), keep > 0 { samples.removeFirst(keep) }
+        if let newest = walkChanged { samples.removeFirst(samples.count - newest) }
+    }
+
+    /// How many samples to keep when the newest ones leave the line of those
+    /// before them: their speed differs by half the faster one's or more, by
+    /// `breakAt.speedChange` or more, and by four times what the jitter alone
+    /// would make of the newest ones' speed (the jitter measured on the older
+    /// ones, which are more); and they lie on a line of their own. Nil while
+    /// the walk holds.
+    private var walkChanged: Int? {
+        guard let (newest, least) = breakAt, samples.count >= newest + minimumSamples else { return nil }
+        let older = samples.dropLast(newest), recent = samples.suffix(newest)
+        let meanTime = recent.reduce(0) { $0 + $1.time } / Double(newest)
+        let spread = recent.reduce(0) { $0 + ($1.time - meanTime) * ($1.time - meanTime) }.squareRoot()
+        for axis in [\Sample.pan, \Sample.tilt] {
+            let before = Self.line(older.map { ($0.time, $0[keyPath: axis]) }, at: older.last!.time)
+            let now = Self.line(recent.map { ($0.time, $0[keyPath: axis]) }, at: recent.last!.time)
+            let change = abs(now.slope - before.slope)
+            let jitter = spread > 0 ? before.deviation / spread : .infinity
+            // The newest must lie on a line of their own (the change behind them, not among them): the window restarts clean.
+            let ownLine = now.deviation <= max(2 * before.deviation, least * spread / 4)
+            if ownLine, change >= max(least, max(abs(now.slope), abs(before.slope)) / 2, 4 * jitter) { return newest }
+        }
+        return nil
     }
 
     /// Forgets every sample: another face, or the same one after a gap.

@@ -248,7 +248,8 @@ public final class Pipeline {
 
     /// The shot this frame, if one goes: at a walking target when the plan's
     /// moment has come, at a standing one when the aim is on it (never at a
-    /// walker's present place: the dart would arrive where it was).
+    /// walker's present place, nor in a walker's pause: the dart would arrive
+    /// where they were; `LeadingFire.isStanding`).
     private func shot(locked: Bool, wireNow: Double, wireTime: Double, frame: Frame) -> Command? {
         guard locked, fire != nil else { return nil }
         if lead.plan != nil {
@@ -260,7 +261,7 @@ public final class Pipeline {
             lead.fired(at: wireNow)
             return shot
         }
-        guard !lead.isWalking else { return nil }
+        guard lead.isStanding(wireNow: wireNow, time: frame.timestamp, lead: settings.lead) else { return nil }
         return fire?.shot(locked: locked, aimError: tracker.aimError, turret: turret.model, at: frame.timestamp, wireTime: wireTime)
     }
 

@@ -7,12 +7,14 @@ import Tracking
 import TurretLinks
 import Video
 
-/// `--camera range:SCENARIO:PHOTO`: the shooting range's camera.
+/// `--camera range:SCENARIO[+SECONDS]:PHOTO`: the shooting range's camera.
 public let rangeCameraPrefix = "range:"
 
-/// What `--camera range:SCENARIO:PHOTO` names.
+/// What `--camera range:SCENARIO[+SECONDS]:PHOTO` names: a scenario, its
+/// walks begun SECONDS in (`sentry range --turns`), and the face's photo.
 public struct RangeCameraName: Sendable, Equatable {
     public var scenario: String
+    public var startOffset: Double
     public var photo: String
 
     /// Nil unless `camera` starts with `range:`; throws when the rest is not a scenario and a photo.
@@ -20,12 +22,24 @@ public struct RangeCameraName: Sendable, Equatable {
         guard camera.hasPrefix(rangeCameraPrefix) else { return nil }
         let rest = camera.dropFirst(rangeCameraPrefix.count)
         let names = RangeScenario.all.map(\.name).joined(separator: ", ")
-        guard let colon = rest.firstIndex(of: ":"), RangeScenario.named(String(rest[..<colon])) != nil, rest.index(after: colon) < rest.endIndex else {
-            throw VideoError(source: camera, reason: "is not range:SCENARIO:PHOTO", hint: "name one of \(names) and a photo with a face, e.g. range:crossing-1:face.jpg")
+        let usage = VideoError(
+            source: camera, reason: "is not range:SCENARIO[+SECONDS]:PHOTO",
+            hint: "name one of \(names) (and how many seconds into its walks to begin, e.g. +1.5) and a photo with a face, e.g. range:crossing-1:face.jpg")
+        guard let colon = rest.firstIndex(of: ":"), rest.index(after: colon) < rest.endIndex else { throw usage }
+        let parts = rest[..<colon].split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
+        guard RangeScenario.named(String(parts[0])) != nil else { throw usage }
+        scenario = String(parts[0])
+        if parts.count == 2 {
+            guard let seconds = Double(parts[1]), seconds.isFinite, seconds >= 0 else { throw usage }
+            startOffset = seconds
+        } else {
+            startOffset = 0
         }
-        scenario = String(rest[..<colon])
         photo = String(rest[rest.index(after: colon)...])
     }
+
+    /// The scenario, its walks begun `startOffset` in.
+    public var rangeScenario: RangeScenario { RangeScenario.named(scenario)!.startingLater(by: startOffset) }
 }
 
 extension Runner {
@@ -47,7 +61,7 @@ extension Runner {
             throw VideoError(source: name.photo, reason: "shows no face the detector finds", hint: "give a photo with one face, seen from the front")
         }
         let camera = RangeCamera(
-            scenario: RangeScenario.named(name.scenario)!, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face), realtime: simulator == nil,
+            scenario: name.rangeScenario, sprite: FaceSprite(image: photo.image, chroma: photo.chroma, box: face), realtime: simulator == nil,
             paced: paced)
         guard let simulator else { return (camera, nil) }
         let darts = RangeDarts(camera: camera, judge: RangeJudge(world: camera.world, triggerDelay: lead.triggerDelay, muzzleSpeed: lead.muzzleSpeed))

@@ -23,7 +23,7 @@ public struct FaceSprite: Sendable {
     }
 }
 
-/// The camera beside the turret on the range (`--camera range:SCENARIO:PHOTO`):
+/// The camera beside the turret on the range (`--camera range:SCENARIO[+SECONDS]:PHOTO`):
 /// each frame draws the scenario's people where they are at its time. The
 /// picture is `latency` seconds old when its frame is handed over, as a real
 /// camera's is by the time its commands reach the wire (exposure, transfer,

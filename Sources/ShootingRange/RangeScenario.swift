@@ -132,4 +132,13 @@ public struct RangeScenario: Sendable {
 
     /// The scenario called `name`.
     public static func named(_ name: String) -> RangeScenario? { all.first { $0.name == name } }
+
+    /// The same exercise with every walk begun `seconds` in: the shots fall
+    /// at other moments of the walk, so several turns measure a policy, not
+    /// one run's luck.
+    public func startingLater(by seconds: Double) -> RangeScenario {
+        var later = self
+        later.people = people.map { RangePerson(path: $0.path, startOffset: $0.startOffset + seconds) }
+        return later
+    }
 }

@@ -5,9 +5,12 @@ import Motion
 /// the turret, not where the picture showed them (`--lead`): the frame is
 /// some 0.1 s old by then (exposure, transfer, detection), 10 cm of a walk.
 /// A standing face, or one whose walk is not yet known, keeps the tracker's
-/// aim; the lead is the walk's line carried over the latency.
+/// aim; the lead is the walk's line carried over the latency, the line
+/// restarted at a stop, a start or a turn (`TargetMotion.breakAt`): fitted
+/// across one, it led a stopped walker on past where they stood.
 public struct LatencyLead: Sendable {
-    public private(set) var motion = TargetMotion()
+    /// Restarted once five frames show a change of the walk's speed of 3.5°/s or more (`LeadingFire.walkingSpeed`).
+    public private(set) var motion = TargetMotion(breakAt: (samples: 5, speedChange: LeadingFire.walkingSpeed))
     private var targetID: Int?
     private var steadyPan = SteadyDegree()
     private var steadyTilt = SteadyDegree()

@@ -36,12 +36,16 @@ public struct LeadingFire: Sendable {
     static let frameSlack = 0.05
     /// A plan not fired this long after its moment is dropped (the person stopped short).
     public static let patience = 0.4
+    /// Seconds a walker who stops stands, beyond a shot's delay, before a still shot goes: longer than a walk's pause.
+    public static let pauseLength = 0.75
 
     public private(set) var motion = StraightWalk()
     public private(set) var plan: Plan?
     private var targetID: Int?
     /// The target's face width in degrees, last seen: its distance.
     private var lastFaceDegrees = 0.0
+    /// The newest frame's time at which the target walked; nil: not since it was first seen.
+    private var lastWalked: Double?
 
     public init() {}
 
@@ -67,6 +71,7 @@ public struct LeadingFire: Sendable {
             targetID = id
             motion.reset()
             plan = nil
+            lastWalked = nil
         }
         guard let sighting else {
             plan = plan?.firedAt == nil ? nil : plan
@@ -74,6 +79,20 @@ public struct LeadingFire: Sendable {
         }
         motion.add(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt)
         lastFaceDegrees = sighting.faceDegrees
+        if isWalking { lastWalked = sighting.time }
+    }
+
+    /// Whether a still shot may go at the target: it does not walk, and if it
+    /// walked since it was first seen, it has stood `pauseLength` beyond the
+    /// shot's own delay (`wireNow - time` to the wire, then the trigger and the
+    /// flight). A walker's pause (a turn at the end of a walk, a glance back)
+    /// ends about when a dart sent into it arrives: on the range, still shots in
+    /// half-second pauses missed 30-40 cm behind the person walking on.
+    public func isStanding(wireNow: Double, time: Double, lead settings: LeadSettings) -> Bool {
+        guard !isWalking else { return false }
+        guard let lastWalked else { return true }
+        let shotDelay = wireNow - time + settings.arrivalDelay(range: settings.range(faceSpanningDegrees: lastFaceDegrees))
+        return time - lastWalked >= shotDelay + Self.pauseLength
     }
 
     /// The target walks: the lead's rules apply rather than the still aim's.
@@ -132,13 +151,26 @@ public struct LeadingFire: Sendable {
 
     static func degrees(metres: Double, at range: Double) -> Double { atan2(metres, range) * 180 / .pi }
 
+    /// The pans a plan may wait at: the turret's, and on a fixed camera (`--fov`)
+    /// only where the camera still sees the whole torso (`margin` degrees in
+    /// from the edges): a walker nearing the edge is about to turn or leave,
+    /// and a dart sent where the picture ends meets whoever sentry cannot see.
+    static func panLimits(_ mapper: AngleMapper, keepingClear margin: Double) -> Range<Int> {
+        var lowest = mapper.range.lowerBound, highest = mapper.range.upperBound
+        if let fieldOfView = mapper.fieldOfView {
+            lowest = max(lowest, Int((90 - fieldOfView / 2 + margin).rounded(.up)))
+            highest = min(highest, Int((90 + fieldOfView / 2 - margin).rounded(.down)))
+        }
+        return lowest..<max(lowest, highest + 1)
+    }
+
     private func makePlan(
         wireNow: Double, turret: TurretModel, servoSecondsPer60Degrees: Double, mapper: AngleMapper, lead settings: LeadSettings,
         cooldownLeft: Double
     ) -> Plan? {
-        let limits = mapper.range
         guard let estimate = motion.estimate else { return nil }
         let range = settings.range(faceSpanningDegrees: lastFaceDegrees)
+        let limits = Self.panLimits(mapper, keepingClear: Self.degrees(metres: Self.halfWidth(settings), at: range))
         let arrivalDelay = settings.arrivalDelay(range: range)
         let now = estimate.position(at: wireNow)
         // The firmware times its settling by its own idea of the servo's speed; the horns move at theirs: the slower governs.
@@ -167,7 +199,7 @@ public struct LeadingFire: Sendable {
         // The whole degree below the point, not above it: off the face rather than toward it.
         let exactTilt = estimate.position(at: wireNow + after + arrivalDelay).tilt
         let tilt = mapper.invertY ? exactTilt.rounded(.down) : exactTilt.rounded(.up)
-        guard limits.contains(Int(tilt)) else { return nil }
+        guard mapper.range.contains(Int(tilt)) else { return nil }
         return Plan(aim: Aim(pan: Int(pan), tilt: Int(tilt)), fireAt: wireNow + after, arrivalDelay: arrivalDelay)
     }
 }

@@ -21,9 +21,10 @@ struct ShootingRangeRunTests {
     }
 
     /// Each walking scenario's floor: the share of shots that must hit, below
-    /// PERFORMANCE.md's figures (91 %, 80 %, 62 %, 38 %, 94 %, 62 %).
+    /// the figures of this one turn (100 %, 90 %, 100 %, 73 %, 94 %, 100 %)
+    /// and of PERFORMANCE.md's five (100 %, 98 %, 95 %, 60 %, 98 %, 99 %).
     static let floors: [(scenario: String, hits: Double)] = [
-        ("crossing-1", 0.8), ("crossing-2", 0.65), ("stop-and-go", 0.5), ("reversing", 0.25), ("toward-away", 0.8), ("two-crossing", 0.5),
+        ("crossing-1", 0.85), ("crossing-2", 0.75), ("stop-and-go", 0.75), ("reversing", 0.5), ("toward-away", 0.85), ("two-crossing", 0.8),
     ]
 
     @Test("people walking (crossing at 1 and 2 m/s, stopping, turning back, coming closer, two crossing) are hit at the floors with the defaults, and no dart meets a face")
@@ -54,7 +55,26 @@ struct ShootingRangeRunTests {
         #expect(unknown.standardError.contains("'jogging' is none of standing, crossing-1"), "\(unknown.standardError)")
         let noPhoto = try SentryProcess(["--camera", "range:standing", "--serial", "sim"])
         #expect(noPhoto.status == 64)
-        #expect(noPhoto.standardError.split(separator: "\n").count == 1 && noPhoto.standardError.contains("range:SCENARIO:PHOTO"), "\(noPhoto.standardError)")
+        #expect(noPhoto.standardError.split(separator: "\n").count == 1 && noPhoto.standardError.contains("range:SCENARIO[+SECONDS]:PHOTO"), "\(noPhoto.standardError)")
+        let badStart = try SentryProcess(["--camera", "range:standing+soon:\(Self.face)", "--serial", "sim"])
+        #expect(badStart.status == 64)
+        #expect(badStart.standardError.split(separator: "\n").count == 1 && badStart.standardError.contains("e.g. +1.5"), "\(badStart.standardError)")
+        let noTurns = try SentryProcess(["range", "--face", Self.face, "--turns", "0"])
+        #expect(noTurns.status == 64)
+        #expect(noTurns.standardError.contains("--turns 0 is not 1-20"), "\(noTurns.standardError)")
+    }
+
+    @Test("--turns runs each scenario again with the walks begun later: more shots, each turn judged against its own walk")
+    func turns() throws {
+        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "stop-and-go", "--turns", "2", "--", "--fire-cooldown", "1"])
+        let once = try SentryProcess(["range", "--face", Self.face, "--scenarios", "stop-and-go", "--", "--fire-cooldown", "1"])
+        let later = try SentryProcess(["--camera", "range:stop-and-go+0.7:\(Self.face)", "--serial", "sim", "--fire", "--tilt", "--fov", "60", "--fire-cooldown", "1", "--quiet"])
+        #expect(range.status == 0 && once.status == 0 && later.status == 0, "\(range.standardError) \(once.standardError) \(later.standardError)")
+        let both = try Self.row(range.standardOutput, "stop-and-go"), first = try Self.row(once.standardOutput, "stop-and-go")
+        #expect(both.shots > first.shots && Double(both.hits) >= 0.75 * Double(both.shots), "\(range.standardOutput)")
+        // The second turn is the camera begun 0.7 s into the walk: its shots are the difference.
+        let laterShots = (later.standardOutput + later.standardError).split(separator: "\n").first { $0.contains("simulated servo") }
+        #expect(laterShots?.contains("\(both.shots - first.shots) shots fired") == true, "\(later.standardOutput)")
     }
 }
 
@@ -66,12 +86,12 @@ extension ShootingRangeRunTests {
         return try #require(degrees.first, "\(line)")
     }
 
-    @Test("unarmed, --lead aims a walker where they are at the wire: the median error well under --no-lead's")
+    @Test("unarmed, --lead aims a walker where they are at the wire: the median error half --no-lead's or less (issue 71's goal; 0.44x in PERFORMANCE.md)")
     func unarmedLead() throws {
         let led = try SentryProcess(["range", "--face", Self.face, "--unarmed", "--scenarios", "crossing-1"])
         let plain = try SentryProcess(["range", "--face", Self.face, "--unarmed", "--scenarios", "crossing-1", "--", "--no-lead"])
         #expect(led.status == 0 && plain.status == 0, "\(led.standardError) \(plain.standardError)")
         let withLead = try Self.medianAimError(led.standardOutput, "crossing-1"), without = try Self.medianAimError(plain.standardOutput, "crossing-1")
-        #expect(withLead <= 0.7 * without, "--lead \(withLead)°, --no-lead \(without)°")
+        #expect(withLead <= 0.5 * without, "--lead \(withLead)°, --no-lead \(without)°")
     }
 }

@@ -59,6 +59,30 @@ struct TargetMotionTests {
         #expect(abs(after.panSpeed + 30) < 2.5 && after.deviation < 0.3, "\(after)")
     }
 
+    @Test("with breakAt, a stop, a start and a turn each restart the window within five frames; a steady walk's jitter never does")
+    func walkChanges() throws {
+        func motion(through track: [TargetMotion.Sample]) -> TargetMotion {
+            var motion = TargetMotion(breakAt: (samples: 5, speedChange: 3.5))
+            for sample in track { motion.add(sample) }
+            return motion
+        }
+        // Walking at 23°/s until 1 s, then standing: five frames later the speed is the stand's.
+        let stop = motion(through: Self.track(from: 0, to: 1 + 5 / 30.0, jitter: 0.1) { 60 + 23 * min($0, 1) })
+        #expect(try abs(#require(stop.estimate).panSpeed) < 3 && stop.recent.count < 12, "\(stop.recent.count) samples, \(String(describing: stop.estimate))")
+        // Standing, then walking from 1 s.
+        let start = motion(through: Self.track(from: 0, to: 1 + 5 / 30.0, jitter: 0.1) { 60 + 23 * max($0 - 1, 0) })
+        #expect(try abs(#require(start.estimate).panSpeed - 23) < 4, "\(start.recent.count) samples")
+        // Turning back at 1 s.
+        let turn = motion(through: Self.track(from: 0, to: 1 + 5 / 30.0, jitter: 0.1) { $0 < 1 ? 60 + 23 * $0 : 83 - 23 * ($0 - 1) })
+        #expect(try #require(turn.estimate).panSpeed < -18, "\(turn.recent.count) samples, \(String(describing: turn.estimate))")
+        // Ten seconds of a steady walk with ±0.3° of jitter: the window stays whole.
+        var steady = TargetMotion(breakAt: (samples: 5, speedChange: 3.5))
+        for sample in Self.track(from: 0, to: 10, { 30 + 12 * $0 }) {
+            steady.add(sample)
+            if sample.time > 0.5 { #expect(steady.recent.count >= 11, "restarted at \(sample.time) s") }
+        }
+    }
+
     @Test("standing still: no speed to speak of, whatever the jitter")
     func standingStill() throws {
         var motion = TargetMotion()

@@ -15,7 +15,9 @@ struct LeadingFireTests {
 
     /// Runs a target along `pan(t)` at 30 frames a second from `start` to `end`, with the turret
     /// obeying every aim at once; returns the shots' times and aims.
-    func walk(_ pan: (Double) -> Double, from start: Double = 0, to end: Double, cooldown: Double = 0) -> [(time: Double, aim: Int)] {
+    func walk(
+        _ pan: (Double) -> Double, from start: Double = 0, to end: Double, cooldown: Double = 0, mapper: AngleMapper = AngleMapper(offset: 0)
+    ) -> [(time: Double, aim: Int)] {
         var leading = LeadingFire()
         var shots: [(Double, Int)] = []
         var turret = TurretModel(secondsPer60Degrees: 0.2)
@@ -24,7 +26,7 @@ struct LeadingFireTests {
         while time < end {
             leading.observe(.init(pan: pan(time), tilt: 95, faceDegrees: faceDegrees, time: time), of: 1)
             if let aim = leading.aim(
-                wireNow: time, turret: turret, servoSecondsPer60Degrees: 0.2, mapper: AngleMapper(offset: 0), lead: lead,
+                wireNow: time, turret: turret, servoSecondsPer60Degrees: 0.2, mapper: mapper, lead: lead,
                 cooldownLeft: max(0, cooldown - (time - lastShot)))
             {
                 for byte in "X\(aim.pan).Y\(aim.tilt).".utf8 where turret.controller.pan != aim.pan || turret.controller.tilt != aim.tilt { turret.receive(byte, at: time) }
@@ -97,6 +99,36 @@ struct LeadingFireTests {
             let there = arrivalTime < 0.6 ? 70 + 20 * arrivalTime : 82 - 20 * (arrivalTime - 0.6)
             #expect(abs(there - Double(shot.aim)) <= 3, "shot at \(shot.time) s, aim \(shot.aim), walker there \(there)")
         }
+    }
+
+    @Test("on a fixed 60° camera no plan waits where the picture ends: every aim keeps the torso's half-width inside the view")
+    func insideTheView() {
+        // 1 m/s from 0.3 m right of the middle out past the right edge (120°): without --fov plans go up to the edge and past it.
+        let pan = Self.crossing(speed: 1, start: 0.3)
+        let fixed = AngleMapper(offset: 0, fieldOfView: 60)
+        let margin = atan2(1.3 * lead.faceWidth, lead.range(faceSpanningDegrees: faceDegrees)) * 180 / .pi
+        let inView = walk(pan, to: 1.6, cooldown: 0.3, mapper: fixed)
+        #expect(!inView.isEmpty)
+        for shot in inView { #expect(Double(shot.aim) <= 120 - margin, "aim \(shot.aim) within \(margin)° of the view's edge") }
+        #expect(walk(pan, to: 1.6, cooldown: 0.3).contains { Double($0.aim) > 120 - margin }, "without --fov the turret's range alone limits the plan")
+    }
+
+    @Test("a walker who stops is no still target until they have stood a pause's length beyond the shot's delay; one seen standing from the start is at once")
+    func pause() {
+        let delay = lead.arrivalDelay(range: lead.range(faceSpanningDegrees: faceDegrees)) + 0.1
+        var leading = LeadingFire()
+        var firstStillShot: Double?
+        // 23°/s for a second, then standing at 93°; the wire 0.1 s after each frame.
+        for frame in 0..<90 {
+            let time = Double(frame) / 30
+            leading.observe(.init(pan: time < 1 ? 70 + 23 * time : 93, tilt: 95, faceDegrees: faceDegrees, time: time), of: 1)
+            if time > 1, firstStillShot == nil, leading.isStanding(wireNow: time + 0.1, time: time, lead: lead) { firstStillShot = time }
+        }
+        let stood = firstStillShot
+        #expect(stood.map { $0 >= 1 + delay + LeadingFire.pauseLength - 0.01 && $0 <= 1 + delay + LeadingFire.pauseLength + 0.3 } == true, "\(String(describing: stood)), delay \(delay)")
+        var standing = LeadingFire()
+        for frame in 0..<5 { standing.observe(.init(pan: 93, tilt: 95, faceDegrees: faceDegrees, time: Double(frame) / 30), of: 1) }
+        #expect(standing.isStanding(wireNow: 0.23, time: 4 / 30, lead: lead))
     }
 
     @Test("another target starts the motion over")

@@ -18,7 +18,7 @@ struct Run: ParsableCommand {
 
     @Option(
         help:
-            "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE; 'range:SCENARIO:PHOTO' the shooting range's people walking before a fixed camera (sentry range)."
+            "A camera (/dev/video0, or 'auto' for the only one), a video file or an image; 'sim:IMAGE' (with --serial sim) is a camera on the simulated turret looking at IMAGE; 'range:SCENARIO[+SECONDS]:PHOTO' the shooting range's people walking before a fixed camera, their walks begun SECONDS in (sentry range)."
     )
     var camera: String
 
