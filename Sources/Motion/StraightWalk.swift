@@ -26,6 +26,9 @@ public struct StraightWalk: Sendable {
     /// Forgets every sample: another face, or the same one after a gap.
     public mutating func reset() { line.reset() }
 
+    /// When the walk last changed (a stop, a start, a turn); nil without a change since the track began.
+    public var restartedAt: Double? { line.restartedAt }
+
     /// How many samples the window holds now.
     public var sampleCount: Int { line.recent.count }
 

@@ -89,8 +89,15 @@ public struct TargetMotion: Sendable {
         samples.append(sample)
         let oldest = sample.time - window
         if let keep = samples.firstIndex(where: { $0.time >= oldest }), keep > 0 { samples.removeFirst(keep) }
-        if let newest = walkChanged { samples.removeFirst(samples.count - newest) }
+        if let newest = walkChanged {
+            samples.removeFirst(samples.count - newest)
+            restartedAt = samples[0].time
+        }
     }
+
+    /// When the walk last changed (the oldest sample kept at the restart); nil
+    /// without a restart since the track began.
+    public private(set) var restartedAt: Double?
 
     /// How many samples to keep when the newest ones leave the line of those
     /// before them: their speed differs by half the faster one's or more, by
@@ -116,7 +123,10 @@ public struct TargetMotion: Sendable {
     }
 
     /// Forgets every sample: another face, or the same one after a gap.
-    public mutating func reset() { samples.removeAll(keepingCapacity: true) }
+    public mutating func reset() {
+        samples.removeAll(keepingCapacity: true)
+        restartedAt = nil
+    }
 
     /// The samples in the window now, oldest first.
     public var recent: [Sample] { samples }

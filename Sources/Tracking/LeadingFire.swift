@@ -40,6 +40,8 @@ public struct LeadingFire: Sendable {
     public static let pauseLength = 0.75
 
     public private(set) var motion = StraightWalk()
+    /// The target's legs so far: a plan arrives within the shortest.
+    public private(set) var legs = WalkLegs()
     public private(set) var plan: Plan?
     private var targetID: Int?
     /// The target's face width in degrees, last seen: its distance.
@@ -72,6 +74,7 @@ public struct LeadingFire: Sendable {
             motion.reset()
             plan = nil
             lastWalked = nil
+            legs.reset()
         }
         guard let sighting else {
             plan = plan?.firedAt == nil ? nil : plan
@@ -80,6 +83,8 @@ public struct LeadingFire: Sendable {
         motion.add(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt)
         lastFaceDegrees = sighting.faceDegrees
         if isWalking { lastWalked = sighting.time }
+        let heading = isWalking ? (motion.estimate.map { $0.panSpeed > 0 ? 1 : -1 } ?? 0) : 0
+        legs.update(restartedAt: motion.restartedAt, heading: heading)
     }
 
     /// Whether a still shot may go at the target: it does not walk, and if it
@@ -193,6 +198,8 @@ public struct LeadingFire: Sendable {
             after = later
         }
         guard after <= Self.longestLead, limits.contains(Int(pan)) else { return nil }
+        // A walker who has turned or stopped after every leg so far will again: the dart arrives within the shortest leg.
+        if let latest = legs.latestArrival, wireNow + after + arrivalDelay > latest { return nil }
         // The predicted place may stray this far: wider than the torso, no shot.
         let uncertainty = estimate.uncertainty(leading: after + arrivalDelay + (wireNow - estimate.time))
         guard uncertainty <= Self.degrees(metres: Self.halfWidth(settings), at: range) else { return nil }

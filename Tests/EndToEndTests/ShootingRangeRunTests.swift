@@ -21,10 +21,10 @@ struct ShootingRangeRunTests {
     }
 
     /// Each walking scenario's floor: the share of shots that must hit, below
-    /// the figures of this one turn (100 %, 90 %, 100 %, 73 %, 94 %, 100 %)
-    /// and of PERFORMANCE.md's five (100 %, 98 %, 95 %, 60 %, 98 %, 99 %).
+    /// the figures of this one turn (100 %, 90 %, 86 %, 100 %, 94 %, 100 %)
+    /// and of PERFORMANCE.md's five (100 %, 98 %, 95 %, 96 %, 98 %, 99 %).
     static let floors: [(scenario: String, hits: Double)] = [
-        ("crossing-1", 0.85), ("crossing-2", 0.75), ("stop-and-go", 0.75), ("reversing", 0.5), ("toward-away", 0.85), ("two-crossing", 0.8),
+        ("crossing-1", 0.85), ("crossing-2", 0.75), ("stop-and-go", 0.75), ("reversing", 0.75), ("toward-away", 0.85), ("two-crossing", 0.8),
     ]
 
     @Test("people walking (crossing at 1 and 2 m/s, stopping, turning back, coming closer, two crossing) are hit at the floors with the defaults, and no dart meets a face")

@@ -83,6 +83,28 @@ struct TargetMotionTests {
         }
     }
 
+    @Test("a walk's legs: a stop or a turn ends one, a change of pace does not; stands and the first leg seen are no legs; two needed")
+    func legs() {
+        var legs = WalkLegs()
+        // Walking right when first seen, a change of pace at 0.5 (the first change: where that leg began is unknown);
+        // turning at 1.0 and 1.8; quicker at 2.4 (no end); turning at 3.0; stopping at 4.2 for a second; on at 5.2.
+        let changes: [(restartedAt: Double?, heading: Int)] = [
+            (nil, 1), (0.5, 1), (1.0, -1), (1.8, 1), (1.8, 1), (2.4, 1), (3.0, -1), (4.2, 0), (5.2, 1),
+        ]
+        var latest: [Double?] = []
+        for change in changes {
+            legs.update(restartedAt: change.restartedAt, heading: change.heading)
+            latest.append(legs.latestArrival)
+        }
+        // Legs 1.0-1.8 (0.8 s), 1.8-3.0 (1.2 s, through the change of pace), 3.0-4.2 (1.2 s); 0.5-1.0 began unseen; the stand none.
+        #expect(legs.lengths.map { ($0 * 10).rounded() / 10 } == [0.8, 1.2, 1.2])
+        #expect(latest[...5].allSatisfy { $0 == nil }, "one leg is not yet a rhythm: \(latest)")
+        #expect(latest[6].map { abs($0 - 3.8) < 1e-9 } == true, "3.0 + the shortest, 0.8: \(latest)")
+        #expect(latest[8].map { abs($0 - 6.0) < 1e-9 } == true, "5.2 + 0.8: \(latest)")
+        legs.reset()
+        #expect(legs.lengths.isEmpty && legs.latestArrival == nil)
+    }
+
     @Test("standing still: no speed to speak of, whatever the jitter")
     func standingStill() throws {
         var motion = TargetMotion()

@@ -131,6 +131,30 @@ struct LeadingFireTests {
         #expect(standing.isStanding(wireNow: 0.23, time: 4 / 30, lead: lead))
     }
 
+    @Test("a walker who turns back every 0.8-1.2 s: once two legs are seen, every dart arrives before the leg it was fired in ends")
+    func turnsOften() {
+        // 23°/s between 70° and 97.6° or 88.4°: legs of 1.2 s and 0.8 s in turn.
+        let legs = [1.2, 0.8, 1.2, 0.8, 1.2, 0.8, 1.2, 0.8]
+        let turns = legs.reduce(into: [0.0]) { $0.append($0.last! + $1) }
+        func pan(_ time: Double) -> Double {
+            var place = 70.0, way = 1.0
+            for (start, end) in zip(turns, turns.dropFirst()) {
+                place += way * 23 * (min(time, end) - start)
+                if time < end { return place }
+                way = -way
+            }
+            return place
+        }
+        let shots = walk(pan, to: turns.last!, cooldown: 1)
+        let delay = lead.arrivalDelay(range: lead.range(faceSpanningDegrees: faceDegrees))
+        let late = shots.filter { $0.time > turns[3] }
+        #expect(late.count >= 2, "\(shots)")
+        for shot in late {
+            let leg = turns.lastIndex { $0 <= shot.time }!
+            #expect(shot.time + delay <= turns[leg + 1] + 0.05, "shot at \(shot.time) s arrives at \(shot.time + delay) s, the leg ends at \(turns[leg + 1]) s")
+        }
+    }
+
     @Test("another target starts the motion over")
     func newTarget() {
         var leading = LeadingFire()
