@@ -40,6 +40,28 @@ struct ShootingRangeRunTests {
         }
     }
 
+    @Test("at walkers the safety rules hold: no shot before the lock (none while it never comes), none at a face, none within the cooldown of another, no burst when a walker turns while a dart flies")
+    func safetyAtWalkers() throws {
+        let scenarios = ["crossing-2", "stop-and-go", "reversing", "two-crossing"]
+        let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", scenarios.joined(separator: ","), "--shots", "--", "--fire-cooldown", "1"])
+        #expect(range.status == 0, "\(range.standardError)")
+        for scenario in scenarios {
+            // Each shot: "reversing   2.73 s  hit  -4 cm across, +20 cm up", when F reached the simulated turret.
+            let shots = range.standardOutput.split(separator: "\n").filter { $0.hasPrefix(scenario + " ") && $0.contains(" cm across") }
+            let times = shots.compactMap { Double($0.split(separator: " ")[1]) }
+            #expect(times.count >= 5 && times.count == shots.count, "\(scenario): \(range.standardOutput)")
+            #expect(!shots.contains { $0.contains(" face ") }, "\(scenario): \(range.standardOutput)")
+            for (earlier, later) in zip(times, times.dropFirst()) {
+                #expect(later - earlier >= 1 - 0.001, "\(scenario): shots at \(earlier) and \(later) s, the cooldown 1 s")
+            }
+            let row = try #require(range.standardOutput.split(separator: "\n").first { $0.hasPrefix(scenario + " ") && !$0.contains(" cm across") })
+            #expect(!row.contains(" -0.") && !row.contains(" -1.") && !row.contains(" -2."), "a shot before the lock: \(row)")
+        }
+        let neverLocked = try SentryProcess(["range", "--face", Self.face, "--scenarios", "crossing-1,reversing", "--", "--fire-cooldown", "1", "--lock-after", "30"])
+        #expect(neverLocked.status == 0, "\(neverLocked.standardError)")
+        for scenario in ["crossing-1", "reversing"] { #expect(try Self.row(neverLocked.standardOutput, scenario).shots == 0, "\(neverLocked.standardOutput)") }
+    }
+
     @Test("a person standing still is hit with the defaults, as before the lead")
     func standing() throws {
         let range = try SentryProcess(["range", "--face", Self.face, "--scenarios", "standing", "--", "--fire-cooldown", "1"])
