@@ -12,8 +12,9 @@ import TurretProtocol
 /// (`wireMargin`). The firmware times its rules by its own clock, which is
 /// the wall clock when the commands went out, not the frames': a frame
 /// processed late would otherwise send a shot sooner after the last one
-/// than the frame times say. So the settling time, the firmware's interval
-/// and the cooldown are also checked on the wire's clock (`sent`).
+/// than the frame times say. So the firmware's rules (each aim's travel and
+/// settling, its interval) and the cooldown are also checked on the wire's
+/// clock, against a second model fed the commands as they went out (`sent`).
 public struct FireControl: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Degrees between the aim and the target, on each axis, that still count as aimed.
@@ -36,9 +37,14 @@ public struct FireControl: Sendable {
     static let stillWithin = 0.5
 
     public var settings: Settings
-    /// On the wire's clock: the last shot, and the last aim or `L`.
+    /// On the wire's clock: the last shot.
     private var lastShot: Double?
-    private var lastAim: Double?
+    /// The firmware as the wire's clock sees it: every command fed at the
+    /// moment it went out. Frames processed late write their aims in a burst,
+    /// closer together than the frames' times say, and the firmware adds each
+    /// aim's travel as it arrives: an F timed to the frames' model alone was
+    /// refused under load (a horn 58° away, 0.3 s to travel and settle, shot at 0.15 s).
+    private var onTheWire = ServoController()
 
     public init(_ settings: Settings) {
         self.settings = settings
@@ -59,15 +65,17 @@ public struct FireControl: Sendable {
     /// cooldown has passed; whether to shoot at all is the caller's.
     public mutating func acceptedShot(turret: TurretModel, at time: Double, wireTime: Double) -> Command? {
         if cooldownLeft(at: wireTime) > 0 { return nil }
-        if let lastAim, wireTime - lastAim < ServoController.fireSettle + Self.wireMargin { return nil }
         var turret = turret
         turret.advance(to: time)
         let held = turret.controller
         guard abs(turret.pan - Double(held.pan)) < Self.stillWithin, abs(turret.tilt - Double(held.tilt)) < Self.stillWithin,
-            held.fireRefusal(held.pan, at: time - Self.wireMargin) == nil
+            held.fireRefusal(held.pan, at: time - Self.wireMargin) == nil,
+            onTheWire.fireRefusal(held.pan, at: wireTime - Self.wireMargin) == nil
         else { return nil }
         lastShot = wireTime
-        return .fire(held.pan)
+        let shot = Command.fire(held.pan)
+        for byte in shot.bytes { onTheWire.receive(byte, at: wireTime) }
+        return shot
     }
 
     /// Seconds of cooldown left at `wireTime` (0: a shot may go).
@@ -79,6 +87,6 @@ public struct FireControl: Sendable {
 
     /// Notes the aims and sweeps that went on the wire at `wireTime`.
     public mutating func sent(_ commands: [Command], wireTime: Double) {
-        if commands.contains(where: { $0.axis != .trigger }) { lastAim = wireTime }
+        for command in commands { for byte in command.bytes { onTheWire.receive(byte, at: wireTime) } }
     }
 }

@@ -59,16 +59,42 @@ struct FireControlTests {
         return turret
     }
 
+    /// `command` on the wire at `time`, frame and wire clocks alike: into the turret's model and the fire control's.
+    static func send(_ command: Command, at time: Double, to turret: inout TurretModel, _ fire: inout FireControl) {
+        turret.receive(command, at: time)
+        fire.sent([command], wireTime: time)
+    }
+
     @Test("locked, aimed within the tolerance, settled: F with the pan the firmware holds")
     func fires() {
         var fire = FireControl(.init(tolerance: 2, cooldown: 3))
-        #expect(fire.shot(locked: true, aimError: (1.5, -1.5), turret: Self.turret(pan: 93), at: 1, wireTime: 1) == .fire(93))
+        var turret = TurretModel()
+        Self.send(.pan(93), at: 0, to: &turret, &fire)
+        #expect(fire.shot(locked: true, aimError: (1.5, -1.5), turret: turret, at: 1, wireTime: 1) == .fire(93))
+    }
+
+    @Test("aims written late, in a burst after a stall: the shot waits for the horn's travel and settling on the wire's clock, as the firmware times them")
+    func lateAims() {
+        var fire = FireControl(.init())
+        var turret = TurretModel()
+        Self.send(.pan(90), at: 0, to: &turret, &fire)
+        // The frame of 1 s told 90 → 150 (60°: 0.2 s of travel), but its bytes went out at 1.3 s on the wire's clock.
+        turret.receive(.pan(150), at: 1)
+        fire.sent([.pan(150)], wireTime: 1.3)
+        // By the frames' clock the horn stood at 150 since 1.2 s; on the wire the firmware has it arrive at 1.5, settled at 1.6.
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 1.45, wireTime: 1.45) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 1.6, wireTime: 1.6) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 1.66, wireTime: 1.66) == .fire(150))
+        // Nothing on the wire at all: the firmware has no aim, the host does not ask.
+        var silent = FireControl(.init())
+        #expect(silent.shot(locked: true, aimError: (0, 0), turret: Self.turret(), at: 5, wireTime: 5) == nil)
     }
 
     @Test("not locked, no target in sight, or aimed off by more than the tolerance on either axis: no shot")
     func refuses() {
         var fire = FireControl(.init(tolerance: 2, cooldown: 3))
-        let turret = Self.turret()
+        var turret = TurretModel()
+        Self.send(.pan(90), at: 0, to: &turret, &fire)
         #expect(fire.shot(locked: false, aimError: (0, 0), turret: turret, at: 1, wireTime: 1) == nil)
         #expect(fire.shot(locked: true, aimError: nil, turret: turret, at: 1, wireTime: 1) == nil)
         #expect(fire.shot(locked: true, aimError: (2.5, 0), turret: turret, at: 1, wireTime: 1) == nil)
@@ -79,15 +105,17 @@ struct FireControlTests {
     func turretNotReady() {
         var fire = FireControl(.init())
         // Told 90 → 150 at 1 s: 60° take a loaded servo 0.2 s.
-        var moving = Self.turret()
-        moving.receive(.pan(150), at: 1)
+        var moving = TurretModel()
+        Self.send(.pan(90), at: 0, to: &moving, &fire)
+        Self.send(.pan(150), at: 1, to: &moving, &fire)
         #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.15, wireTime: 1.15) == nil)
         // There, but the firmware wants 100 ms of a standing aim after the horn can have arrived, and the host 50 ms more for the wire.
         #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.32, wireTime: 1.32) == nil)
         #expect(fire.shot(locked: true, aimError: (0, 0), turret: moving, at: 1.36, wireTime: 1.36) == .fire(150))
-        var sweeping = Self.turret()
-        sweeping.receive(.lost, at: 1)
+        var sweeping = TurretModel()
         var duringSweep = FireControl(.init())
+        Self.send(.pan(90), at: 0, to: &sweeping, &duringSweep)
+        Self.send(.lost, at: 1, to: &sweeping, &duringSweep)
         #expect(duringSweep.shot(locked: true, aimError: (0, 0), turret: sweeping, at: 2, wireTime: 2) == nil)
         // Since boot, never aimed: the firmware would refuse, so the host does not ask.
         var fresh = FireControl(.init())
@@ -97,7 +125,8 @@ struct FireControlTests {
     @Test("at most once per cooldown, and never within the firmware's own minimum interval")
     func cooldown() {
         var fire = FireControl(.init(cooldown: 2))
-        var turret = Self.turret()
+        var turret = TurretModel()
+        Self.send(.pan(90), at: 0, to: &turret, &fire)
         var shots: [Double] = []
         for frame in 30...300 {
             let time = Double(frame) / 30
