@@ -108,11 +108,10 @@ public struct TargetMotion: Sendable {
     private var walkChanged: Int? {
         guard let (newest, least) = breakAt, samples.count >= newest + minimumSamples else { return nil }
         let older = samples.dropLast(newest), recent = samples.suffix(newest)
-        let meanTime = recent.reduce(0) { $0 + $1.time } / Double(newest)
-        let spread = recent.reduce(0) { $0 + ($1.time - meanTime) * ($1.time - meanTime) }.squareRoot()
         for axis in [\Sample.pan, \Sample.tilt] {
             let before = Self.line(older.map { ($0.time, $0[keyPath: axis]) }, at: older.last!.time)
             let now = Self.line(recent.map { ($0.time, $0[keyPath: axis]) }, at: recent.last!.time)
+            let spread = now.timeSpread
             let change = abs(now.slope - before.slope)
             let jitter = spread > 0 ? before.deviation / spread : .infinity
             // The newest must lie on a line of their own (the change behind them, not among them): the window restarts clean.
@@ -143,8 +142,12 @@ public struct TargetMotion: Sendable {
     }
 
     /// The least-squares line through `points` (time, value): its value at `time`, its
-    /// slope, the points' root mean square distance from it, and the slope's standard error.
-    static func line(_ points: [(time: Double, value: Double)], at time: Double) -> (value: Double, slope: Double, deviation: Double, slopeError: Double) {
+    /// slope, the points' root mean square distance from it, the slope's standard error,
+    /// and the times' spread (the root of their squared distances from their mean: a
+    /// jitter of σ makes a slope of about σ / timeSpread).
+    static func line(
+        _ points: [(time: Double, value: Double)], at time: Double
+    ) -> (value: Double, slope: Double, deviation: Double, slopeError: Double, timeSpread: Double) {
         let count = Double(points.count)
         let meanTime = points.reduce(0) { $0 + $1.time } / count
         let meanValue = points.reduce(0) { $0 + $1.value } / count
@@ -160,6 +163,6 @@ public struct TargetMotion: Sendable {
         }
         // Two of the points' freedoms went into the line.
         let slopeError = variance > 0 && count > 2 ? (squares / (count - 2) / variance).squareRoot() : 0
-        return (meanValue + slope * (time - meanTime), slope, (squares / count).squareRoot(), slopeError)
+        return (meanValue + slope * (time - meanTime), slope, (squares / count).squareRoot(), slopeError, variance.squareRoot())
     }
 }

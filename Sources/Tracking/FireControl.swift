@@ -74,7 +74,7 @@ public struct FireControl: Sendable {
         else { return nil }
         lastShot = wireTime
         let shot = Command.fire(held.pan)
-        for byte in shot.bytes { onTheWire.receive(byte, at: wireTime) }
+        onTheWire.receive(shot, at: wireTime)
         return shot
     }
 
@@ -87,6 +87,6 @@ public struct FireControl: Sendable {
 
     /// Notes the aims and sweeps that went on the wire at `wireTime`.
     public mutating func sent(_ commands: [Command], wireTime: Double) {
-        for command in commands { for byte in command.bytes { onTheWire.receive(byte, at: wireTime) } }
+        for command in commands { onTheWire.receive(command, at: wireTime) }
     }
 }

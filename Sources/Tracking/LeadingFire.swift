@@ -82,9 +82,12 @@ public struct LeadingFire: Sendable {
         }
         motion.add(time: sighting.time, pan: sighting.pan, tilt: sighting.tilt)
         lastFaceDegrees = sighting.faceDegrees
-        if isWalking { lastWalked = sighting.time }
-        let heading = isWalking ? (motion.estimate.map { $0.panSpeed > 0 ? 1 : -1 } ?? 0) : 0
-        legs.update(restartedAt: motion.restartedAt, heading: heading)
+        // One fit of the window for both: the walk now, and its way.
+        let estimate = motion.estimate
+        let walking = estimate.map { Self.isWalking($0) } ?? false
+        if walking { lastWalked = sighting.time }
+        let way = estimate.map { $0.panSpeed > 0 ? 1 : -1 } ?? 0
+        legs.update(restartedAt: motion.restartedAt, heading: walking ? way : 0)
     }
 
     /// Whether a still shot may go at the target: it does not walk, and if it
@@ -101,7 +104,9 @@ public struct LeadingFire: Sendable {
     }
 
     /// The target walks: the lead's rules apply rather than the still aim's.
-    public var isWalking: Bool { motion.estimate?.isPanMoving(atLeast: Self.walkingSpeed) ?? false }
+    public var isWalking: Bool { motion.estimate.map { Self.isWalking($0) } ?? false }
+
+    static func isWalking(_ estimate: StraightWalk.Estimate) -> Bool { estimate.isPanMoving(atLeast: walkingSpeed) }
 
     /// Forgets the plan (the lock went, the steering changed).
     public mutating func drop() { plan = nil }

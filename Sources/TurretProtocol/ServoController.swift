@@ -137,6 +137,11 @@ public struct ServoController: Sendable, Equatable {
         }
     }
 
+    /// Feeds a whole command, its bytes received at `time`.
+    public mutating func receive(_ command: Command, at time: Double) {
+        for byte in command.bytes { receive(byte, at: time) }
+    }
+
     /// When a horn told at `time` to move `degrees` can have arrived: it
     /// heads for the new angle from wherever it is on its way to the old one,
     /// so at most that long after it would have reached the old one. A servo
