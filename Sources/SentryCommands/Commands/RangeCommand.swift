@@ -160,13 +160,13 @@ struct RangeAim {
                 return abs(world.angles(x: place.x, y: world.faceHeight, z: place.z).pan - pan)
             }.min()!
         }
-        errors.sort()
     }
 
     var row: [String] {
-        [
+        let sorted = errors.sorted()
+        return [
             scenario.name, scenario.speed == 0 ? "still" : String(printf: "%g m/s", scenario.speed),
-            String(printf: "%.2f°", errors[errors.count / 2]), String(printf: "%.2f°", errors[errors.count * 9 / 10]),
+            String(printf: "%.2f°", sorted[sorted.count / 2]), String(printf: "%.2f°", sorted[sorted.count * 9 / 10]),
         ]
     }
 }
