@@ -215,12 +215,9 @@ FUZZ_SECONDS ?= 600
 # Fuzzers at once (FUZZ_JOBS=1 on a one-core machine).
 FUZZ_JOBS ?= 2
 FUZZ_TARGETS = cascade protocol model frames mqtt http
-# SwiftPM builds one product per call; the calls share one build folder, so
-# each after the first only links its own target.
+# Every fuzzer in one build (Package.swift keeps only them and what they import).
 fuzz-build:
-	for target in $(FUZZ_TARGETS); do \
-		SENTRY_FUZZING=1 $(SWIFT) build -c release --scratch-path .build-fuzz --product fuzz-$$target || exit 1; \
-	done
+	SENTRY_FUZZING=1 $(SWIFT) build -c release --scratch-path .build-fuzz
 fuzz-run: fuzz-build
 	printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} tools/fuzz-one {} $(FUZZ_SECONDS)
 

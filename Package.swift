@@ -230,7 +230,7 @@ let package = Package(
         .testTarget(name: "ProcessorFeaturesTests", dependencies: ["ProcessorFeatures"]),
         .testTarget(name: "TurretProtocolTests", dependencies: ["TurretProtocol", "Geometry"]),
         .testTarget(name: "TurretTests", dependencies: ["Turret", "TurretProtocol", "Geometry"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTopics", "Events", "Geometry", "Mosquitto", "LogRecording", "Waiting"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "MQTTTopics", "Events", "Geometry", "Mosquitto", "LogRecording", "ProcessThreads", "Waiting"]),
         .testTarget(name: "EventsTests", dependencies: ["EventPictures", "Events", "Geometry"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "ModelFiles", "Scratch"]),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "Motion", "Turret", "Geometry", "TurretProtocol"]),
@@ -292,4 +292,15 @@ if Context.environment["SENTRY_FUZZING"] != nil {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitizers), .define("FUZZING")]
         if target.type == .executable { target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(sanitizers)] }
     }
+    // The package then holds the fuzzers and what they import, nothing else, so that one
+    // `swift build` makes all of them at once (one call per fuzzer built them one by one).
+    let targets = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var needed = Set(package.targets.filter { $0.name.hasPrefix("fuzz-") || $0.type == .plugin }.map(\.name))
+    var unvisited = Array(needed)
+    while let name = unvisited.popLast() {
+        for case .targetItem(let dependency, _) in targets[name]?.dependencies ?? [] where needed.insert(dependency).inserted { unvisited.append(dependency) }
+        for case .byNameItem(let dependency, _) in targets[name]?.dependencies ?? [] where needed.insert(dependency).inserted { unvisited.append(dependency) }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
+    package.products = []
 }

@@ -190,9 +190,7 @@ struct SimulateFireTests {
         let port = try SerialPort(path: path)
         _ = try port.write(Array("F90.X100.".utf8))  // never aimed: refused
         usleep(800_000)  // the first aim counts a whole 180° of travel: 0.6 s, then 0.1 s still
-        _ = try port.write(Array("F100.".utf8))  // aimed, settled: fires
-        usleep(100_000)
-        _ = try port.write(Array("F100.".utf8))  // too soon: refused
+        _ = try port.write(Array("F100.F100.".utf8))  // aimed and settled: the first fires; the second, right after it, is too soon
         process.waitUntilExit()
         port.close()
         text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)

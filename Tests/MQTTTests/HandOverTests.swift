@@ -1,5 +1,6 @@
 import Foundation
 import LogRecording
+import ProcessThreads
 import Synchronization
 import Testing
 import Waiting
@@ -16,7 +17,7 @@ struct HandOverTests {
     /// acknowledge everything and print each PUBLISH as `got TOPIC PAYLOAD`.
     /// `backlog`: a listening socket whose queue is full, so a connect is never answered.
     static let script = """
-        import socket, struct, sys, time
+        import signal, socket, struct, sys
         mode = sys.argv[1]
         server = socket.socket(); server.bind(("127.0.0.1", 0))
         if mode == "backlog":
@@ -28,7 +29,7 @@ struct HandOverTests {
                 except BlockingIOError: pass
                 fillers.append(filler)
             print(server.getsockname()[1], flush=True)
-            time.sleep(600)
+            signal.pause()
         server.listen(8)
         print(server.getsockname()[1], flush=True)
 
@@ -132,8 +133,10 @@ struct HandOverTests {
         var options = MQTTClientOptions(host: "127.0.0.1", port: broker.port, clientID: "sentry-stuck")
         options.connectTimeout = 60
         let client = MQTTClient(options: options, logger: log.logger) { _ in }
-        // The scenario: the client in its connect when stop() comes.
-        usleep(300_000)
+        // The scenario: stop() comes while the client's thread waits in poll(2) for its
+        // connect (non-blocking) to be answered, the only wait of a first attempt.
+        let waiting = eventually { ProcessThreads.systemCalls(named: "sentry-mqtt").values.contains(ProcessThreads.pollCall) }
+        #expect(waiting, "the client's thread never waited for its connect: \(ProcessThreads.systemCalls(named: "sentry-mqtt"))")
         client.stop()
         // Before, stop() gave up after its own bound (12 s) and left the thread in the 60 s connect.
         #expect(client.hasEnded)

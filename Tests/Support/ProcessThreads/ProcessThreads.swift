@@ -30,6 +30,21 @@ public enum ProcessThreads {
         threadFiles(of: pid, named: name, "status").values.compactMap(waits).reduce(0, +)
     }
 
+    /// The system calls the threads named `name` are in (the first field of
+    /// /proc/PID/task/TID/syscall: its number, -1 in none, "running" on a core), by thread
+    /// id: how a test knows a thread is blocked inside a call such as connect(2).
+    public static func systemCalls(of pid: Int32 = getpid(), named name: String) -> [Int: Int] {
+        threadFiles(of: pid, named: name, "syscall").compactMapValues { Int($0.split(separator: " ").first ?? "") }
+    }
+
+    /// poll(2)'s number in /proc's syscall files (the kernel's, asm/unistd.h; glibc's
+    /// SYS_poll is a macro Swift does not import). aarch64 has only ppoll, which glibc's poll calls.
+    #if arch(x86_64)
+        public static let pollCall = 7
+    #else
+        public static let pollCall = 73
+    #endif
+
     /// The children of `pid` whose command is `name`.
     public static func children(of pid: Int32, named name: String) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
