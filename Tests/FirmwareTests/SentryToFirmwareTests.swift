@@ -107,7 +107,8 @@ extension SentryToFirmwareTests {
     /// did not end it (tried: the next make test refused 1 of 5 F all the same), so the likelier
     /// cause is on sentry's side: aims written in a burst after a stall reach the firmware closer
     /// together than the frames' clock that sentry's turret model runs on says, and the firmware
-    /// adds their travels. Modelling the turret on the wire's clock is left for issue 71; the
+    /// adds their travels. sentry now models the turret on the wire's clock too (FireControl),
+    /// and every F made a pulse in the runs since, but this stays lenient on the count; the
     /// safety rule, no pulse without an F, holds here strictly.
     static func takesTheShots(sent: Int, pulses: Int) -> Bool { pulses >= 1 && pulses <= sent }
 }
@@ -124,12 +125,9 @@ struct SentryToFirmwareTests {
         let firmware = try FirmwareOnPty(scratch: scratch)
         let (track, status) = try firmware.runSentry(["--camera", clip, "--track", "--quiet"])
         #expect(status == 0)
-        // The parting command (--on-exit hold) has arrived and the servos are still; then nothing moves.
-        #expect(firmware.becameStill())
-        let atExit = firmware.panChanges.count
-        // A negative check with a stated window.
-        usleep(700_000)
-        #expect(firmware.panChanges.count == atExit, "the turret moved after sentry exited: \(firmware.panChanges.suffix(5))")
+        // The parting command (--on-exit hold) has arrived, then nothing moves for a second
+        // (a negative check with a stated window).
+        #expect(firmware.becameStill(quiet: 1), "the turret kept moving after sentry exited: \(firmware.panChanges.suffix(5))")
         let log = try firmware.stop()
 
         let sent: [Int] = track.split(separator: "\n").compactMap { line in
@@ -165,11 +163,10 @@ struct SentryToFirmwareTests {
         kill(sentry.processIdentifier, SIGKILL)
         sentry.waitUntilExit()
         let killedAt = try #require(firmware.panChanges.last).milliseconds
-        #expect(firmware.becameStill(), "still sweeping 10 s after kill -9")
+        // Still for a whole second (a negative check with a stated window): a simavr kept off
+        // the cores for a third of one on a loaded host had looked still and swept on.
+        #expect(firmware.becameStill(quiet: 1), "still sweeping 10 s after kill -9")
         let stoppedAt = try #require(firmware.panChanges.last).milliseconds
-        // A negative check with a stated window: still for another second.
-        usleep(1_000_000)
-        #expect(firmware.panChanges.last?.milliseconds == stoppedAt, "moving again after it stopped")
         let stoppedAfter = (stoppedAt - killedAt) / 1000
         print("kill -9: the sweep stopped \(stoppedAfter) s after the last step seen at the kill")
         #expect(stoppedAfter <= 5.2, "stopped \(stoppedAfter) s after the kill")

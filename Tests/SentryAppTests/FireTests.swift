@@ -78,10 +78,13 @@ struct FireHostTests {
         // Face in view 0–1.5 s and 2.5–4 s, locked 0.5 s after it appears:
         // a shot at each lock, the first once the first aim after boot can
         // have travelled (a whole 180°: 0.6 s, then 100 ms still, and the
-        // wire's 50 ms). A second would be due 1 s later, just as the face
-        // leaves, but the host keeps 50 ms clear of the firmware's 1 s
+        // wire's 50 ms): 0.8 s, or a frame or two later when a loaded host
+        // wrote the aim late (the host counts the travel from when the aim
+        // was written). A second would be due 1 s after the first, as the
+        // face leaves, but the host keeps 50 ms clear of the firmware's 1 s
         // minimum (for the wire), and by then the face is gone.
-        #expect(shots.map { ($0.timestamp * 10).rounded() / 10 } == [0.8, 3.0])
+        let times = shots.map { ($0.timestamp * 10).rounded() / 10 }
+        #expect(times.count == 2 && (0.8...1.1).contains(times[0]) && (3.0...3.3).contains(times[1]), "\(times)")
         #expect(shots.allSatisfy { $0.isLocked })
         #expect(summary.servoTrack.last?.shots == shots.count)
         #expect(!summary.results.contains { !$0.isLocked && $0.commands.contains { $0.axis == .trigger } })

@@ -12,7 +12,7 @@ import Video
 
 /// Clips a camera could have taken: the astronaut photo, still or drifting,
 /// with a sensor's grain new in every frame (ffmpeg's temporal noise) and
-/// H.264's compression on top, at 30 fps.
+/// H.264's compression on top, at 30 fps; played from a decoded copy (`Clips.makeDecoded`).
 enum CameraClips {
     static let framesPerSecond = 30.0
 
@@ -22,7 +22,7 @@ enum CameraClips {
     /// the canvas; the face's centre is at x = 784.5 - left there.
     static func make(_ name: String, seconds: Double, left: String) -> String {
         let photo = DemoClip.repository.appendingPathComponent("Tests/Fixtures/photos/astronaut.png").path
-        return Clips.make(
+        return Clips.makeDecoded(
             name + ".mp4",
             [
                 "-loop", "1", "-framerate", "30", "-t", String(seconds), "-i", photo,

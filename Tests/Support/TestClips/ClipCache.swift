@@ -15,14 +15,29 @@ enum ClipCache {
 
     /// The clip `name` (`still-0.mp4`) that `command` writes to the path put after
     /// its arguments, made now unless the cache holds it; `reads` are the files it
-    /// reads that its arguments do not name. It writes under another name, renamed
-    /// when whole: processes side by side never read a clip still being written.
+    /// reads that its arguments do not name.
     static func clip(_ name: String, command: [String], reads: [String] = []) -> String {
         let url = URL(fileURLWithPath: name)
         let stem = url.deletingPathExtension().lastPathComponent, suffix = url.pathExtension
-        let path = folder.appendingPathComponent("\(stem)-\(key(command + reads)).\(suffix)").path
+        return made(folder.appendingPathComponent("\(stem)-\(key(command + reads)).\(suffix)").path, by: command)
+    }
+
+    /// `clip` (one of this folder's) decoded once into YUV4MPEG beside it, under its
+    /// name (which holds its recipe's hash) with `.y4m`: ffmpeg plays the same frames
+    /// from it, byte for byte, without decoding the clip's codec at every play.
+    static func decoded(_ clip: String) -> String {
+        let path = URL(fileURLWithPath: clip).deletingPathExtension().appendingPathExtension("y4m").path
+        return made(path, by: ["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", clip, "-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p"])
+    }
+
+    /// `path`, made now by `command` (the path put after its arguments) unless it is
+    /// there. It writes under another name, renamed when whole: processes side by side
+    /// never read a clip still being written.
+    private static func made(_ path: String, by command: [String]) -> String {
         if !FileManager.default.fileExists(atPath: path) {
-            let partial = folder.appendingPathComponent("\(stem)-partial-\(UUID().uuidString).\(suffix)").path
+            let url = URL(fileURLWithPath: path)
+            let partial = url.deletingLastPathComponent().appendingPathComponent(
+                "\(url.deletingPathExtension().lastPathComponent)-partial-\(UUID().uuidString).\(url.pathExtension)").path
             let process = Process()
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst()) + [partial]
