@@ -298,8 +298,12 @@ if Context.environment["SENTRY_FUZZING"] != nil {
     var needed = Set(package.targets.filter { $0.name.hasPrefix("fuzz-") || $0.type == .plugin }.map(\.name))
     var unvisited = Array(needed)
     while let name = unvisited.popLast() {
-        for case .targetItem(let dependency, _) in targets[name]?.dependencies ?? [] where needed.insert(dependency).inserted { unvisited.append(dependency) }
-        for case .byNameItem(let dependency, _) in targets[name]?.dependencies ?? [] where needed.insert(dependency).inserted { unvisited.append(dependency) }
+        for dependency in targets[name]?.dependencies ?? [] {
+            switch dependency {
+            case .targetItem(let target, _), .byNameItem(let target, _): if needed.insert(target).inserted { unvisited.append(target) }
+            default: break  // another package's product: built as that package builds it
+            }
+        }
     }
     package.targets.removeAll { !needed.contains($0.name) }
     package.products = []

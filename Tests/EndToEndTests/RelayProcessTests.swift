@@ -54,17 +54,9 @@ final class RunningRelay {
         return run.standardOutput.split(separator: "\n").map(String.init)
     }
 
-    /// What reached the pty within `seconds`.
-    func received(within seconds: Double = 0.5) -> String {
-        var bytes: [UInt8] = []
-        let deadline = monotonicSeconds() + seconds
-        while monotonicSeconds() < deadline { bytes += pty.read(timeout: 0.05) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// What reaches the relay's pty until nothing more has come for `quiet` seconds
-    /// (`seconds` at most): all of it, however late a loaded host lets it through.
-    func received(quiet: Double, within seconds: Double) -> String {
+    /// What reaches the pty within `seconds`, or, with `quiet`, until nothing more has
+    /// come for that long: all of it, however late a loaded host lets it through.
+    func received(within seconds: Double = 0.5, quiet: Double = .infinity) -> String {
         var bytes: [UInt8] = []
         let deadline = monotonicSeconds() + seconds
         var lastByte = monotonicSeconds()
@@ -244,7 +236,7 @@ struct RelayProcessTests {
         let remote = try SentryProcess(["--camera", DemoClip.path, "--serial", relay.url, "--quiet"])
         #expect(remote.status == 0, "\(remote.standardError)")
         // Until the line has been quiet for a second: a fixed second once ended 36 bytes short.
-        let relayed = relay.received(quiet: 1, within: 10)
+        let relayed = relay.received(within: 10, quiet: 1)
         #expect(directBytes.count > 100)
         #expect(relayed == directBytes)
     }

@@ -13,6 +13,9 @@ enum ClipCache {
         return url
     }()
 
+    /// ffmpeg as the clips are made: quiet but for errors, overwriting.
+    static let ffmpeg = ["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y"]
+
     /// The clip `name` (`still-0.mp4`) that `command` writes to the path put after
     /// its arguments, made now unless the cache holds it; `reads` are the files it
     /// reads that its arguments do not name.
@@ -27,7 +30,7 @@ enum ClipCache {
     /// from it, byte for byte, without decoding the clip's codec at every play.
     static func decoded(_ clip: String) -> String {
         let path = URL(fileURLWithPath: clip).deletingPathExtension().appendingPathExtension("y4m").path
-        return made(path, by: ["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", clip, "-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p"])
+        return made(path, by: ffmpeg + ["-i", clip, "-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p"])
     }
 
     /// `path`, made now by `command` (the path put after its arguments) unless it is

@@ -5,7 +5,7 @@ public enum Clips {
     /// The clip `name` made by ffmpeg from `arguments` with `codec` (lossless
     /// FFV1 unless a test wants a camera's compression).
     public static func make(_ name: String, _ arguments: [String], codec: [String] = ["-c:v", "ffv1"]) -> String {
-        ClipCache.clip(name, command: ["/usr/bin/env", "ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + codec)
+        ClipCache.clip(name, command: ClipCache.ffmpeg + arguments + codec)
     }
 
     /// `make`'s clip, played from a copy decoded once (YUV4MPEG, the same frames
