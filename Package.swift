@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(name: "ConfigTests", dependencies: ["Scratch", "Config"]),
         .testTarget(name: "SentryCommandsTests", dependencies: ["RunControl", "Scratch", "Waiting", "SentryCommands", "SentryApp", "Tracking", "Config", "Console", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TurretProtocol"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["RunControl", "Console", "Events", "Scratch", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
+        .testTarget(name: "ConsoleTests", dependencies: ["RunControl", "Waiting", "Console", "Events", "Scratch", "JPEG", "Video", "Tracking", "Imaging", "Geometry", "MonotonicTime", "WebServing",
                                                          "FaceDetection"]),
         .testTarget(name: "HooksTests", dependencies: ["Scratch", "LogRecording", "Waiting", "Hooks", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "VideoTests", dependencies: ["Scratch", "Video", "Imaging", "VirtualCamera", "FaceDetection", "Letterboxing"]),
@@ -246,7 +246,7 @@ let package = Package(
         .target(name: "ProcessThreads", path: "Tests/Support/ProcessThreads"),
         .testTarget(name: "TFLiteTests", dependencies: ["TFLite", "ProcessThreads", "Waiting"], swiftSettings: vectorUnit),
         .testTarget(name: "LetterboxingTests", dependencies: ["Letterboxing", "Imaging", "CVectorSums"], swiftSettings: vectorUnit),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "FaceDetection", "MiniXML", "TFLite", "Video", "Imaging", "Geometry"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["ModelFiles", "Waiting", "FaceDetection", "MiniXML", "TFLite", "Video", "Imaging", "Geometry"]),
         .testTarget(name: "ExpressionsTests", dependencies: ["Expressions", "Geometry", "Imaging"]),
         .testTarget(
             name: "FaceMeshTests", dependencies: ["ModelFiles", "FaceMesh", "Expressions", "FaceDetection", "TFLite", "Imaging", "Geometry", "Video", "TestClips"]),
@@ -268,7 +268,7 @@ let package = Package(
         .target(name: "HTTPTestClient", path: "Tests/Support/HTTPTestClient"),
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
-        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Detectors", "LogRecording", "SentryApp", "FaceRecognition", "Events", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret",
+        .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Waiting", "Detectors", "LogRecording", "SentryApp", "FaceRecognition", "Events", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret",
                                                            "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "ShootingRange", "FaceDetection", "ModelFiles",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.

@@ -10,6 +10,7 @@ import Synchronization
 import Testing
 import Tracking
 import Video
+import Waiting
 import WebServing
 
 /// Stands in for the running sentry: records what the console asked for.
@@ -238,18 +239,21 @@ struct ConsoleRoutesTests {
             return
         }
         let hub = hub
+        var body = makeStream()
         // A thread of its own, as the frame loop is: the stream blocks this test's thread while it waits.
+        // Frames a thirtieth of a second apart on their own clock, each once the one before is encoded.
         let stopped = Atomic(false)
         let publisher = Thread {
+            let start = monotonicSeconds()
             for index in 5..<200 where !stopped.load(ordering: .relaxed) {
-                hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index, chroma: index.isMultiple(of: 2)), capturedAt: monotonicSeconds())
-                usleep(20_000)
+                let encoded = hub.figures.framesEncoded
+                hub.publish(sampleStatus(frame: index), frame: sampleFrame(index: index, chroma: index.isMultiple(of: 2)), capturedAt: start + Double(index) / 30)
+                _ = eventually(within: 2, lookingEvery: 0.001) { hub.figures.framesEncoded > encoded || stopped.load(ordering: .relaxed) }
             }
         }
         publisher.start()
         var received: [UInt8] = []
         var parts: [(index: Int, jpeg: [UInt8])] = []
-        var body = makeStream()
         while let chunk = body.next() {
             received += chunk
             parts = MJPEGParts.split(received)

@@ -11,12 +11,12 @@ import WebSocketFrames
 
 /// A WebSocket server on loopback that completes the handshake as a relay does,
 /// then sends `hostile` to every client, again on every reconnection, and holds
-/// the connection for a while (a peer that never closes).
+/// the connection until sentry closes it (a peer that never closes).
 final class HostileRelay: @unchecked Sendable {
     let port: UInt16
     private let listener: Int32
     private let hostile: [UInt8]
-    /// More bytes sent after `hostile`, a chunk every 10 ms (an endless frame).
+    /// More bytes sent after `hostile`, for as long as sentry takes them (an endless frame).
     private let trickle: Bool
     private(set) var connections = 0
     private var stopped = false
@@ -63,10 +63,15 @@ final class HostileRelay: @unchecked Sendable {
         let accept = WebSocketFrames.acceptValue(forKey: key)
         let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
         guard send(Array(reply.utf8) + hostile, to: client) else { return }
+        // Held until sentry hangs up (10 s at most): sending more for as long as it takes them,
+        // or waiting for its close.
+        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        for option in [SO_SNDTIMEO, SO_RCVTIMEO] { setsockopt(client, SOL_SOCKET, option, &limit, socklen_t(MemoryLayout<timeval>.size)) }
         let filler = [UInt8](repeating: 0x41, count: 1024)
-        for _ in 0..<300 where !stopped {
-            if trickle, !send(filler, to: client) { return }
-            usleep(10_000)
+        if trickle {
+            while !stopped, send(filler, to: client) {}
+        } else {
+            while !stopped, read(client, &chunk, chunk.count) > 0 {}
         }
     }
 

@@ -44,13 +44,18 @@ struct IdleThreadsTests {
         // Pause the decoder: sentry drains the pipe and blocks waiting for a frame.
         kill(decoders[0], SIGSTOP)
         defer { kill(decoders[0], SIGCONT) }
-        usleep(500_000)
-        let before = ProcessThreads.cpuNanoseconds(of: pid, named: "sentry-tflite-1")
-        usleep(1_000_000)
-        let after = ProcessThreads.cpuNanoseconds(of: pid, named: "sentry-tflite-1")
-        let used = after.map { tid, nanoseconds in nanoseconds - (before[tid] ?? nanoseconds) }.reduce(0, +)
-        // Spinning would be ~1e9 ns; a parked thread shows none.
-        #expect(used < 1_000_000, "the helpers ran \(used) ns in a second with no frames")
+        // A negative check with a stated window (TESTING.md): a second in which the helpers use
+        // under a millisecond of CPU, among the first five after the pause (the frames read
+        // before it go through first). Spinning would be ~1e9 ns a second; a parked thread shows none.
+        var used = Int.max
+        var after: [Int: Int] = [:]
+        for _ in 0..<5 where used >= 1_000_000 {
+            let before = ProcessThreads.cpuNanoseconds(of: pid, named: "sentry-tflite-1")
+            usleep(1_000_000)
+            after = ProcessThreads.cpuNanoseconds(of: pid, named: "sentry-tflite-1")
+            used = after.map { tid, nanoseconds in nanoseconds - (before[tid] ?? nanoseconds) }.reduce(0, +)
+        }
+        #expect(used < 1_000_000, "the helpers ran \(used) ns in each second with no frames")
         // And it did work while there were frames.
         let worked = after.values.reduce(0, +)
         #expect(worked > 0, "the helpers never ran")

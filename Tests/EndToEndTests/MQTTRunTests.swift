@@ -206,8 +206,12 @@ struct MQTTRunTests {
         let broker = try MosquittoBroker()
         let twins = try (0..<2).map { _ in try SentryOnBroker(broker, name: "raspberrypi") }
         #expect(eventually(within: 15) { twins.allSatisfy { $0.log.contains("mqtt: connected") } }, "\(twins.map(\.log))")
-        // A window to see what the old client id did: each connection dropped the other's, again every second or two.
-        usleep(3_000_000)
+        // The old client id was the name alone: Mosquitto closes the older of two connections
+        // with one id as the newer connects, and logs it before it answers the newer. Both
+        // answered, so a knock-off would be in the broker's log by now; none is, and the ids differ.
+        let ids = twins.map { $0.log.components(separatedBy: "mqtt: connected to 127.0.0.1:\(broker.port) as ").dropFirst().first?.prefix { $0 != " " && $0 != "\n" } ?? "" }
+        #expect(Set(ids).count == 2 && ids.allSatisfy { $0.hasPrefix("sentry-raspberrypi-") }, "\(ids)")
+        #expect(ids.allSatisfy { broker.log.contains(" as \($0) ") } && !broker.log.contains("already connected"), "\(broker.log)")
         for twin in twins {
             #expect(twin.log.components(separatedBy: "mqtt: connected").count == 2 && !twin.log.contains("mqtt: broker"), "\(twin.log)")
             #expect(twin.stop() == 0)

@@ -1,6 +1,8 @@
 import FaceDetection
 import Foundation
 import Testing
+import Waiting
+
 @testable import TFLite
 
 /// BlazeFace's networks run on several threads as chains of units (see `WorkerPool`),
@@ -105,8 +107,8 @@ struct SharedNetworkTests {
                         "\(interpreter.threads) threads, run \(run), output \(output): value \(differs.map { "\($0.offset): \($0.element)" } ?? "")")
                 }
             }
-            // Now and then a frame's gap, in which the helpers park.
-            if run % 10 == 0 { usleep(2000) }
+            // Now and then a frame's gap: until every helper has spun out and parked; the next run wakes them.
+            if run % 10 == 0 { #expect(eventually { shared.allSatisfy { $0.pool.map { $0.parkedHelpers == $0.helpers } ?? false } }) }
         }
     }
 }

@@ -406,13 +406,13 @@ struct OperatorTests {
             #expect(eventually { !pool.helperThreads.withLock(\.isEmpty) })
             interpreter.invoke()
             let (cpuBefore, sleepsBefore) = (try Self.cpuNanoseconds(of: pool), try Self.sleeps(of: pool))
-            // A frame's gap after each run (a fifth of a millisecond), in which a woken helper goes
-            // back to sleep: 200 runs, and where the helper is woken, on until it has slept 20 times
-            // (a host whose cores other tests keep busy kept it off them for all of 200 runs once).
+            // A frame's gap after each run, until a woken helper has gone back to sleep: 200 runs,
+            // and where the helper is woken, on until it has slept 20 times (a host whose cores
+            // other tests keep busy kept it off them for all of 200 runs once).
             var runs = 0
             repeat {
                 interpreter.invoke()
-                usleep(200)
+                #expect(eventually(lookingEvery: 0.0001) { pool.parkedHelpers == pool.helpers })
                 runs += 1
             } while try runs < 200 || (side == 12 && runs < 20_000 && Self.sleeps(of: pool) - sleepsBefore < 20)
             helperNanoseconds[side] = try Self.cpuNanoseconds(of: pool) - cpuBefore

@@ -25,8 +25,8 @@ struct WorkerPoolTests {
         }
         for step in 0..<5000 {
             pool.run(units: step..<step + 1)
-            // Now and then a gap long enough for the helpers to park.
-            if step % 500 == 0 { usleep(2000) }
+            // Now and then a gap until both helpers have spun out and parked: the next run wakes them.
+            if step % 500 == 0 { #expect(eventually { pool.parkedHelpers == 2 }) }
         }
         pool.stop()
         #expect(tally.counts.withLock { $0 }.allSatisfy { $0 == 1 })
@@ -72,15 +72,20 @@ struct WorkerPoolTests {
             let onCaller = callerThread.withLock { $0 } == Thread.current
             ranBy.withLock { for part in parts { $0[part] = onCaller ? 0 : 1 } }
             claims.withLock { $0.append((parts, onCaller)) }
-            // The helper's claim takes long, as if it had lost its core.
-            usleep(onCaller ? 2000 : 50_000)
+            if onCaller {
+                // The caller's first claim waits until the helper has one too (a second at most).
+                _ = eventually(within: 1, lookingEvery: 0.0001) { claims.withLock { $0.contains { !$0.onCaller } } }
+            } else {
+                // The helper's claim lasts, as if it had lost its core, until the caller has run every other part.
+                #expect(eventually(lookingEvery: 0.0001) { ranBy.withLock(\.count) == 20 })
+            }
         }
         callerThread.withLock { $0 = Thread.current }
         pool.run(units: 0..<1)
         pool.stop()
         #expect(ranBy.withLock { $0 }.count == 20)
         let made = claims.withLock { $0 }
-        #expect(made.filter { !$0.onCaller }.count <= 1)
+        #expect(made.filter { !$0.onCaller }.count == 1, "\(made)")
         // Each claim a third of what was left: the first ones large, the last ones single parts.
         #expect((made.first(where: \.onCaller)?.parts.count ?? 0) >= 4)
         #expect(made.last?.parts.count == 1)
@@ -93,7 +98,7 @@ struct WorkerPoolTests {
         let pool = WorkerPool(helpers: 1, units: Self.units(20, parts: 16)) { _, parts, _ in
             let onCaller = callerThread.withLock { $0 } == Thread.current
             ranBy.withLock { for part in parts { $0[part] = onCaller } }
-            usleep(1000)
+            busy(for: 0.001)
         }
         callerThread.withLock { $0 = Thread.current }
         for step in 0..<20 {
@@ -126,7 +131,7 @@ struct WorkerPoolTests {
                     if done[unit - 1].count < 16 { overlapped.withLock { $0 += 1 } }
                 }
             }
-            usleep(UInt32.random(in: 20...300))
+            busy(for: Double.random(in: 20e-6...300e-6))
             done.withLock { for part in parts { $0[unit].insert(part) } }
         }
         for _ in 0..<20 {
@@ -146,7 +151,7 @@ struct WorkerPoolTests {
         let early = Mutex(0)
         let pool = WorkerPool(helpers: 1, units: Self.units(2, parts: 8)) { unit, parts, _ in
             if unit == 1, done.withLock({ $0[0].count }) < 8 { early.withLock { $0 += 1 } }
-            usleep(UInt32.random(in: 20...200))
+            busy(for: Double.random(in: 20e-6...200e-6))
             done.withLock { for part in parts { $0[unit].insert(part) } }
         }
         for _ in 0..<50 {
