@@ -16,7 +16,7 @@ final class HostileRelay: @unchecked Sendable {
     let port: UInt16
     private let listener: Int32
     private let hostile: [UInt8]
-    /// More bytes sent after `hostile`, for as long as sentry takes them (an endless frame).
+    /// More bytes sent after `hostile`, a kilobyte every 10 ms until sentry hangs up (an endless frame).
     private let trickle: Bool
     private(set) var connections = 0
     private var stopped = false
@@ -63,13 +63,16 @@ final class HostileRelay: @unchecked Sendable {
         let accept = WebSocketFrames.acceptValue(forKey: key)
         let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
         guard send(Array(reply.utf8) + hostile, to: client) else { return }
-        // Held until sentry hangs up (10 s at most): sending more for as long as it takes them,
-        // or waiting for its close.
+        // Held until sentry hangs up (10 s at most): a kilobyte more every 10 ms (a slow
+        // sender's endless frame), or waiting for its close.
         var limit = timeval(tv_sec: 10, tv_usec: 0)
         for option in [SO_SNDTIMEO, SO_RCVTIMEO] { setsockopt(client, SOL_SOCKET, option, &limit, socklen_t(MemoryLayout<timeval>.size)) }
         let filler = [UInt8](repeating: 0x41, count: 1024)
         if trickle {
-            while !stopped, send(filler, to: client) {}
+            for _ in 0..<1000 where !stopped {
+                guard send(filler, to: client) else { return }
+                usleep(10_000)
+            }
         } else {
             while !stopped, read(client, &chunk, chunk.count) > 0 {}
         }
