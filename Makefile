@@ -7,6 +7,10 @@
 SWIFT ?= swift
 SHELL := /bin/bash
 DEMO_CLIP := .cache/demo.mkv
+# make install's static release binary, which the tests run as a user does. Set
+# here, before any rule names it: make reads a rule's prerequisites as it meets
+# the rule (check named an empty one, and ran its tests on a stale binary).
+INSTALL_BUILD := .build-install/release/sentry
 # The project's own Python (tools/setup makes it): the tests' and tools' python3.
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 
@@ -89,7 +93,6 @@ USER_DOCS = README.md LICENSE CONTRIBUTING.md $(wildcard docs/*.md) $(wildcard d
 # instead of growing the binary.
 WITHOUT_FOUNDATION = $(foreach library,Foundation FoundationInternationalization CoreFoundation _FoundationICU,\
 	-Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc $(library))
-INSTALL_BUILD = .build-install/release/sentry
 $(INSTALL_BUILD): setup
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-install --product sentry $(WITHOUT_FOUNDATION)
 # Man pages: sentry(1) and one per subcommand (sentry-run(1)…), from the commands'
