@@ -33,8 +33,9 @@ struct MemoryTests {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
-    // Two runs cover the four ways a frame leaves sentry: memory only adds up, so a
-    // leak in reading the face or in keeping events shows beside the other.
+    // Two runs cover what four did (the simulated servo, a pty, the face read, events
+    // kept): memory only adds up, so a leak in reading the face or in keeping events
+    // shows in the simulated servo's run beside the other.
     @Test(
         "sentry run on the simulated servo reading the face and keeping events, and on a pty that reads: the same peak memory for 10·N frames as for N",
         arguments: [["--serial", "sim", "--expressions", "--events", "EVENTS"], ["--serial", "PTY"]])
