@@ -29,12 +29,15 @@
  *   nothing else to say, once it has seen this sketch's READY.
  *
  * Never blocks: one byte at a time through a state machine, the sweep is a
- * millis() timer. Anything that is not part of a valid command is ignored
+ * millis() timer; between interrupts the CPU sleeps (idle), woken by the
+ * next byte or millisecond tick. Anything that is not part of a valid command is ignored
  * and never moves a servo. Prints "READY" once at boot, nothing else.
  *
  * Builds in the Arduino IDE as a normal sketch, and with Debian's packages:
  * make -C firmware (see firmware/Makefile).
  */
+
+#include <avr/sleep.h>
 
 // Mechanical limits of the turret: no command or sweep leaves them.
 const uint8_t PAN_MIN = 0;
@@ -287,9 +290,29 @@ void setup() {
   Serial.println(F("READY"));
 }
 
+// Sleeps (idle: the timers, the UART and the PWM run on) until the next
+// interrupt: a byte from the host, or Timer0's millisecond tick that moves
+// millis() for the sweep, the trigger pulse and the link timeout. The loop
+// then runs about once a millisecond instead of spinning, and a byte wakes it
+// at once. Interrupts stay off from the check to the sleep (the instruction
+// after sei runs before any interrupt), so a byte that came after the check
+// wakes the sleep it would otherwise have waited through.
+static void idleUntilInterrupt() {
+  set_sleep_mode(SLEEP_MODE_IDLE);
+  cli();
+  if (Serial.available() == 0) {
+    sleep_enable();
+    sei();
+    sleep_cpu();
+    sleep_disable();
+  }
+  sei();
+}
+
 void loop() {
   while (Serial.available() > 0) receive((uint8_t)Serial.read());
   watchLink();
   sweep();
   trigger();
+  idleUntilInterrupt();
 }
