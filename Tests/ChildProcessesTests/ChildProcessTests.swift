@@ -58,7 +58,16 @@ struct ChildProcessTests {
     @Test("a child has descriptors 0, 1 and 2 only: sentry's own, inheritable ones included, stay behind")
     func noInheritedDescriptors() throws {
         // Made without close-on-exec on purpose: what a socket or pipe is for the moment before fcntl.
-        let leaky = try FileDescriptor.pipe()
+        // Numbered from 100 (F_DUPFD keeps them inheritable): the listing's own descriptor in the
+        // child is its lowest free number, 3, which a pipe made here could have too (it did once).
+        let made = try FileDescriptor.pipe()
+        let leaky = (
+            readEnd: FileDescriptor(rawValue: fcntl(made.readEnd.rawValue, F_DUPFD, 100)),
+            writeEnd: FileDescriptor(rawValue: fcntl(made.writeEnd.rawValue, F_DUPFD, 100))
+        )
+        try made.readEnd.close()
+        try made.writeEnd.close()
+        #expect(leaky.readEnd.rawValue >= 100 && leaky.writeEnd.rawValue >= 100)
         defer {
             try? leaky.readEnd.close()
             try? leaky.writeEnd.close()
