@@ -58,7 +58,7 @@ test:
 	tools/test-stages
 
 # The Swift tests alone (after setup, the firmware they run in simavr and the
-# release binary they run as a user does), three processes side by side (tools/swift-tests).
+# release binary they run as a user does), two processes side by side (tools/swift-tests).
 check: setup firmware $(INSTALL_BUILD)
 	$(SWIFT) build --build-tests
 	tools/swift-tests
