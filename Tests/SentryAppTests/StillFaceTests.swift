@@ -3,7 +3,6 @@ import FaceDetection
 import Foundation
 import Geometry
 import Imaging
-import Logging
 import SentryApp
 import TestClips
 import Testing
@@ -83,15 +82,11 @@ struct StillTurretTests {
         arguments: [DefaultDetection.blazefaceEightPerSecond, .haar])
     func turretMount(_ detection: DefaultDetection) throws {
         for noise in [4.0, 8.0] {
-            var options = RunOptions(camera: virtualCameraPrefix + Scene.path(left: Scene.left(forPan: 100)), serial: simulatedSerialName)
-            options.showStatus = false
-            options.keepResults = true
-            options.onExit = .none
-            options.maxFrames = 180
-            options.virtualCameraNoise = noise
-            options.detector = detection.options
-            options.settings.tracking.mount = .turret
-            let summary = try Runner.run(options, logger: Logger(label: "test"))
+            let summary = try runDefaults(virtualCameraPrefix + Scene.path(left: Scene.left(forPan: 100)), detection: detection) {
+                $0.maxFrames = 180
+                $0.virtualCameraNoise = noise
+                $0.settings.tracking.mount = .turret
+            }
             let aims = panAims(summary)
             let late = aims.filter { $0.time >= 2 }
             print("turret, \(detection.rawValue), grain \(noise): \(aims.count) aims, \(late.count) after 2 s: \(aims.map(\.pan))")
