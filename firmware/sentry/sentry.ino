@@ -30,8 +30,9 @@
  *
  * Never blocks: one byte at a time through a state machine, the sweep is a
  * millis() timer; between interrupts the CPU sleeps (idle), woken by the
- * next byte or millisecond tick. Anything that is not part of a valid command is ignored
- * and never moves a servo. Prints "READY" once at boot, nothing else.
+ * next byte or millisecond tick. Anything that is not part of a valid
+ * command is ignored and never moves a servo. Prints "READY" once at boot,
+ * nothing else.
  *
  * Builds in the Arduino IDE as a normal sketch, and with Debian's packages:
  * make -C firmware (see firmware/Makefile).
