@@ -12,6 +12,9 @@ struct IntegralImages {
     var stride: Int { width + 1 }
     var tiltedStride: Int { width + 1 + 2 * tiltedPadding }
     private(set) var tiltedPadding = 0
+    /// Elements after the last row of `sums` and `squares`: the cascade's four-wide scan
+    /// loads eight values from a window's corner, past the last window's own.
+    static let slack = 8
     private(set) var sums: [Int32] = []
     private(set) var squares: [UInt32] = []
     private(set) var tilted: [Int32] = []
@@ -21,9 +24,9 @@ struct IntegralImages {
         self.width = width
         self.height = height
         let count = (width + 1) * (height + 1)
-        if sums.count < count {
-            sums = [Int32](repeating: 0, count: count)
-            squares = [UInt32](repeating: 0, count: count)
+        if sums.count < count + Self.slack {
+            sums = [Int32](repeating: 0, count: count + Self.slack)
+            squares = [UInt32](repeating: 0, count: count + Self.slack)
         }
         let stride = width + 1
         sums.withUnsafeMutableBufferPointer { sum in
