@@ -64,6 +64,10 @@ struct TurretTests {
         options.detector.kind = .haar
         options.detector.cascadeParameters.minSize = 48
         options.detector.threads = 1
+        // The command line's --detect-fps 8: full scans at 8 a second, the face's
+        // neighbourhood between them, as a user's turret runs (every figure within its
+        // bounds, as with a full scan every frame, at a third of the CPU).
+        options.detector.detectRate = 8
         var tracking = TrackingSettings(mapper: AngleMapper(invertX: invertX), tiltEnabled: tilt)
         tracking.mount = .turret
         tracking.lostAfter = 0.3
