@@ -39,7 +39,7 @@ struct PermissionTests {
 
     @Test("an unreadable camera file says so")
     func cameraPermission() throws {
-        let clip = try lockedFile("locked.mkv", copying: DemoClip.path)
+        let clip = try lockedFile("locked.y4m", copying: DemoClip.path)
         let run = try runUnprivileged(["--camera", clip, "--serial", "sim"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("camera \(clip): permission denied"), "\(run.standardError)")

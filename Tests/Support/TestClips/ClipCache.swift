@@ -26,11 +26,12 @@ enum ClipCache {
     }
 
     /// `clip` (one of this folder's) decoded once into YUV4MPEG beside it, under its
-    /// name (which holds its recipe's hash) with `.y4m`: ffmpeg plays the same frames
-    /// from it, byte for byte, without decoding the clip's codec at every play.
+    /// name (which holds its recipe's hash) with `.y4m`, in the clip's own pixel format
+    /// (gray stays gray): ffmpeg plays the same frames from it, byte for byte, without
+    /// decoding the clip's codec at every play.
     static func decoded(_ clip: String) -> String {
         let path = URL(fileURLWithPath: clip).deletingPathExtension().appendingPathExtension("y4m").path
-        return made(path, by: ffmpeg + ["-i", clip, "-f", "yuv4mpegpipe", "-pix_fmt", "yuv420p"])
+        return made(path, by: ffmpeg + ["-i", clip, "-f", "yuv4mpegpipe"])
     }
 
     /// `path`, made now by `command` (the path put after its arguments) unless it is
