@@ -26,7 +26,7 @@
  *   firmware-sim --bootloader HEX --pty --dump-flash FILE
  *       an Uno with only its bootloader (Optiboot) behind a pty at 115200
  *       baud, for avrdude: the CPU is held in reset until a program opens the
- *       port (a pty has no DTR), starts in the boot section with the
+ *       port (a pty has no DTR) and sends its first byte, starts in the boot section with the
  *       external-reset flag set (else Optiboot jumps to the empty
  *       application), and when the port is closed again the 32 KiB of flash
  *       go to FILE and the harness exits.
@@ -250,6 +250,9 @@ static int open_pty(void) {
     return 0;
 }
 
+/* avrdude's reset pulse on DTR before it speaks to the bootloader, in ms. */
+#define DTR_PULSE_MS 300
+
 static int run_pty(double seconds, const char *dump_path) {
     if (pty_fd < 0 && open_pty() != 0) return 1;
     int master = pty_fd, slave = pty_slave;
@@ -268,6 +271,11 @@ static int run_pty(double seconds, const char *dump_path) {
     sigaddset(&stops, SIGTERM);
     sigprocmask(SIG_UNBLOCK, &stops, NULL);
     double start = wall_ms();
+    /* For avrdude the board comes out of reset 0.3 s before its first byte, as avrdude's
+     * DTR pulse (250 ms low, 50 ms high) resets a board. Optiboot listens for one
+     * second of the board's time before it starts the (empty) sketch for good: timed
+     * from the port's opening, avrdude run on a busy host took longer than that once. */
+    int waiting_for_host = dump_path != NULL;
     unsigned shown[2] = {0, 0};
     uint8_t pending[4096];
     size_t pending_count = 0, pending_next = 0;
@@ -286,6 +294,15 @@ static int run_pty(double seconds, const char *dump_path) {
             ssize_t n = read(master, pending, sizeof pending);
             pending_count = n > 0 ? (size_t)n : 0;
             pending_next = 0;
+        }
+        if (waiting_for_host) {
+            if (pending_count == 0) {
+                usleep(500);
+                continue;
+            }
+            waiting_for_host = 0;
+            run_until(avr->cycle + F_CPU / 1000 * DTR_PULSE_MS);
+            start = wall_ms() - DTR_PULSE_MS;
         }
         /* Keep simulated time in step with the wall clock. */
         double target = wall_ms() - start;
