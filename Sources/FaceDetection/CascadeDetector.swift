@@ -271,26 +271,62 @@ public final class CascadeDetector: RegionFaceDetector {
         }
     }
 
+    /// A scale's windows on its tables: where they slide (step 2 pixels below scale 2,
+    /// else 1), OpenCV's variance window (the cascade window less a one-pixel border)
+    /// as offsets from a window's origin, and the frame box a hit stands for.
+    private struct ScaleWindows {
+        let scale: Float
+        let index: Int
+        let step: Int
+        let columns: Int
+        let rows: Int
+        let normArea: Double
+        let n0: Int, n1: Int, n2: Int, n3: Int
+        let boxWidth: Int, boxHeight: Int
+
+        init(windowWidth: Int, windowHeight: Int, tables: IntegralImages, scale: Float, index: Int) {
+            self.scale = scale
+            self.index = index
+            step = scale >= 2 ? 1 : 2
+            columns = tables.width + 1 - windowWidth
+            rows = tables.height + 1 - windowHeight
+            normArea = Double((windowWidth - 2) * (windowHeight - 2))
+            let stride = tables.stride
+            n0 = stride + 1
+            n1 = stride + windowWidth - 1
+            n2 = (windowHeight - 1) * stride + 1
+            n3 = (windowHeight - 1) * stride + windowWidth - 1
+            boxWidth = Int((Float(windowWidth) * scale).rounded(.toNearestOrEven))
+            boxHeight = Int((Float(windowHeight) * scale).rounded(.toNearestOrEven))
+        }
+
+        /// The hit of the window at (x, y) of the shrunken frame: its box in the frame, with this scale's index.
+        func hit(x: Int, y: Int) -> (scale: Int, box: Box) {
+            (
+                index,
+                Box(
+                    x: Int((Float(x) * scale).rounded(.toNearestOrEven)), y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
+                    width: boxWidth, height: boxHeight)
+            )
+        }
+    }
+
     private func scan(scale: Float, index scaleIndex: Int, scratch: Scratch) {
         let tables = scratch.tables
-        let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
-        let step = scale >= 2 ? 1 : 2
-        let columns = tables.width + 1 - windowWidth, rows = tables.height + 1 - windowHeight
-        guard columns > 0, rows > 0 else { return }
-        let boxWidth = Int((Float(windowWidth) * scale).rounded(.toNearestOrEven))
-        let boxHeight = Int((Float(windowHeight) * scale).rounded(.toNearestOrEven))
-        let stride = tables.stride, tiltedStride = tables.tiltedStride, padding = tables.tiltedPadding
-        // The variance window: the cascade window less a one-pixel border.
-        let normArea = Double((windowWidth - 2) * (windowHeight - 2))
-        let n0 = stride + 1, n1 = stride + windowWidth - 1
-        let n2 = (windowHeight - 1) * stride + 1, n3 = (windowHeight - 1) * stride + windowWidth - 1
+        let windows = ScaleWindows(
+            windowWidth: cascade.windowWidth, windowHeight: cascade.windowHeight, tables: tables, scale: scale, index: scaleIndex)
+        guard windows.columns > 0, windows.rows > 0 else { return }
         let isStumps = isStumpCascade
         let anyTilted = cascade.hasTiltedFeatures
         let isLBP = cascade.isLBP
         if isStumps && !anyTilted && !isLBP {
-            scanFourWide(scale: scale, index: scaleIndex, scratch: scratch, step: step, columns: columns, rows: rows)
+            scanFourWide(windows, scratch: scratch)
             return
         }
+        let step = windows.step, columns = windows.columns, rows = windows.rows
+        let stride = tables.stride, tiltedStride = tables.tiltedStride, padding = tables.tiltedPadding
+        let normArea = windows.normArea
+        let n0 = windows.n0, n1 = windows.n1, n2 = windows.n2, n3 = windows.n3
         categories.withUnsafeBufferPointer { categories in
             stumps.withUnsafeBufferPointer { stumps in
                 tables.sums.withUnsafeBufferPointer { sum in
@@ -409,16 +445,7 @@ public final class CascadeDetector: RegionFaceDetector {
                                                                                     }
                                                                                 }
                                                                             }
-                                                                            if result > 0 {
-                                                                                scratch.hits.append(
-                                                                                    (
-                                                                                        scaleIndex,
-                                                                                        Box(
-                                                                                            x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                                                                                            y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
-                                                                                            width: boxWidth, height: boxHeight)
-                                                                                    ))
-                                                                            }
+                                                                            if result > 0 { scratch.hits.append(windows.hit(x: x, y: y)) }
                                                                             x += result == 0 ? 2 * step : step
                                                                         }
                                                                         y += step
@@ -448,16 +475,13 @@ public final class CascadeDetector: RegionFaceDetector {
     /// and its verdict dropped, and the four stop once none of the windows kept is in.
     /// Four lanes, the width of the SSE registers every x86-64 has (this is the detector
     /// for machines without AVX2): eight spilled registers and were slower.
-    private func scanFourWide(scale: Float, index scaleIndex: Int, scratch: Scratch, step: Int, columns: Int, rows: Int) {
+    private func scanFourWide(_ windows: ScaleWindows, scratch: Scratch) {
         typealias Lanes = SIMD4<Float>
         let tables = scratch.tables
-        let windowWidth = cascade.windowWidth, windowHeight = cascade.windowHeight
-        let boxWidth = Int((Float(windowWidth) * scale).rounded(.toNearestOrEven))
-        let boxHeight = Int((Float(windowHeight) * scale).rounded(.toNearestOrEven))
+        let step = windows.step, columns = windows.columns, rows = windows.rows
         let stride = tables.stride
-        let normArea = Double((windowWidth - 2) * (windowHeight - 2))
-        let n0 = stride + 1, n1 = stride + windowWidth - 1
-        let n2 = (windowHeight - 1) * stride + 1, n3 = (windowHeight - 1) * stride + windowWidth - 1
+        let normArea = windows.normArea
+        let n0 = windows.n0, n1 = windows.n1, n2 = windows.n2, n3 = windows.n3
         let lane = SIMD4<Int64>(0, 1, 2, 3)
         stages.withUnsafeBufferPointer { stages in
             stumps.withUnsafeBufferPointer { stumps in
@@ -496,12 +520,12 @@ public final class CascadeDetector: RegionFaceDetector {
                                         }
                                         // The windows still in: after the last stage, the hits.
                                         var live = scored
-                                        var kept = SIMD4<Int64>(repeating: 0)
+                                        var kept = SIMDMask<SIMD4<Int64>>(repeating: false)
                                         var next = 4
                                         var tree = 0
+                                        // At least one window is in at the first stage, which decides the windows visited.
                                         for stage in 0..<stages.count {
-                                            // The first stage always: it decides which windows are visited.
-                                            if stage > 0 && !any(live) { break }
+                                            if !any(live) { break }
                                             let (threshold, treeCount) = stages[stage]
                                             var total = SIMD4<Double>(repeating: 0)
                                             for t in tree..<tree + treeCount {
@@ -520,23 +544,14 @@ public final class CascadeDetector: RegionFaceDetector {
                                                 // first-stage rejection; the block ends where they leave it.
                                                 var k = 0
                                                 while k < 4 && x &+ k &* step < columns {
-                                                    kept[k] = 1
+                                                    kept[k] = true
                                                     k += scored[k] && rejected[k] ? 2 : 1
                                                 }
                                                 next = k
-                                                live .&= kept .== 1
+                                                live .&= kept
                                             }
                                         }
-                                        for k in 0..<4 where live[k] {
-                                            scratch.hits.append(
-                                                (
-                                                    scaleIndex,
-                                                    Box(
-                                                        x: Int((Float(x &+ k &* step) * scale).rounded(.toNearestOrEven)),
-                                                        y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
-                                                        width: boxWidth, height: boxHeight)
-                                                ))
-                                        }
+                                        for k in 0..<4 where live[k] { scratch.hits.append(windows.hit(x: x &+ k &* step, y: y)) }
                                         x += next * step
                                     }
                                 }

@@ -25,11 +25,12 @@
  *       and "t_ms trigger 1|0" when the trigger pin changes.
  *   firmware-sim --bootloader HEX --pty --dump-flash FILE
  *       an Uno with only its bootloader (Optiboot) behind a pty at 115200
- *       baud, for avrdude: the CPU is held in reset until a program opens the
- *       port (a pty has no DTR) and sends its first byte, starts in the boot section with the
- *       external-reset flag set (else Optiboot jumps to the empty
- *       application), and when the port is closed again the 32 KiB of flash
- *       go to FILE and the harness exits.
+ *       baud, for avrdude: the CPU is held in reset while the port is
+ *       unopened (a pty has no DTR) and comes out of it 0.3 s before the
+ *       program's first byte, in the boot section with the external-reset
+ *       flag set (else Optiboot jumps to the empty application); when the
+ *       port is closed again the 32 KiB of flash go to FILE and the harness
+ *       exits.
  *   firmware-sim --flash-image FILE
  *       runs a raw flash image (as --dump-flash wrote it) from address 0,
  *       scripted on stdin as above; the UART's output goes to stderr.
