@@ -103,6 +103,9 @@ public struct FrameResult: Sendable {
     public var commanded: Aim
     /// Armed at a walker: where the turret waits for the shot (the lead's plan, as sent), nil without one.
     public var leadAim: Aim?
+    /// When the commands were handed to the port, on the turret's clock
+    /// (`TurretClock`): the moment a shot's cooldown counts from.
+    public var sentAt: Double
     /// Seconds spent per stage.
     public var detectSeconds: Double
     public var selectAndMapSeconds: Double
@@ -238,12 +241,14 @@ public final class Pipeline {
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
+        let sentAt = settings.turretClock == .wall ? t3 : frame.timestamp
+        if commands.contains(where: { $0.axis == .trigger }) { fire?.written(at: sentAt) }
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
             commands: commands, isLocked: lock.isLocked, lockEvent: lockEvent, events: events, targetID: tracker.targetID, tracks: tracker.faces,
             person: person, spared: spared,
             heldFire: lock.isLocked ? heldFire : nil, commanded: commanded, leadAim: lead.plan?.aim,
-            detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
+            sentAt: sentAt, detectSeconds: t1 - t0, selectAndMapSeconds: t2 - t1, writeSeconds: t3 - t2)
     }
 
     /// The shot this frame, if one goes: at a walking target when the plan's

@@ -15,6 +15,9 @@ import TurretProtocol
 /// than the frame times say. So the firmware's rules (each aim's travel and
 /// settling, its interval) and the cooldown are also checked on the wire's
 /// clock, against a second model fed the commands as they went out (`sent`).
+/// The cooldown counts from the moment the shot's bytes were handed to the
+/// port (`written`), not from when the frame decided it: work between the
+/// two (events, a starved thread) would otherwise shorten it on the wire.
 public struct FireControl: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Degrees between the aim and the target, on each axis, that still count as aimed.
@@ -83,6 +86,13 @@ public struct FireControl: Sendable {
         guard let lastShot else { return 0 }
         // The cooldown, and never within the firmware's own interval (with the wire's slack).
         return max(0, max(settings.cooldown, ServoController.fireMinimumInterval + Self.wireMargin) - (wireTime - lastShot))
+    }
+
+    /// Notes that the last shot's bytes were handed to the port at `wireTime`:
+    /// the cooldown counts from then.
+    public mutating func written(at wireTime: Double) {
+        guard let lastShot else { return }
+        self.lastShot = max(lastShot, wireTime)
     }
 
     /// Notes the aims and sweeps that went on the wire at `wireTime`.

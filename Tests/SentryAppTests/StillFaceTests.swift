@@ -49,15 +49,18 @@ struct StillFaceTests {
                 $0.settings.fire = FireControl.Settings()
                 $0.settings.panOnlyBelowHeads = true
             }
-            let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }.map(\.timestamp)
-            print("still face, shift \(shift): shots at \(shots.map { String(format: "%.2f", $0) }) s; the servo fired \(summary.servoTrack.last?.shots ?? 0)")
+            let shots = summary.results.filter { $0.commands.contains { $0.axis == .trigger } }
+            let written = shots.map(\.sentAt)
+            print(
+                "still face, shift \(shift): shots at \(shots.map { String(format: "%.2f", $0.timestamp) }) s of frame time, written \(zip(written, written.dropFirst()).map { String(format: "%.3f", $1 - $0) }) s apart; the servo fired \(summary.servoTrack.last?.shots ?? 0)"
+            )
             #expect(!shots.isEmpty)
             #expect(summary.servoTrack.last?.shots == shots.count, "every shot sent was fired")
-            // The cooldown holds on the clock the turret lives by (the wire's), whatever the
-            // frames' timestamps say when a busy host processes a frame late: when the
-            // simulated firmware took each shot, less a millisecond for the bytes' way.
-            let fired = (1...max(shots.count, 1)).compactMap { shot in summary.servoTrack.first { $0.shots >= shot }?.time }
-            for (earlier, later) in zip(fired, fired.dropFirst()) { #expect(later - earlier >= cooldown - 0.005, "shots at \(fired)") }
+            // The cooldown holds on the wire, whatever the frames' timestamps say when a busy
+            // host processes a frame late: between the moments the shots' bytes were handed to
+            // the port, exactly. (Not the simulated servo's reading times: its thread is
+            // starved on a busy host too, and a first shot read late shortens the gap it sees.)
+            for (earlier, later) in zip(written, written.dropFirst()) { #expect(later - earlier >= cooldown, "written at \(written)") }
         }
     }
 

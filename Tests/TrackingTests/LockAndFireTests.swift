@@ -139,6 +139,26 @@ struct FireControlTests {
         let gaps = zip(shots.dropFirst(), shots).map { (later: Double, earlier: Double) in later - earlier }
         #expect(gaps.allSatisfy { $0 >= 2 && $0 < 2 + 1.5 / 30 })
     }
+
+    @Test("the cooldown counts from when the shot was written, not from when its frame decided it")
+    func cooldownFromTheWrite() {
+        var fire = FireControl(.init(cooldown: 2))
+        var turret = TurretModel()
+        Self.send(.pan(90), at: 0, to: &turret, &fire)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 1, wireTime: 1) == .fire(90))
+        turret.receive(.fire(90), at: 1)
+        // A busy host handed the bytes to the port 40 ms after the frame decided.
+        fire.written(at: 1.04)
+        #expect(fire.cooldownLeft(at: 3.02) > 0.019)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 3.02, wireTime: 3.02) == nil)
+        #expect(fire.shot(locked: true, aimError: (0, 0), turret: turret, at: 3.04, wireTime: 3.04) == .fire(90))
+        // A write noted for no shot, or one that seems earlier, moves nothing back.
+        var unarmed = FireControl(.init(cooldown: 2))
+        unarmed.written(at: 5)
+        #expect(unarmed.cooldownLeft(at: 5) == 0)
+        fire.written(at: 3)
+        #expect(fire.cooldownLeft(at: 5.03) > 0)
+    }
 }
 
 @Suite("The tracker's aim error, what the fire control reads")
