@@ -269,7 +269,7 @@ let package = Package(
         .target(name: "LogRecording", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/Support/LogRecording"),
         // The pipeline in process: clips, the simulated servo on a pty, the virtual camera.
         .testTarget(name: "SentryAppTests", dependencies: ["Scratch", "Waiting", "Detectors", "LogRecording", "SentryApp", "FaceRecognition", "Events", "TestClips", "Imaging", "Geometry", "MonotonicTime", "TurretProtocol", "Turret",
-                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "ShootingRange", "FaceDetection", "ModelFiles",
+                                                           "Tracking", "ServoSim", "Serial", "TurretLinks", "Video", "VirtualCamera", "ShootingRange", "FaceDetection", "ModelFiles", "CoreAffinity",
                                                            .product(name: "Logging", package: "swift-log")]),
         // The sentry binary as a user runs it, and what it talks to: a browser, Python clients, the fuzzers.
         .testTarget(name: "EndToEndTests", dependencies: ["ModelFiles", "Mosquitto", "Scratch", "Waiting", "HTTPTestClient", "SentryApp", "TestClips", "SentryBinary", "JPEG", "Imaging", "Geometry", "MonotonicTime",

@@ -12,7 +12,11 @@ import Threading
 /// takes over a second is logged while it lasts, with the step's name and
 /// what the kernel says the loop's thread is doing (blocked in a system call,
 /// or running), so a stall is found from a user's log rather than
-/// reproduced. At the end of the run it logs the longest gap between frames
+/// reproduced. A step slow only because its thread waited for a CPU behind
+/// other work (the kernel's run-queue time, /proc's schedstat) is a busy
+/// machine, not a stall of the loop: it is logged as that, apart, so a stall
+/// always means the loop itself computed or blocked that long.
+/// At the end of the run it logs the longest gap between frames
 /// and the median and 99th percentile of a frame's work (the pipeline and
 /// the observers, not the wait for the camera).
 ///
@@ -156,26 +160,60 @@ final class FrameLoopWatchdog: Sendable {
     private var step: Step { Step(code: stepCode.load(ordering: .relaxed)) }
 
     private func watch() {
-        var reportedStart = 0
-        var lastReport = -Double.infinity
-        var unreported = 0
+        var watched = WatchedStep(start: 0, queuedAtStart: 0)
+        var last = (time: Self.now(), queued: queuedSeconds())
+        var lastReport: [Bool: Double] = [:]
+        var unreported: [Bool: Int] = [:]
         while running.load(ordering: .relaxed) {
             _ = stopped.wait(seconds: min(0.25, stallSeconds / 4)) { !running.load(ordering: .relaxed) }
             let start = stepStart.load(ordering: .relaxed), step = step
-            let seconds = Double(Self.now() - start) / 1e9
-            guard seconds > stallSeconds, start != reportedStart, step != .reopeningCamera, step != .finishing else { continue }
-            reportedStart = start
+            let sample = (time: Self.now(), queued: queuedSeconds())
+            defer { last = sample }
+            if start != watched.start {
+                // The run-queue time when the step began, between the last two samples.
+                let share = sample.time > last.time ? min(max(Double(start - last.time) / Double(sample.time - last.time), 0), 1) : 1
+                watched = WatchedStep(start: start, queuedAtStart: last.queued + (sample.queued - last.queued) * share)
+            }
+            let seconds = Double(sample.time - start) / 1e9
+            guard seconds > stallSeconds, step != .reopeningCamera, step != .finishing else { continue }
+            let queued = max(0, sample.queued - watched.queuedAtStart)
+            // Stalled: longer than the stall time even without the wait for a CPU.
+            let stalled = seconds - queued > stallSeconds
+            guard stalled ? !watched.reportedStall : !watched.reportedBusy else { continue }
+            if stalled { watched.reportedStall = true } else { watched.reportedBusy = true }
             let now = monotonicSeconds()
-            guard now - lastReport >= Self.quietSeconds else {
-                unreported += 1
+            guard now - lastReport[stalled, default: -.infinity] >= Self.quietSeconds else {
+                unreported[stalled, default: 0] += 1
                 continue
             }
-            let more = unreported > 0 ? " (\(unreported) more since the last report)" : ""
-            logger.warning(
-                "frame loop stalled: over \(String(printf: "%.1f", seconds)) s \(describe(step)); the thread is \(kernelState())\(more)")
-            lastReport = now
-            unreported = 0
+            let more = unreported[stalled, default: 0] > 0 ? " (\(unreported[stalled, default: 0]) more since the last report)" : ""
+            let took = "over \(String(printf: "%.1f", seconds)) s \(describe(step))"
+            let waited = "\(String(printf: "%.1f", queued)) s of it waiting for a CPU"
+            if stalled {
+                logger.warning("frame loop stalled: \(took); the thread is \(kernelState()) (\(waited))\(more)")
+            } else {
+                logger.warning("frame loop slowed by a busy machine: \(took), \(waited) behind other work\(more)")
+            }
+            lastReport[stalled] = now
+            unreported[stalled] = 0
         }
+    }
+
+    /// The step the watchdog sees, and what it has said of it.
+    private struct WatchedStep {
+        var start: Int
+        var queuedAtStart: Double
+        var reportedStall = false
+        var reportedBusy = false
+    }
+
+    /// Seconds the loop's thread has waited on a run queue for a CPU, from
+    /// /proc's schedstat (its second field, in nanoseconds); 0 where the
+    /// kernel keeps none, so every slow step then counts as a stall.
+    private func queuedSeconds() -> Double {
+        guard let line = try? String(contentsOfFile: "/proc/\(threadPath)/schedstat", encoding: .utf8) else { return 0 }
+        let fields = line.split(separator: " ")
+        return fields.count >= 2 ? (Double(fields[1]) ?? 0) / 1e9 : 0
     }
 
     private func describe(_ step: Step) -> String {

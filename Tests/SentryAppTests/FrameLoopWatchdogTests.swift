@@ -1,6 +1,8 @@
+import CoreAffinity
 import Foundation
 import LogRecording
 import MonotonicTime
+import Synchronization
 import Testing
 import Waiting
 
@@ -35,6 +37,7 @@ struct FrameLoopWatchdogTests {
         let stall = loggedDuringStall.first { $0.hasPrefix("warning: frame loop stalled: over 0.") }
         #expect(stall != nil, "\(loggedDuringStall)")
         #expect(stall?.contains("s in the observer SlowObserver; the thread is blocked in system call") == true, "\(stall ?? "")")
+        #expect(stall?.hasSuffix(" s of it waiting for a CPU)") == true, "\(stall ?? "")")
         let summary = recorder.messages.withLock { $0 }.last ?? ""
         #expect(summary.hasPrefix("notice: frame loop: 2 frames, work per frame "), "\(summary)")
         // The gap is the stall: the stall time at least, and no longer than the test blocked (printed to 0.01 s).
@@ -54,6 +57,48 @@ struct FrameLoopWatchdogTests {
         histogram.add(1e-9)
         histogram.add(1e9)
         #expect(histogram.total == 1002 && histogram.percentile(1) > 60)
+    }
+
+    @Test("a step slow only because its thread waited for a CPU behind other work is logged as a busy machine, not as a stall")
+    func busyMachine() throws {
+        let recorder = LogRecorder()
+        let busyLogged: @Sendable () -> Bool = { recorder.messages.withLock { $0 }.contains { $0.hasPrefix("warning: frame loop slowed by a busy machine") } }
+        let done = Atomic(false)
+        // The loop and seven spinners on one core: the loop gets an eighth of it, so its step
+        // passes the stall time (0.2 s) long before its own time (computing, not queued) does.
+        let core = try #require(CoreSet.current)
+        @Sendable func pin() {
+            var one = CoreSet()
+            one.insert(core)
+            one.allow()
+        }
+        let spinners = (0..<7).map { _ in
+            Thread {
+                pin()
+                while !done.load(ordering: .relaxed) {}
+            }
+        }
+        for spinner in spinners { spinner.start() }
+        defer { done.store(true, ordering: .relaxed) }
+        let loopEnded = DispatchSemaphore(value: 0)
+        let loop = Thread {
+            defer { loopEnded.signal() }
+            pin()
+            let watchdog = FrameLoopWatchdog(observerNames: [], stallSeconds: 0.2, logger: recorder.logger)
+            watchdog.enter(.pipeline)
+            // Computing until the watchdog has told (or 10 s have passed: then the test fails).
+            let deadline = monotonicSeconds() + 10
+            while !busyLogged(), monotonicSeconds() < deadline {}
+            watchdog.frameDone()
+            watchdog.stop()
+        }
+        loop.start()
+        loopEnded.wait()
+        let warnings = recorder.messages.withLock { $0 }.filter { $0.hasPrefix("warning") }
+        print("on one core with seven spinners: \(warnings)")
+        let busy = warnings.first { $0.hasPrefix("warning: frame loop slowed by a busy machine: over 0.") }
+        #expect(busy?.contains(" s in the pipeline (") == true && busy?.hasSuffix(" s of it waiting for a CPU behind other work") == true, "\(warnings)")
+        #expect(!warnings.contains { $0.contains("stalled") }, "\(warnings)")
     }
 
     @Test("steps under the stall time and the wait for a lost camera are not stalls")
