@@ -162,8 +162,7 @@ final class FrameLoopWatchdog: Sendable {
     private func watch() {
         var watched = WatchedStep(start: 0, queuedAtStart: 0)
         var last = (time: Self.now(), queued: queuedSeconds())
-        var lastReport: [Bool: Double] = [:]
-        var unreported: [Bool: Int] = [:]
+        var stallReports = ReportPacing(), busyReports = ReportPacing()
         while running.load(ordering: .relaxed) {
             _ = stopped.wait(seconds: min(0.25, stallSeconds / 4)) { !running.load(ordering: .relaxed) }
             let start = stepStart.load(ordering: .relaxed), step = step
@@ -182,11 +181,7 @@ final class FrameLoopWatchdog: Sendable {
             guard stalled ? !watched.reportedStall : !watched.reportedBusy else { continue }
             if stalled { watched.reportedStall = true } else { watched.reportedBusy = true }
             let now = monotonicSeconds()
-            guard now - lastReport[stalled, default: -.infinity] >= Self.quietSeconds else {
-                unreported[stalled, default: 0] += 1
-                continue
-            }
-            let more = unreported[stalled, default: 0] > 0 ? " (\(unreported[stalled, default: 0]) more since the last report)" : ""
+            guard let more = stalled ? stallReports.report(at: now) : busyReports.report(at: now) else { continue }
             let took = "over \(String(printf: "%.1f", seconds)) s \(describe(step))"
             let waited = "\(String(printf: "%.1f", queued)) s of it waiting for a CPU"
             if stalled {
@@ -194,8 +189,23 @@ final class FrameLoopWatchdog: Sendable {
             } else {
                 logger.warning("frame loop slowed by a busy machine: \(took), \(waited) behind other work\(more)")
             }
-            lastReport[stalled] = now
-            unreported[stalled] = 0
+        }
+    }
+
+    /// One kind of report, told at most once per `quietSeconds`; the ones held
+    /// back in between are counted in the next.
+    private struct ReportPacing {
+        var last = -Double.infinity
+        var heldBack = 0
+
+        /// The report's ending now (" (N more since the last report)", or empty), or nil to hold it back.
+        mutating func report(at now: Double) -> String? {
+            guard now - last >= FrameLoopWatchdog.quietSeconds else {
+                heldBack += 1
+                return nil
+            }
+            defer { (last, heldBack) = (now, 0) }
+            return heldBack > 0 ? " (\(heldBack) more since the last report)" : ""
         }
     }
 
