@@ -61,6 +61,9 @@ public enum TurretClock: Sendable {
     case wall
     /// The frames' timestamps: the simulated servo on the frame clock.
     case frames
+
+    /// The time on this clock, given the wall clock's (`wall`) and the frame's.
+    func time(wall: Double, frame: Frame) -> Double { self == .wall ? wall : frame.timestamp }
 }
 
 /// A face the detector found, with its confidence (nil for detectors without scores).
@@ -195,7 +198,7 @@ public final class Pipeline {
         case .manual(let aim): intent = .aim(aim)
         case .manualScan: intent = .scan
         }
-        let wireTime = settings.turretClock == .wall ? monotonicSeconds() : frame.timestamp
+        let wireTime = settings.turretClock.time(wall: monotonicSeconds(), frame: frame)
         // The frame's moment on the wire, on the frames' clock: how far a walker has gone since the picture.
         let wireNow = frame.timestamp + (frame.capturedAt.map { min(max(wireTime - $0, 0), 1) } ?? 0)
         let leading = fire != nil && steering == .tracking && settings.tracking.mount == .fixed
@@ -241,7 +244,7 @@ public final class Pipeline {
         let t2 = monotonicSeconds()
         try output.send(commands)
         let t3 = monotonicSeconds()
-        let sentAt = settings.turretClock == .wall ? t3 : frame.timestamp
+        let sentAt = settings.turretClock.time(wall: t3, frame: frame)
         if commands.contains(where: { $0.axis == .trigger }) { fire?.written(at: sentAt) }
         return FrameResult(
             index: frame.index, timestamp: frame.timestamp, detections: detections, followedFace: followed, target: target, intent: intent,
